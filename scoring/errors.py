@@ -1,0 +1,37 @@
+"""Errors raised by the scorer.
+
+Every message is written for a participant: it says what is wrong and where (file, dialogue id,
+turn, line), and never contains a traceback, a file-system path or data from the hidden gold
+beyond dialogue ids and turn counts, which the participant already has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+#: How many individual problems one error message lists before summarising the rest.
+MAX_LISTED = 20
+
+
+class ScoringError(ValueError):
+    """A file or an option the scorer cannot accept. ``str(error)`` is safe to show a participant."""
+
+    def __init__(self, message: str, *, problems: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.message = message
+        self.problems = tuple(problems)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class InvalidFile(ScoringError):
+    """The content of an uploaded file is malformed or does not match the reference."""
+
+
+def listing(items: Sequence[str], limit: int = MAX_LISTED) -> str:
+    """Join ``items`` for a message, naming the first ``limit`` and counting the rest."""
+    shown = ", ".join(items[:limit])
+    if len(items) > limit:
+        shown += f" and {len(items) - limit} more"
+    return shown

@@ -1,0 +1,303 @@
+"""Readers for the file formats the ``dstc11`` task accepts, with format detection.
+
+Formats (DESIGN.md, "Scoring rules"):
+
+``gold-json``
+    ``{dialog_id: [ {domain: {slot: value}} per user turn ]}``, as the DSTC11 gold is published.
+    Predictions in this shape are reported as ``gold-json`` too.
+``mwz-wrapper``
+    The MultiWOZ-evaluation wrapper ``{dialog_id: [ {"state": {domain: {slot: value}}, ...} ]}``.
+``manifest``
+    DSTC11 manifest text lines, ``line_nr: N dialog_id: D.json turn_id: T text: user: ...
+    state: dom-slot=value; dom-slot=value``; only user lines carry states.
+
+A reader returns a :class:`ParsedFile` of *raw* states (not normalised): normalisation depends
+on the profile and happens when scoring. Every structural problem raises :class:`InvalidFile`
+with the file name, dialogue id, turn index (counted from 0) or line number.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from scoring.errors import MAX_LISTED, InvalidFile, listing
+
+FORMATS = ("gold-json", "mwz-wrapper", "manifest")
+
+#: A raw turn state: domain -> slot -> value, exactly as read.
+RawTurn = Mapping[str, Mapping[str, str]]
+
+
+@dataclass(frozen=True)
+class ParsedFile:
+    """One file read into raw per-dialogue turn states."""
+
+    name: str
+    format: str
+    sha256: str
+    #: canonical dialogue id -> raw states of its user turns, in order.
+    dialogues: Mapping[str, tuple[RawTurn, ...]]
+    #: canonical dialogue id -> the id as written in the file.
+    original_ids: Mapping[str, str] = field(default_factory=dict)
+
+
+def dialogue_key(raw_id: str) -> str:
+    """Canonical dialogue id: lower-cased, without a trailing ``.json``."""
+    key = raw_id.strip().lower()
+    return key[:-5] if key.endswith(".json") else key
+
+
+def read_file(data: bytes, name: str) -> ParsedFile:
+    """Detect the format of ``data`` and read it. ``name`` is used in messages only."""
+    sha256 = hashlib.sha256(data).hexdigest()
+    text = _decode(data, name)
+    stripped = text.lstrip()
+    if not stripped:
+        raise InvalidFile(f"{name}: the file is empty (or only white space).")
+    if stripped.startswith("{"):
+        return _read_json(text, name, sha256)
+    if stripped.startswith("line_nr:"):
+        return _read_manifest(text, name, sha256)
+    if stripped.startswith("["):
+        raise InvalidFile(
+            f"{name}: the top level is a JSON array; expected an object mapping each dialogue "
+            "id to its list of user-turn states."
+        )
+    raise InvalidFile(
+        f"{name}: unrecognised format. Expected JSON (an object of dialogue ids) or DSTC11 "
+        "manifest lines beginning with 'line_nr:'."
+    )
+
+
+def _decode(data: bytes, name: str) -> str:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InvalidFile(f"{name}: the file is UTF-16 encoded; save it as UTF-8.")
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise InvalidFile(
+            f"{name}: line {line}: invalid UTF-8 byte 0x{data[error.start]:02x} at byte offset "
+            f"{error.start}; the file must be UTF-8 text."
+        ) from None
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        raise InvalidFile(f"{name}: line {line}: the file contains a NUL byte; it must be text.")
+    return text
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return result
+
+
+def _reject_constant(token: str) -> Any:
+    raise ValueError(f"{token} is not allowed in JSON")
+
+
+# The stdlib decoder is used rather than a faster one because it reports duplicate keys
+# (through the pairs hook), which a participant must hear about instead of losing one silently.
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_pairs, parse_constant=_reject_constant)
+
+
+def _read_json(text: str, name: str, sha256: str) -> ParsedFile:
+    try:
+        document = _DECODER.decode(text)
+    except json.JSONDecodeError as error:
+        raise InvalidFile(
+            f"{name}: line {error.lineno}, column {error.colno}: invalid JSON ({error.msg})."
+        ) from None
+    except _DuplicateKey as error:
+        raise InvalidFile(
+            f"{name}: the key {_quote(error.key)} appears twice in the same JSON object; "
+            "every dialogue id, domain and slot may appear only once."
+        ) from None
+    except ValueError as error:  # NaN / Infinity
+        raise InvalidFile(f"{name}: invalid JSON ({error}).") from None
+    except RecursionError:
+        raise InvalidFile(f"{name}: the JSON is nested too deeply.") from None
+    if not isinstance(document, dict):
+        raise InvalidFile(
+            f"{name}: the top level is a JSON {_json_type(document)}; expected an object mapping "
+            "each dialogue id to its list of user-turn states."
+        )
+    wrapper = _is_wrapper(document)
+    fmt = "mwz-wrapper" if wrapper else "gold-json"
+    dialogues: dict[str, tuple[RawTurn, ...]] = {}
+    original: dict[str, str] = {}
+    for raw_id, turns in document.items():
+        key = dialogue_key(raw_id)
+        if not key:
+            raise InvalidFile(f"{name}: an empty dialogue id is not allowed.")
+        if key in original:
+            raise InvalidFile(
+                f"{name}: dialogue ids {_quote(original[key])} and {_quote(raw_id)} are the same "
+                "dialogue once lower-cased (and without '.json'); keep one."
+            )
+        original[key] = raw_id
+        if not isinstance(turns, list):
+            raise InvalidFile(
+                f"{name}: dialogue {_quote(raw_id)}: expected a list of user-turn states, "
+                f"found a JSON {_json_type(turns)}."
+            )
+        states = []
+        for index, turn in enumerate(turns):
+            if wrapper:
+                if not isinstance(turn, dict) or not isinstance(turn.get("state"), dict):
+                    raise InvalidFile(
+                        f"{name}: dialogue {_quote(raw_id)}, turn {index}: expected an object "
+                        "with a 'state' object (MultiWOZ-evaluation format), found "
+                        f"{_describe(turn)}."
+                    )
+                turn = turn["state"]
+            _check_state(turn, name, raw_id, index)
+            states.append(turn)
+        dialogues[key] = tuple(states)
+    return ParsedFile(name, fmt, sha256, dialogues, original)
+
+
+def _is_wrapper(document: dict[str, Any]) -> bool:
+    for turns in document.values():
+        if isinstance(turns, list) and turns:
+            first = turns[0]
+            return isinstance(first, dict) and isinstance(first.get("state"), dict)
+    return False
+
+
+def _check_state(state: Any, name: str, raw_id: str, index: int) -> None:
+    where = f"{name}: dialogue {_quote(raw_id)}, turn {index}"
+    if not isinstance(state, dict):
+        raise InvalidFile(
+            f"{where}: expected a state object {{domain: {{slot: value}}}}, found "
+            f"{_describe(state)}."
+        )
+    for domain, slots in state.items():
+        if not isinstance(slots, dict):
+            raise InvalidFile(
+                f"{where}: domain {_quote(domain)}: expected an object of slot values, found "
+                f"{_describe(slots)}."
+            )
+        for slot, value in slots.items():
+            if not isinstance(value, str):
+                raise InvalidFile(
+                    f"{where}: slot {_quote(domain + '-' + slot)}: the value must be a string, "
+                    f"found {_describe(value)}."
+                )
+
+
+_MANIFEST_LINE = re.compile(
+    r"line_nr:\s*(\d+)\s+dialog_id:\s*(\S+)\s+turn_id:\s*(\d+)\s+text:\s*(user|agent)\s*:(.*)",
+    re.DOTALL,
+)
+
+
+def _read_manifest(text: str, name: str, sha256: str) -> ParsedFile:
+    dialogues: dict[str, list[RawTurn]] = {}
+    original: dict[str, str] = {}
+    last_turn_id: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        match = _MANIFEST_LINE.match(line.strip())
+        if match is None:
+            raise InvalidFile(
+                f"{name}: line {number}: not a manifest line; expected 'line_nr: N dialog_id: "
+                "D.json turn_id: T text: user: ... state: ...'."
+            )
+        raw_id, turn_id, speaker, rest = match[2], int(match[3]), match[4], match[5]
+        _, found, state_text = rest.rpartition(" state:")
+        if not found and rest.startswith("state:"):
+            found, state_text = "state:", rest[len("state:") :]
+        if not found:
+            raise InvalidFile(f"{name}: line {number}: the line has no 'state:' field.")
+        key = dialogue_key(raw_id)
+        if key in original and original[key] != raw_id:
+            raise InvalidFile(
+                f"{name}: line {number}: dialogue ids {_quote(original[key])} and "
+                f"{_quote(raw_id)} are the same dialogue once lower-cased; keep one spelling."
+            )
+        original.setdefault(key, raw_id)
+        previous = last_turn_id.get(key)
+        if previous is not None and turn_id <= previous:
+            raise InvalidFile(
+                f"{name}: line {number}: dialogue {_quote(raw_id)}: turn_id {turn_id} does not "
+                f"follow turn_id {previous}; each turn may appear once, in order."
+            )
+        last_turn_id[key] = turn_id
+        turns = dialogues.setdefault(key, [])
+        if speaker == "user":
+            turns.append(_manifest_state(state_text, name, number))
+    return ParsedFile(
+        name, "manifest", sha256, {k: tuple(v) for k, v in dialogues.items()}, original
+    )
+
+
+def _manifest_state(state_text: str, name: str, number: int) -> RawTurn:
+    state: dict[str, dict[str, str]] = {}
+    for item in state_text.split(";"):
+        item = item.strip()
+        if not item:
+            continue
+        slot_name, equals, value = item.partition("=")
+        domain, dash, slot = slot_name.strip().partition("-")
+        if not equals or not dash or not domain or not slot:
+            raise InvalidFile(
+                f"{name}: line {number}: state item {_quote(item)} is not 'domain-slot=value'."
+            )
+        slots = state.setdefault(domain, {})
+        if slot in slots:
+            raise InvalidFile(
+                f"{name}: line {number}: slot {_quote(slot_name.strip())} appears twice in the "
+                "state."
+            )
+        slots[slot] = value.strip()
+    return state
+
+
+def _quote(text: str, limit: int = 60) -> str:
+    shown = text if len(text) <= limit else text[: limit - 1] + "\u2026"
+    return repr(shown)
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if value is None:
+        return "null"
+    if isinstance(value, dict):
+        return "object"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    return "number"
+
+
+def _describe(value: Any) -> str:
+    kind = _json_type(value)
+    if kind in ("object", "array"):
+        return f"a JSON {kind}"
+    if kind == "string":
+        return f"the string {_quote(value, 40)}"
+    return f"{'' if kind == 'null' else 'the ' + kind + ' '}{json.dumps(value)}".strip()
+
+
+__all__ = ["FORMATS", "MAX_LISTED", "ParsedFile", "RawTurn", "dialogue_key", "listing", "read_file"]
