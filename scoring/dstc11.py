@@ -13,14 +13,16 @@ agree exactly.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from scoring.errors import InvalidFile, ScoringError, listing
-from scoring.formats import ParsedFile, RawTurn, read_file
-from scoring.normalise import split_key, slot_key, value_normaliser
+from scoring.formats import ParsedFile, RawTurn, describe, paused_gc, quote, read_file
+from scoring.normalise import slot_key, split_key, value_normaliser
 
 MISSING_POLICIES = ("reject", "empty")
 
@@ -28,48 +30,67 @@ State = dict[str, str]
 
 
 @dataclass(frozen=True)
+class GoldFacts:
+    """What scoring needs from a reference under one profile, computed once and reused."""
+
+    states: tuple[tuple[State, ...], ...]
+    #: per dialogue, per turn: the domains of the gold state.
+    domains: tuple[tuple[frozenset[str], ...], ...]
+    #: per dialogue: the number of gold slot values.
+    n_ref: tuple[int, ...]
+    #: slot key -> number of gold values over all turns.
+    slot_ref: Mapping[str, int]
+
+    @property
+    def ontology(self) -> frozenset[str]:
+        return frozenset(self.slot_ref)
+
+
+@dataclass(frozen=True)
 class Reference:
     """A gold file, read and checked, with its normalised states cached per profile."""
 
     parsed: ParsedFile
-    _states: dict[str, tuple[tuple[State, ...], ...]] = field(
-        default_factory=dict, repr=False, compare=False
-    )
+    _facts: dict[str, GoldFacts] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def sha256(self) -> str:
         return self.parsed.sha256
 
     @property
-    def dialogue_ids(self) -> tuple[str, ...]:
-        return tuple(self.parsed.dialogues)
+    def ids(self) -> tuple[str, ...]:
+        """Dialogue ids as written in the file, in file order."""
+        return tuple(self.parsed.original_ids.values())
 
-    def turn_counts(self) -> dict[str, int]:
-        return {key: len(turns) for key, turns in self.parsed.dialogues.items()}
-
-    def states(self, profile: str) -> tuple[tuple[State, ...], ...]:
-        """Normalised gold states, per dialogue in file order, computed once per profile."""
-        cached = self._states.get(profile)
+    def facts(self, profile: str) -> GoldFacts:
+        """Normalised gold states and their counts, computed once per profile."""
+        cached = self._facts.get(profile)
         if cached is None:
             parsed = self.parsed
-            cached = normalise_dialogues(
-                parsed.name, tuple(parsed.original_ids.values()), parsed.dialogues.values(), profile
+            states = normalise_dialogues(parsed.name, self.ids, parsed.dialogues.values(), profile)
+            slot_ref: Counter[str] = Counter()
+            for turns in states:
+                for state in turns:
+                    slot_ref.update(state.keys())
+            cached = GoldFacts(
+                states=states,
+                domains=tuple(
+                    tuple(frozenset(k.partition("-")[0] for k in state) for state in turns)
+                    for turns in states
+                ),
+                n_ref=tuple(sum(len(state) for state in turns) for turns in states),
+                slot_ref=dict(slot_ref),
             )
-            self._states[profile] = cached
+            self._facts[profile] = cached
         return cached
 
-    def ontology(self, profile: str = "default") -> frozenset[str]:
-        """The slot keys the gold uses anywhere."""
-        return frozenset(key for turns in self.states(profile) for s in turns for key in s)
-
     def summary(self) -> ReferenceSummary:
-        states = self.states("default")
-        slots = Counter(key for turns in states for s in turns for key in s)
+        facts = self.facts("default")
         return ReferenceSummary(
-            dialogues=len(states),
-            turns=sum(len(turns) for turns in states),
-            slot_values=sum(slots.values()),
-            slots=tuple(sorted(slots)),
+            dialogues=len(facts.states),
+            turns=sum(len(turns) for turns in facts.states),
+            slot_values=sum(facts.n_ref),
+            slots=tuple(sorted(facts.slot_ref)),
             sha256=self.sha256,
             format=self.parsed.format,
         )
@@ -95,6 +116,19 @@ class Prediction:
     missing_dialogues: int
     missing_turns: int
     missing_policy: str
+    #: per reference dialogue, its id as the prediction writes it (for messages).
+    ids: tuple[str, ...] = ()
+    _states: dict[str, tuple[tuple[State, ...], ...]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+
+    def states(self, profile: str) -> tuple[tuple[State, ...], ...]:
+        """Normalised predicted states aligned with the reference, computed once per profile."""
+        cached = self._states.get(profile)
+        if cached is None:
+            cached = normalise_dialogues(self.parsed.name, self.ids, self.aligned, profile)
+            self._states[profile] = cached
+        return cached
 
 
 def load_reference(data: bytes, name: str = "reference") -> Reference:
@@ -103,12 +137,16 @@ def load_reference(data: bytes, name: str = "reference") -> Reference:
     if not parsed.dialogues:
         raise InvalidFile(f"{name}: the reference contains no dialogues.")
     reference = Reference(parsed)
-    reference.states("default")  # surfaces conflicting slots now, not at scoring time
+    reference.facts("default")  # checks every value and slot name now, not at scoring time
     return reference
 
 
 def load_prediction(
-    data: bytes, reference: Reference, name: str = "prediction", missing: str = "reject"
+    data: bytes,
+    reference: Reference,
+    name: str = "prediction",
+    missing: str = "reject",
+    profile: str = "default",
 ) -> Prediction:
     """Read a prediction file and check it against the reference's dialogue ids and turn counts.
 
@@ -126,8 +164,7 @@ def load_prediction(
     unknown = [parsed.original_ids[k] for k in parsed.dialogues if k not in gold.dialogues]
     if unknown:
         raise InvalidFile(
-            f"{name}: {len(unknown)} dialogue id(s) are not in the reference: "
-            f"{listing(unknown)}.",
+            f"{name}: {len(unknown)} dialogue id(s) are not in the reference: {listing(unknown)}.",
             problems=unknown,
         )
     problems: list[str] = []
@@ -156,7 +193,9 @@ def load_prediction(
             turns = turns + ({},) * (len(gold_turns) - len(turns))
         aligned.append(turns)
     if problems:
-        raise InvalidFile(f"{name}: " + "; ".join(problems[:20]) + _more(problems), problems=problems)
+        raise InvalidFile(
+            f"{name}: " + "; ".join(problems[:20]) + _more(problems), problems=problems
+        )
     if missing == "reject" and (missing_ids or short):
         parts = []
         if missing_ids:
@@ -167,7 +206,12 @@ def load_prediction(
         if short:
             parts.append("; ".join(short[:20]) + _more(short))
         raise InvalidFile(f"{name}: " + "; ".join(parts) + ".", problems=missing_ids + short)
-    return Prediction(parsed, tuple(aligned), len(missing_ids), missing_turns, missing)
+    prediction = Prediction(
+        parsed, tuple(aligned), len(missing_ids), missing_turns, missing,
+        tuple(parsed.original_ids.get(k, gold.original_ids[k]) for k in gold.dialogues),
+    )  # fmt: skip
+    prediction.states(profile)  # checks every value and slot name now, not at scoring time
+    return prediction
 
 
 def _more(items: Sequence[str], shown: int = 20) -> str:
@@ -177,35 +221,112 @@ def _more(items: Sequence[str], shown: int = 20) -> str:
 def normalise_dialogues(
     name: str, ids: Sequence[str], dialogues: Iterable[Sequence[RawTurn]], profile: str
 ) -> tuple[tuple[State, ...], ...]:
-    """Normalise raw states of many dialogues; ``ids`` name them in messages."""
+    """Check and normalise the raw states of many dialogues; ``ids`` name them in messages.
+
+    States are cumulative, so the same domain object recurs turn after turn: results are
+    memoised per (domain, slot items), and a value is checked only the first time it is seen.
+    """
+    with paused_gc():
+        return _normalise_dialogues(name, ids, dialogues, profile)
+
+
+def _normalise_dialogues(
+    name: str, ids: Sequence[str], dialogues: Iterable[Sequence[RawTurn]], profile: str
+) -> tuple[tuple[State, ...], ...]:
     normalise = value_normaliser(profile)
-    # (domain, slot, raw value) -> (key, normalised value or None); files repeat pairs a lot.
-    memo: dict[tuple[str, str, str], tuple[str, str | None]] = {}
+    memo: dict[tuple[str, tuple[tuple[str, Any], ...]], tuple[tuple[str, str], ...]] = {}
+    slot_memo: dict[tuple[str, str, str], tuple[str, str | None]] = {}
     result = []
     for raw_id, turns in zip(ids, dialogues, strict=True):
-        states = []
+        states: list[State] = []
+        previous: Any = None
         for index, raw in enumerate(turns):
+            # A state often repeats the previous turn's: share its normalised form.
+            if raw == previous and states:
+                states.append(states[-1])
+                continue
+            previous = raw
             state: State = {}
-            for domain, slots in raw.items():
-                for slot, value in slots.items():
-                    hit = memo.get((domain, slot, value))
+            size = 0
+            try:
+                for domain, slots in raw.items():
+                    items = tuple(slots.items())
+                    hit = memo.get((domain, items))
                     if hit is None:
-                        key = slot_key(domain, slot)
-                        hit = (key, normalise(split_key(key)[1], value))
-                        memo[(domain, slot, value)] = hit
-                    key, normal = hit
-                    if normal is None:
-                        continue
-                    if key in state and state[key] != normal:
-                        raise InvalidFile(
-                            f"{name}: dialogue {raw_id!r}, turn {index}: slot {key!r} "
-                            f"is given twice with different values ({state[key]!r} and "
-                            f"{normal!r}), for example as 'bookday' and 'day'."
-                        )
-                    state[key] = normal
+                        hit = _normalise_domain(domain, items, normalise, slot_memo)
+                        memo[(domain, items)] = hit
+                    size += len(items)
+                    state.update(hit)
+            except (AttributeError, TypeError, _BadValue):
+                _explain(name, raw_id, index, raw)
+                raise  # _explain always raises; this keeps type checkers informed
+            if size > len(state):
+                _check_unique_keys(name, raw_id, index, raw)
             states.append(state)
         result.append(tuple(states))
     return tuple(result)
+
+
+class _BadValue(Exception):
+    pass
+
+
+def _normalise_domain(
+    domain: str,
+    items: tuple[tuple[str, Any], ...],
+    normalise: Callable[[str, str], str | None],
+    slot_memo: dict[tuple[str, str, str], tuple[str, str | None]],
+) -> tuple[tuple[str, str], ...]:
+    out = []
+    for slot, value in items:
+        hit = slot_memo.get((domain, slot, value))
+        if hit is None:
+            if type(value) is not str:
+                raise _BadValue
+            key = slot_key(domain, slot)
+            hit = (key, normalise(split_key(key)[1], value))
+            slot_memo[(domain, slot, value)] = hit
+        if hit[1] is not None:
+            out.append(hit)
+    return tuple(out)  # type: ignore[arg-type]
+
+
+def _explain(name: str, raw_id: str, index: int, state: Any) -> None:
+    """Raise the participant-facing error for a malformed state (the slow path)."""
+    where = f"{name}: dialogue {raw_id!r}, turn {index}"
+    if not isinstance(state, dict):
+        raise InvalidFile(
+            f"{where}: expected a state object {{domain: {{slot: value}}}}, found "
+            f"{describe(state)}."
+        )
+    for domain, slots in state.items():
+        if not isinstance(slots, dict):
+            raise InvalidFile(
+                f"{where}: domain {quote(domain)}: expected an object of slot values, found "
+                f"{describe(slots)}."
+            )
+        for slot, value in slots.items():
+            if not isinstance(value, str):
+                raise InvalidFile(
+                    f"{where}: slot {quote(domain + '-' + slot)}: the value must be a string, "
+                    f"found {describe(value)}."
+                )
+    raise InvalidFile(f"{where}: the state cannot be read.")
+
+
+def _check_unique_keys(name: str, raw_id: str, index: int, raw: RawTurn) -> None:
+    """Reject a state naming one slot twice, e.g. ``bookday`` and ``day`` (only called when
+    a state has fewer normalised than raw slots, which absent values also cause)."""
+    seen: dict[str, str] = {}
+    for domain, slots in raw.items():
+        for slot in slots:
+            key = slot_key(domain, slot)
+            if key in seen:
+                raise InvalidFile(
+                    f"{name}: dialogue {raw_id!r}, turn {index}: slot {key!r} is given twice "
+                    f"(as {seen[key]!r} and {domain + '-' + slot!r}); give it once."
+                )
+            seen[key] = f"{domain}-{slot}"
 
 
 @dataclass(frozen=True)
@@ -269,7 +390,7 @@ class Counts:
     dialogues: tuple[DialogueStats, ...]
     out_of_ontology: Mapping[str, int]
 
-    def arrays(self) -> dict[str, np.ndarray]:  # type: ignore[type-arg]
+    def arrays(self) -> dict[str, npt.NDArray[np.float64]]:
         d = self.dialogues
         return {
             "turns": np.array([x.turns for x in d], dtype=np.float64),
@@ -279,64 +400,93 @@ class Counts:
         }
 
 
+@dataclass(frozen=True, eq=False)
+class _TurnErrors:
+    """The errors of one wrong turn; compared by identity, so repeats can be counted."""
+
+    sub: tuple[str, ...]
+    dele: tuple[str, ...]
+    ins: tuple[str, ...]
+    domains: frozenset[str]
+    wrong: frozenset[str]
+
+
+def _turn_errors(gold: State, pred: State, gold_domains: frozenset[str]) -> _TurnErrors:
+    # Set differences of the item views run in C and leave only the mismatches to look at.
+    gold_only = gold.items() - pred.items()
+    pred_only = pred.items() - gold.items()
+    sub = tuple(k for k, _ in pred_only if k in gold)
+    ins = tuple(k for k, _ in pred_only if k not in gold)
+    dele = tuple(k for k, _ in gold_only if k not in pred)
+    return _TurnErrors(
+        sub,
+        dele,
+        ins,
+        gold_domains | {k.partition("-")[0] for k in pred},
+        frozenset(k.partition("-")[0] for k in (*sub, *dele, *ins)),
+    )
+
+
 def count(reference: Reference, prediction: Prediction, profile: str) -> Counts:
     """Compare normalised states turn by turn and collect every count the metrics need."""
-    gold_states = reference.states(profile)
-    ids = tuple(reference.parsed.original_ids.values())
-    pred_states = normalise_dialogues(prediction.parsed.name, ids, prediction.aligned, profile)
-    ontology = reference.ontology(profile)
-    slot_ref: Counter[str] = Counter()
+    facts = reference.facts(profile)
+    pred_states = prediction.states(profile)
+    # Turns that are right count once for each of their gold domains, and wrong turns once for
+    # their errors: counting the distinct domain sets and error lists, then expanding them at
+    # the end, keeps the per-turn work to one dictionary update.
+    right_domains: Counter[frozenset[str]] = Counter()
+    wrong_turns: Counter[_TurnErrors] = Counter()
+    dialogues = []
+    for key, gold_turns, pred_turns, gold_domains, n_ref in zip(
+        reference.ids, facts.states, pred_states, facts.domains, facts.n_ref, strict=True
+    ):
+        d_correct = d_sub = d_del = d_ins = 0
+        marks = []
+        last_gold: State | None = None
+        last_pred: State | None = None
+        outcome: _TurnErrors | None = None
+        for gold, pred, domains in zip(gold_turns, pred_turns, gold_domains, strict=True):
+            if gold == pred:
+                d_correct += 1
+                marks.append("1")
+                right_domains[domains] += 1
+                continue
+            marks.append("0")
+            # Cumulative states repeat; the same pair of states has the same errors.
+            if gold is not last_gold or pred is not last_pred or outcome is None:
+                outcome = _turn_errors(gold, pred, domains)
+                last_gold, last_pred = gold, pred
+            d_sub += len(outcome.sub)
+            d_del += len(outcome.dele)
+            d_ins += len(outcome.ins)
+            wrong_turns[outcome] += 1
+        dialogues.append(
+            DialogueStats(
+                key, len(gold_turns), d_correct, n_ref, d_sub, d_del, d_ins, "".join(marks)
+            )
+        )
     slot_sub: Counter[str] = Counter()
     slot_del: Counter[str] = Counter()
     slot_ins: Counter[str] = Counter()
     dom_turns: Counter[str] = Counter()
     dom_wrong: Counter[str] = Counter()
-    dialogues = []
-    total_turns = total_correct = total_ref = total_sub = total_del = total_ins = 0
-    for key, gold_turns, pred_turns in zip(ids, gold_states, pred_states, strict=True):
-        d_correct = d_ref = d_sub = d_del = d_ins = 0
-        marks = []
-        for gold, pred in zip(gold_turns, pred_turns, strict=True):
-            slot_ref.update(gold.keys())
-            d_ref += len(gold)
-            if gold == pred:
-                d_correct += 1
-                marks.append("1")
-                dom_turns.update({k.partition("-")[0] for k in gold})
-                continue
-            marks.append("0")
-            wrong_domains = set()
-            for k, v in gold.items():
-                p = pred.get(k)
-                if p is None:
-                    d_del += 1
-                    slot_del[k] += 1
-                    wrong_domains.add(k.partition("-")[0])
-                elif p != v:
-                    d_sub += 1
-                    slot_sub[k] += 1
-                    wrong_domains.add(k.partition("-")[0])
-            for k in pred:
-                if k not in gold:
-                    d_ins += 1
-                    slot_ins[k] += 1
-                    wrong_domains.add(k.partition("-")[0])
-            domains = {k.partition("-")[0] for k in gold} | {k.partition("-")[0] for k in pred}
-            dom_turns.update(domains)
-            dom_wrong.update(wrong_domains)
-        n_turns = len(gold_turns)
-        dialogues.append(
-            DialogueStats(key, n_turns, d_correct, d_ref, d_sub, d_del, d_ins, "".join(marks))
-        )
-        total_turns += n_turns
-        total_correct += d_correct
-        total_ref += d_ref
-        total_sub += d_sub
-        total_del += d_del
-        total_ins += d_ins
+    for domains, times in right_domains.items():
+        for domain in domains:
+            dom_turns[domain] += times
+    for outcome, times in wrong_turns.items():
+        for counter, keys in (
+            (slot_sub, outcome.sub),
+            (slot_del, outcome.dele),
+            (slot_ins, outcome.ins),
+            (dom_turns, outcome.domains),
+            (dom_wrong, outcome.wrong),
+        ):
+            for k in keys:
+                counter[k] += times
+    total_turns = sum(d.turns for d in dialogues)
     per_slot = {}
-    for k in sorted(set(slot_ref) | set(slot_ins)):
-        ref, sub, dele, ins = slot_ref[k], slot_sub[k], slot_del[k], slot_ins[k]
+    for k in sorted(set(facts.slot_ref) | set(slot_ins)):
+        ref, sub, dele, ins = facts.slot_ref.get(k, 0), slot_sub[k], slot_del[k], slot_ins[k]
         correct = ref - sub - dele
         per_slot[k] = SlotStats(
             n_ref=ref,
@@ -351,16 +501,15 @@ def count(reference: Reference, prediction: Prediction, profile: str) -> Counts:
         d: DomainStats(n, n - dom_wrong[d], 100.0 * (n - dom_wrong[d]) / n)
         for d, n in sorted(dom_turns.items())
     }
-    unknown = {k: slot_ins[k] for k in sorted(slot_ins) if k not in ontology}
     return Counts(
         turns=total_turns,
-        correct=total_correct,
-        n_ref=total_ref,
-        sub=total_sub,
-        dele=total_del,
-        ins=total_ins,
+        correct=sum(d.correct for d in dialogues),
+        n_ref=sum(facts.n_ref),
+        sub=sum(d.sub for d in dialogues),
+        dele=sum(d.dele for d in dialogues),
+        ins=sum(d.ins for d in dialogues),
         per_slot=per_slot,
         per_domain=per_domain,
         dialogues=tuple(dialogues),
-        out_of_ontology=unknown,
+        out_of_ontology={k: n for k, n in sorted(slot_ins.items()) if k not in facts.slot_ref},
     )

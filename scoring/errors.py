@@ -14,7 +14,7 @@ MAX_LISTED = 20
 
 
 class ScoringError(ValueError):
-    """A file or an option the scorer cannot accept. ``str(error)`` is safe to show a participant."""
+    """A file or an option the scorer cannot accept; ``str(error)`` is safe to show anyone."""
 
     def __init__(self, message: str, *, problems: Sequence[str] = ()) -> None:
         super().__init__(message)

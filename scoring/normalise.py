@@ -51,10 +51,8 @@ def normalise_time(text: str) -> str:
         hour, minutes, half = int(match[1]), match[2] or "00", match[3]
         if hour > 12:
             return text
-        if half == "am":
-            hour = 0 if hour == 12 else hour
-        else:
-            hour = 12 if hour == 12 else hour + 12
+        # 12 am is midnight and 12 pm noon; other pm hours gain 12.
+        hour = hour % 12 + (12 if half == "pm" else 0)
         return f"{hour:02d}:{minutes}"
     match = _CLOCK_24.fullmatch(text) or _FOUR_DIGITS.fullmatch(text)
     if match and int(match[1]) < 24:
@@ -91,8 +89,9 @@ def value_normaliser(profile: str) -> Callable[[str, str], str | None]:
         return _strict_cached
     from scoring.errors import ScoringError
 
-    raise ScoringError(f"unknown normalisation profile {profile!r}; choose one of: "
-                       + ", ".join(PROFILES))
+    raise ScoringError(
+        f"unknown normalisation profile {profile!r}; choose one of: " + ", ".join(PROFILES)
+    )
 
 
 _default_cached = lru_cache(maxsize=65536)(_default)

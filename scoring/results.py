@@ -53,7 +53,7 @@ class Settings:
         stats.check_settings(self.n_boot, self.level)
 
     def signature(self, gold_sha256: str) -> str:
-        """sacrebleu-style signature: ``dstc11|norm:...|missing:...|ci:...|seed:...|gold:...|v:...``."""
+        """A sacrebleu-style signature, ``dstc11|norm:..|missing:..|ci:..|seed:..|gold:..|v:..``."""
         level = f"{self.level * 100:g}"
         return "|".join(
             [

@@ -1,0 +1,252 @@
+"""Each kind of invalid input gets its own exact, participant-safe message."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import scoring
+from scoring import InvalidFile, ScoringError
+
+GOLD = {
+    "SNG0001.json": [{"hotel": {"area": "north"}}, {"hotel": {"area": "north", "stars": "4"}}],
+    "pmul0002": [{}],
+}
+
+
+@pytest.fixture(scope="module")
+def reference() -> scoring.Reference:
+    return scoring.load_reference(json.dumps(GOLD).encode(), "gold.json")
+
+
+def _message(data: bytes, reference: scoring.Reference) -> str:
+    with pytest.raises(InvalidFile) as caught:
+        scoring.load_prediction(data, reference, "run.json")
+    return str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            b'{"sng0001": [{}, {}],\n "pmul0002": [{]}',
+            "run.json: line 2, column 16: invalid JSON (Expecting property name enclosed in "
+            "double quotes).",
+        ),
+        (
+            b'["sng0001"]',
+            "run.json: the top level is a JSON array; expected an object mapping each dialogue "
+            "id to its list of user-turn states.",
+        ),
+        (
+            b'"hello"',
+            "run.json: unrecognised format. Expected JSON (an object of dialogue ids) or DSTC11 "
+            "manifest lines beginning with 'line_nr:'.",
+        ),
+        (
+            b'{"sng0001": [{}, {}], "pmul0002": [{}], "mul9999": [{}]}',
+            "run.json: 1 dialogue id(s) are not in the reference: mul9999.",
+        ),
+        (
+            b'{"sng0001": [{}, {}]}',
+            "run.json: 1 dialogue(s) of the reference are missing: pmul0002.",
+        ),
+        (
+            b'{"sng0001": [{}], "pmul0002": [{}]}',
+            "run.json: dialogue 'sng0001' has 1 user turns, the reference has 2 (turns 1 to 1 "
+            "are missing).",
+        ),
+        (
+            b'{"sng0001": [{}, {}, {}], "pmul0002": [{}]}',
+            "run.json: dialogue 'sng0001' has 3 user turns, the reference has 2 (turn 2 onwards "
+            "is extra)",
+        ),
+        (
+            b'{"sng0001": [{}, {}], "SNG0001.json": [{}, {}], "pmul0002": [{}]}',
+            "run.json: dialogue ids 'sng0001' and 'SNG0001.json' are the same dialogue once "
+            "lower-cased (and without '.json'); keep one.",
+        ),
+        (
+            b'{"sng0001": [{}, {"hotel": {"stars": 4}}], "pmul0002": [{}]}',
+            "run.json: dialogue 'sng0001', turn 1: slot 'hotel-stars': the value must be a "
+            "string, found the number 4.",
+        ),
+        (
+            b'{"sng0001": [{}, {"hotel": {"stars": null}}], "pmul0002": [{}]}',
+            "run.json: dialogue 'sng0001', turn 1: slot 'hotel-stars': the value must be a "
+            "string, found null.",
+        ),
+        (
+            b'{"sng0001": [{}, {"hotel": ["north"]}], "pmul0002": [{}]}',
+            "run.json: dialogue 'sng0001', turn 1: domain 'hotel': expected an object of slot "
+            "values, found a JSON array.",
+        ),
+        (
+            b'{"sng0001": {"0": {}}, "pmul0002": [{}]}',
+            "run.json: dialogue 'sng0001': expected a list of user-turn states, found a JSON "
+            "object.",
+        ),
+        (
+            b'{"sng0001": [{}, {}], "pmul0002": [{}], "sng0001": [{}, {}]}',
+            "run.json: the key 'sng0001' appears twice in the same JSON object; every dialogue "
+            "id, domain and slot may appear only once.",
+        ),
+        (
+            b'{"sng0001": [{}, {"hotel": {"day": "friday", "bookday": "monday"}}], '
+            b'"pmul0002": [{}]}',
+            "run.json: dialogue 'sng0001', turn 1: slot 'hotel-day' is given twice (as "
+            "'hotel-day' and 'hotel-bookday'); give it once.",
+        ),
+        (
+            b'{"sng0001": [{}, {"hotel": {"area": NaN}}], "pmul0002": [{}]}',
+            "run.json: invalid JSON (NaN is not allowed in JSON).",
+        ),
+        (
+            b'{"sng0001": [{}, {"hotel": {"area": "caf\xe9"}}]}',
+            "run.json: line 1: invalid UTF-8 byte 0xe9 at byte offset 40; the file must be "
+            "UTF-8 text.",
+        ),
+        (b"", "run.json: the file is empty (or only white space)."),
+        (b"  \n\t ", "run.json: the file is empty (or only white space)."),
+        (
+            '{"sng0001": []}'.encode("utf-16"),
+            "run.json: the file is UTF-16 encoded; save it as UTF-8.",
+        ),
+        (b'{"a":\x00 1}', "run.json: line 1: the file contains a NUL byte; it must be text."),
+        (
+            b"line_nr: 0 dialog_id: sng0001.json turn_id: 1 text: user: hi state: hotel-area=x\n"
+            b"line_nr: 1 dialog_id: sng0001.json turn_id: 3 text: user: four stars please\n",
+            "run.json: line 2: the line has no 'state:' field.",
+        ),
+        (
+            b"line_nr: 0 dialog_id: sng0001.json turn_id: 1 text: user: hi state: hotel-area\n",
+            "run.json: line 1: state item 'hotel-area' is not 'domain-slot=value'.",
+        ),
+        (
+            b"line_nr: 0 dialog_id: sng0001.json turn_id: 1 text: user: hi state:\n"
+            b"this is not a manifest line\n",
+            "run.json: line 2: not a manifest line; expected 'line_nr: N dialog_id: D.json "
+            "turn_id: T text: user: ... state: ...'.",
+        ),
+        (
+            b'{"sng0001": [{"state": {}}, {"hotel": {}}], "pmul0002": [{"state": {}}]}',
+            "run.json: dialogue 'sng0001', turn 1: expected an object with a 'state' object "
+            "(MultiWOZ-evaluation format), found a JSON object.",
+        ),
+    ],
+)
+def test_it_rejects_with_an_exact_message(reference, data, message):
+    assert _message(data, reference) == message
+
+
+DUPLICATE = (
+    "run.json: the key 'area' appears twice in the same JSON object; every dialogue id, "
+    "domain and slot may appear only once."
+)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        # plain duplicate slot inside a domain
+        b'{"sng0001": [{}, {"hotel": {"area": "x", "area": "y"}}], "pmul0002": [{}]}',
+        # white space before a colon hides one key from a plain count of '":'
+        b'{"sng0001" : [{}, {"hotel": {"area": "x", "area" : "y"}}], "pmul0002": [{}]}',
+        # an escaped quote followed by a colon inside a value adds one '":' to the text
+        b'{"sng0001": [{}, {"hotel": {"area": "a\\":b", "area": "y"}}], "pmul0002": [{}]}',
+    ],
+)
+def test_duplicate_keys_are_found_however_the_file_is_written(reference, data):
+    assert _message(data, reference) == DUPLICATE
+
+
+def test_unusual_but_valid_json_is_read(reference):
+    data = (
+        b'{"sng0001" : [{}, {"hotel": {"area": "north \\":", "stars" :"4"}}],\n'
+        b' "pmul0002": [ { } ] }'
+    )
+    result = scoring.score(reference, scoring.load_prediction(data, reference, "r.json"))
+    # turn 0 misses hotel-area (D); turn 1 has the wrong area (S) and the right stars.
+    assert (result.sub, result.dele, result.ins) == (1, 1, 0)
+
+
+def test_a_byte_order_mark_is_accepted(reference):
+    data = b"\xef\xbb\xbf" + json.dumps(GOLD).encode()
+    assert scoring.score(reference, scoring.load_prediction(data, reference, "r.json")).jga == 100
+
+
+def test_deep_nesting_is_an_error_not_a_crash(reference):
+    data = b'{"sng0001": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    message = _message(data, reference)
+    assert message.startswith("run.json: ")
+
+
+def test_a_manifest_matches_json(reference):
+    manifest = (
+        b"line_nr: 0 dialog_id: SNG0001.json turn_id: 1 text: user: north please state: "
+        b"hotel-area=north\n"
+        b"line_nr: 0 dialog_id: SNG0001.json turn_id: 2 text: agent: ok state:\n"
+        b"line_nr: 1 dialog_id: SNG0001.json turn_id: 3 text: user: 4 stars state: "
+        b"hotel-area=north; hotel-stars=4\n"
+        b"line_nr: 2 dialog_id: PMUL0002.json turn_id: 1 text: user: hello state:\n"
+    )
+    prediction = scoring.load_prediction(manifest, reference, "m.txt")
+    result = scoring.score(reference, prediction)
+    assert (result.format, result.jga, result.ser) == ("manifest", 100.0, 0.0)
+
+
+def test_bad_options_are_scoring_errors(reference):
+    prediction = scoring.load_prediction(json.dumps(GOLD).encode(), reference, "r.json")
+    with pytest.raises(ScoringError, match="unknown normalisation profile 'loose'"):
+        scoring.score(reference, prediction, scoring.Settings(profile="loose"))
+    with pytest.raises(ScoringError, match="unknown missing-turn policy 'skip'"):
+        scoring.load_prediction(b"{}", reference, "r.json", missing="skip")
+    with pytest.raises(ScoringError, match="resamples must be between 1 and 100000"):
+        scoring.score(reference, prediction, scoring.Settings(n_boot=0))
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+# Shapes close to valid files reach deeper code paths than arbitrary JSON alone.
+near_valid = st.dictionaries(
+    st.sampled_from(["sng0001", "SNG0001", "pmul0002", "x"]),
+    st.lists(
+        st.dictionaries(
+            st.sampled_from(["hotel", "state", "taxi"]),
+            st.dictionaries(st.sampled_from(["area", "book day", "leave"]), json_values, max_size=3)
+            | json_values,
+            max_size=3,
+        ),
+        max_size=3,
+    )
+    | json_values,
+    max_size=3,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(json_values, near_valid))
+def test_arbitrary_json_raises_only_the_scorers_error(reference, document):
+    data = json.dumps(document).encode()
+    try:
+        prediction = scoring.load_prediction(data, reference, "run.json", missing="empty")
+        scoring.score(reference, prediction, scoring.Settings(missing="empty", n_boot=10))
+    except ScoringError as error:
+        assert str(error).startswith("run.json: ")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=64))
+def test_arbitrary_bytes_raise_only_the_scorers_error(reference, data):
+    try:
+        scoring.load_prediction(data, reference, "run.json")
+    except ScoringError as error:
+        assert str(error).startswith("run.json: ")
