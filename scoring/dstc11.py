@@ -412,17 +412,24 @@ class _TurnErrors:
 
 
 def _turn_errors(gold: State, pred: State, gold_domains: frozenset[str]) -> _TurnErrors:
-    # Set differences of the item views run in C and leave only the mismatches to look at.
-    gold_only = gold.items() - pred.items()
-    pred_only = pred.items() - gold.items()
-    sub = tuple(k for k, _ in pred_only if k in gold)
-    ins = tuple(k for k, _ in pred_only if k not in gold)
-    dele = tuple(k for k, _ in gold_only if k not in pred)
+    sub: list[str] = []
+    dele: list[str] = []
+    for k, v in gold.items():
+        p = pred.get(k)
+        if p != v:
+            (dele if p is None else sub).append(k)
+    # Every predicted key is a gold key or an insertion, so the insertions can be counted
+    # before they are looked for, and the predicted domains follow from them.
+    ins: tuple[str, ...] = ()
+    domains = gold_domains
+    if len(pred) > len(gold) - len(dele):
+        ins = tuple(k for k in pred if k not in gold)
+        domains = gold_domains | {k.partition("-")[0] for k in ins}
     return _TurnErrors(
-        sub,
-        dele,
+        tuple(sub),
+        tuple(dele),
         ins,
-        gold_domains | {k.partition("-")[0] for k in pred},
+        domains,
         frozenset(k.partition("-")[0] for k in (*sub, *dele, *ins)),
     )
 

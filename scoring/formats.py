@@ -174,27 +174,26 @@ def _keys_in_text(text: str) -> int | None:
     return text.count('":')
 
 
-def _parse_json(text: str) -> Any:
-    """Parse JSON, rejecting duplicate keys, NaN and Infinity.
+def _read_json(text: str, name: str, sha256: str) -> ParsedFile:
+    """Read a JSON file, rejecting duplicate keys, NaN and Infinity.
 
     The fast parser keeps the last of duplicate keys silently, so its result is checked: the
     keys it kept must be exactly the keys written (``":`` counted in the text; a string
-    containing ``\\":`` only makes that count larger). When they differ, or the text has an
-    error, the exact (slower) decoder runs and reports precisely what is wrong.
+    containing ``\\":`` only makes that count larger). When they differ, or anything is wrong,
+    the exact (slower) decoder reads the file again and reports precisely what it finds.
     """
     try:
-        document = orjson.loads(text)
-    except orjson.JSONDecodeError:
+        parsed, keys = _collect(orjson.loads(text), name, sha256, count=True)
+        if keys == _keys_in_text(text):
+            return parsed
+    except (orjson.JSONDecodeError, InvalidFile, TypeError, AttributeError):
         pass
-    else:
-        if _count_keys(document) == _keys_in_text(text):
-            return document
-    return _DECODER.decode(text)
+    return _collect(_exact_decode(text, name), name, sha256, count=False)[0]
 
 
-def _read_json(text: str, name: str, sha256: str) -> ParsedFile:
+def _exact_decode(text: str, name: str) -> Any:
     try:
-        document = _parse_json(text)
+        return _DECODER.decode(text)
     except json.JSONDecodeError as error:
         raise InvalidFile(
             f"{name}: line {error.lineno}, column {error.colno}: invalid JSON ({error.msg})."
@@ -208,6 +207,14 @@ def _read_json(text: str, name: str, sha256: str) -> ParsedFile:
         raise InvalidFile(f"{name}: invalid JSON ({error}).") from None
     except RecursionError:
         raise InvalidFile(f"{name}: the JSON is nested too deeply.") from None
+
+
+def _collect(document: Any, name: str, sha256: str, count: bool) -> tuple[ParsedFile, int]:
+    """Check the outer shape and gather the raw states; with ``count``, count the keys seen.
+
+    The count assumes the shape of a valid file (slot values are strings) and may raise
+    TypeError where that does not hold; such a file is read again exactly, without counting.
+    """
     if not isinstance(document, dict):
         raise InvalidFile(
             f"{name}: the top level is a JSON {json_type(document)}; expected an object mapping "
@@ -217,6 +224,7 @@ def _read_json(text: str, name: str, sha256: str) -> ParsedFile:
     fmt = "mwz-wrapper" if wrapper else "gold-json"
     dialogues: dict[str, tuple[RawTurn, ...]] = {}
     original: dict[str, str] = {}
+    keys = len(document)
     for raw_id, turns in document.items():
         key = dialogue_key(raw_id)
         if not key:
@@ -241,10 +249,17 @@ def _read_json(text: str, name: str, sha256: str) -> ParsedFile:
                         "with a 'state' object (MultiWOZ-evaluation format), found "
                         f"{describe(turn)}."
                     )
+                if count:
+                    keys += len(turn)
+                    for field, value in turn.items():
+                        if field != "state" and type(value) in (dict, list):
+                            keys += _count_keys(value)
                 turn = turn["state"]
+            if count:
+                keys += len(turn) + sum(map(len, turn.values()))
             states.append(turn)
         dialogues[key] = tuple(states)
-    return ParsedFile(name, fmt, sha256, dialogues, original)
+    return ParsedFile(name, fmt, sha256, dialogues, original), keys
 
 
 def _is_wrapper(document: dict[str, Any]) -> bool:
