@@ -24,10 +24,10 @@ import json
 import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-
-import orjson
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 from scoring.errors import InvalidFile
 
