@@ -95,13 +95,11 @@ def main() -> None:
         "score, warm reference": timed(warm, r),
         "bootstrap, 1000 resamples x 2 metrics": timed(bootstrap, r),
     }
-    parse_only = [
-        sys.executable,
-        "-c",
-        "import sys, orjson\nfor p in sys.argv[1:]: orjson.loads(open(p, 'rb').read())",
-        str(GOLD),
-        str(PRED),
-    ]
+
+    def parse_only(module: str) -> list[str]:
+        code = f"import sys, {module}\nfor p in sys.argv[1:]: {module}.loads(open(p, 'rb').read())"
+        return [sys.executable, "-c", code, str(GOLD), str(PRED)]
+
     cli = [sys.executable, "-m", "scoring", "score", "--gold", str(GOLD), "--pred", str(PRED)]
     cli.append("--json")
 
@@ -109,7 +107,12 @@ def main() -> None:
         subprocess.run(command, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
 
     process_repeat = max(5, r // 2)
-    figures["process: parse only"] = timed(lambda: run(parse_only), process_repeat)
+    figures["process: parse only, orjson"] = timed(
+        lambda: run(parse_only("orjson")), process_repeat
+    )
+    figures["process: parse only, stdlib json"] = timed(
+        lambda: run(parse_only("json")), process_repeat
+    )
     figures["process: python -m scoring score --json"] = timed(lambda: run(cli), process_repeat)
 
     floor = figures["bare parse, orjson (both files)"]

@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from itertools import chain
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -68,18 +69,23 @@ class Reference:
         if cached is None:
             parsed = self.parsed
             states = normalise_dialogues(parsed.name, self.ids, parsed.dialogues.values(), profile)
-            slot_ref: Counter[str] = Counter()
+            # Repeated turns share one state object: describe each object once.
+            described: dict[int, frozenset[str]] = {}
+            domains = []
             for turns in states:
+                row = []
                 for state in turns:
-                    slot_ref.update(state.keys())
+                    found = described.get(id(state))
+                    if found is None:
+                        found = frozenset(k.partition("-")[0] for k in state)
+                        described[id(state)] = found
+                    row.append(found)
+                domains.append(tuple(row))
             cached = GoldFacts(
                 states=states,
-                domains=tuple(
-                    tuple(frozenset(k.partition("-")[0] for k in state) for state in turns)
-                    for turns in states
-                ),
-                n_ref=tuple(sum(len(state) for state in turns) for turns in states),
-                slot_ref=dict(slot_ref),
+                domains=tuple(domains),
+                n_ref=tuple(sum(map(len, turns)) for turns in states),
+                slot_ref=dict(Counter(chain.from_iterable(chain.from_iterable(states)))),
             )
             self._facts[profile] = cached
         return cached
@@ -400,9 +406,8 @@ class Counts:
         }
 
 
-@dataclass(frozen=True, eq=False)
-class _TurnErrors:
-    """The errors of one wrong turn; compared by identity, so repeats can be counted."""
+class _TurnErrors(NamedTuple):
+    """The errors of one wrong turn (a plain tuple: thousands are made per file)."""
 
     sub: tuple[str, ...]
     dele: tuple[str, ...]
