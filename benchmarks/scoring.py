@@ -70,7 +70,7 @@ def main() -> None:
         prediction = scoring.load_prediction(pred_bytes, warm_reference, PRED.name)
         return count(warm_reference, prediction, "default")
 
-    arrays = cold().arrays()  # type: ignore[attr-defined]
+    arrays = stats.dialogue_arrays(cold().dialogues)  # type: ignore[attr-defined]
 
     def bootstrap() -> object:
         return stats.bootstrap_ci(
@@ -122,14 +122,18 @@ def main() -> None:
     for name, value in figures.items():
         print(f"{name:<42}{value:>9.1f}")
     print()
-    print(f"warm scoring / bare orjson parse      {figures['score, warm reference'] / floor:5.2f}x")
-    print(f"cold scoring / bare orjson parse      {figures['score, cold reference'] / floor:5.2f}x")
+    cli = figures["process: python -m scoring score --json"]
     stdlib = figures["bare parse, stdlib json (both files)"]
-    print(
-        f"warm scoring / bare stdlib parse      {figures['score, warm reference'] / stdlib:5.2f}x"
-    )
-    cli_ratio = figures["process: python -m scoring score --json"] / figures["process: parse only"]
-    print(f"CLI process / parse-only process      {cli_ratio:5.2f}x")
+    ratios = {
+        "warm scoring / bare orjson parse": figures["score, warm reference"] / floor,
+        "cold scoring / bare orjson parse": figures["score, cold reference"] / floor,
+        "warm scoring / bare stdlib parse": figures["score, warm reference"] / stdlib,
+        "CLI process / orjson parse-only process": cli / figures["process: parse only, orjson"],
+        "CLI process / stdlib parse-only process": cli
+        / figures["process: parse only, stdlib json"],
+    }
+    for name, ratio in ratios.items():
+        print(f"{name:<42}{ratio:5.2f}x")
 
 
 if __name__ == "__main__":

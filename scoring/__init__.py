@@ -14,8 +14,17 @@ from __future__ import annotations
 from scoring.dstc11 import Prediction, Reference, ReferenceSummary, load_prediction, load_reference
 from scoring.errors import InvalidFile, ScoringError
 from scoring.results import Comparison, Score, Settings, compare, score
-from scoring.stats import PairedTest
 from scoring.version import __version__
+
+
+def __getattr__(name: str) -> object:
+    # The statistics need numpy, which is imported only when first used.
+    if name == "PairedTest":
+        from scoring.stats import PairedTest
+
+        return PairedTest
+    raise AttributeError(f"module 'scoring' has no attribute {name!r}")
+
 
 __all__ = [
     "Comparison",

@@ -10,6 +10,7 @@ import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -26,7 +27,9 @@ from scoring.results import (
     compare,
     score,
 )
-from scoring.stats import PairedTest
+
+if TYPE_CHECKING:
+    from scoring.stats import PairedTest
 
 TASKS = ("dstc11",)
 EXIT_INVALID = 2

@@ -18,9 +18,6 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, NamedTuple
 
-import numpy as np
-import numpy.typing as npt
-
 from scoring.errors import InvalidFile, ScoringError, listing
 from scoring.formats import ParsedFile, RawTurn, describe, paused_gc, quote, read_file
 from scoring.normalise import slot_key, split_key, value_normaliser
@@ -395,15 +392,6 @@ class Counts:
     per_domain: Mapping[str, DomainStats]
     dialogues: tuple[DialogueStats, ...]
     out_of_ontology: Mapping[str, int]
-
-    def arrays(self) -> dict[str, npt.NDArray[np.float64]]:
-        d = self.dialogues
-        return {
-            "turns": np.array([x.turns for x in d], dtype=np.float64),
-            "correct": np.array([x.correct for x in d], dtype=np.float64),
-            "n_ref": np.array([x.n_ref for x in d], dtype=np.float64),
-            "errors": np.array([x.sub + x.dele + x.ins for x in d], dtype=np.float64),
-        }
 
 
 class _TurnErrors(NamedTuple):

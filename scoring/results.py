@@ -5,9 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from scoring import stats
 from scoring.dstc11 import (
     MISSING_POLICIES,
     Counts,
@@ -19,7 +18,11 @@ from scoring.dstc11 import (
     count,
 )
 from scoring.normalise import PROFILES
+from scoring.settings import check_settings
 from scoring.version import __version__
+
+if TYPE_CHECKING:
+    from scoring.stats import PairedTest
 
 TASK = "dstc11"
 DEFAULT_SEED = 12345
@@ -50,7 +53,7 @@ class Settings:
                 f"unknown missing-turn policy {self.missing!r}; choose one of: "
                 + ", ".join(MISSING_POLICIES)
             )
-        stats.check_settings(self.n_boot, self.level)
+        check_settings(self.n_boot, self.level)
 
     def signature(self, gold_sha256: str) -> str:
         """A sacrebleu-style signature, ``dstc11|norm:..|missing:..|ci:..|seed:..|gold:..|v:..``."""
@@ -151,8 +154,10 @@ def score(reference: Reference, prediction: Prediction, settings: Settings | Non
     """Score an aligned prediction against its reference with intervals and a signature."""
     settings = settings or Settings(missing=prediction.missing_policy)
     settings.check()
+    from scoring import stats  # numpy loads here, not when the library is imported
+
     counts = count(reference, prediction, settings.profile)
-    arrays = counts.arrays()
+    arrays = stats.dialogue_arrays(counts.dialogues)
     intervals = stats.bootstrap_ci(
         {
             "jga": (arrays["correct"], arrays["turns"]),
@@ -222,8 +227,8 @@ class Comparison:
 
     a: Score
     b: Score
-    jga: stats.PairedTest
-    ser: stats.PairedTest
+    jga: PairedTest
+    ser: PairedTest
 
 
 def compare(
@@ -233,8 +238,10 @@ def compare(
     settings = settings or Settings(missing=a.missing_policy)
     score_a = score(reference, a, settings)
     score_b = score(reference, b, settings)
-    arr_a = _arrays(score_a.per_dialogue)
-    arr_b = _arrays(score_b.per_dialogue)
+    from scoring import stats
+
+    arr_a = stats.dialogue_arrays(score_a.per_dialogue)
+    arr_b = stats.dialogue_arrays(score_b.per_dialogue)
     args = (settings.n_boot, settings.seed, settings.level)
     return Comparison(
         a=score_a,
@@ -242,7 +249,3 @@ def compare(
         jga=stats.paired_test("jga", arr_a["correct"], arr_b["correct"], arr_a["turns"], *args),
         ser=stats.paired_test("ser", arr_a["errors"], arr_b["errors"], arr_a["n_ref"], *args),
     )
-
-
-def _arrays(dialogues: tuple[DialogueStats, ...]) -> dict[str, Any]:
-    return Counts(0, 0, 0, 0, 0, 0, {}, {}, dialogues, {}).arrays()

@@ -13,13 +13,15 @@ per-dialogue counts. Percentiles interpolate linearly (numpy's default).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
+from scoring.dstc11 import DialogueStats
 from scoring.errors import ScoringError
+from scoring.settings import check_settings
 
 Counts = npt.NDArray[np.float64]
 
@@ -38,11 +40,14 @@ class PairedTest:
     method: str
 
 
-def check_settings(n_boot: int, level: float) -> None:
-    if not 1 <= n_boot <= 100_000:
-        raise ScoringError("the number of bootstrap resamples must be between 1 and 100000.")
-    if not 0.5 <= level < 1:
-        raise ScoringError("the confidence level must be at least 0.5 and below 1 (e.g. 0.95).")
+def dialogue_arrays(dialogues: Sequence[DialogueStats]) -> dict[str, Counts]:
+    """Per-dialogue counts as arrays: turns, correct turns, gold slot values, slot errors."""
+    return {
+        "turns": np.array([d.turns for d in dialogues], dtype=np.float64),
+        "correct": np.array([d.correct for d in dialogues], dtype=np.float64),
+        "n_ref": np.array([d.n_ref for d in dialogues], dtype=np.float64),
+        "errors": np.array([d.sub + d.dele + d.ins for d in dialogues], dtype=np.float64),
+    }
 
 
 def _ratio(numerator: Counts, denominator: Counts) -> Counts:
