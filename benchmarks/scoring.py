@@ -33,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 import scoring  # noqa: E402
 from scoring import stats  # noqa: E402
 from scoring.dstc11 import count  # noqa: E402
+from scoring.results import dialogue_columns  # noqa: E402
 
 FIXTURES = ROOT.parent / "shared" / "fixtures"
 GOLD = FIXTURES / "dstc11" / "test-dstc11.gold.json"
@@ -70,7 +71,7 @@ def main() -> None:
         prediction = scoring.load_prediction(pred_bytes, warm_reference, PRED.name)
         return count(warm_reference, prediction, "default")
 
-    arrays = stats.dialogue_arrays(cold().dialogues)  # type: ignore[attr-defined]
+    arrays = dialogue_columns(cold().dialogues)  # type: ignore[attr-defined]
 
     def bootstrap() -> object:
         return stats.bootstrap_ci(

@@ -17,6 +17,7 @@ import orjson
 from scoring.dstc11 import MISSING_POLICIES, Prediction, Reference, load_prediction, load_reference
 from scoring.errors import ScoringError
 from scoring.normalise import PROFILES
+from scoring.parallel import ForkedStatistics
 from scoring.results import (
     DEFAULT_BOOTSTRAP,
     DEFAULT_LEVEL,
@@ -38,9 +39,10 @@ EXIT_INVALID = 2
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.command == "example":
+        return _example(args)
+    statistics = ForkedStatistics.start()
     try:
-        if args.command == "example":
-            return _example(args)
         settings = Settings(
             profile=args.profile,
             missing=args.missing,
@@ -54,17 +56,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "score":
             if len(predictions) != 1:
                 raise ScoringError("'score' takes exactly one --pred; use 'compare' for two.")
-            result = score(reference, predictions[0], settings)
+            result = score(reference, predictions[0], settings, statistics)
             _emit(result.as_dict() if args.json else _report(result), args.json)
         else:
             if len(predictions) != 2:
                 raise ScoringError("'compare' takes exactly two --pred files.")
-            comparison = compare(reference, predictions[0], predictions[1], settings)
+            comparison = compare(reference, predictions[0], predictions[1], settings, statistics)
             out = _comparison_dict(comparison) if args.json else _comparison_report(comparison)
             _emit(out, args.json)
     except ScoringError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_INVALID
+    finally:
+        if statistics is not None:
+            statistics.close()
     return 0
 
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from scoring.dstc11 import (
     MISSING_POLICIES,
@@ -150,15 +150,58 @@ def _percent(numerator: int, denominator: int) -> float:
     return 100.0 * numerator / denominator if denominator else math.nan
 
 
-def score(reference: Reference, prediction: Prediction, settings: Settings | None = None) -> Score:
+class Statistics(Protocol):
+    """Where intervals and paired tests are computed: :mod:`scoring.stats` itself, or an
+    object with the same two functions (the command line runs them in a forked process)."""
+
+    def bootstrap_ci(
+        self,
+        pairs: dict[str, tuple[Sequence[float], Sequence[float]]],
+        n_boot: int,
+        seed: int,
+        level: float,
+    ) -> dict[str, tuple[float, float]]: ...
+
+    def paired_test(
+        self,
+        metric: str,
+        numerator_a: Sequence[float],
+        numerator_b: Sequence[float],
+        denominator: Sequence[float],
+        n_boot: int,
+        seed: int,
+        level: float,
+    ) -> PairedTest: ...
+
+
+def _local_statistics() -> Statistics:
+    from scoring import stats  # numpy loads here, not when the library is imported
+
+    return stats
+
+
+def dialogue_columns(dialogues: Sequence[DialogueStats]) -> dict[str, list[int]]:
+    """Per-dialogue counts: turns, correct turns, gold slot values and slot errors."""
+    return {
+        "turns": [d.turns for d in dialogues],
+        "correct": [d.correct for d in dialogues],
+        "n_ref": [d.n_ref for d in dialogues],
+        "errors": [d.sub + d.dele + d.ins for d in dialogues],
+    }
+
+
+def score(
+    reference: Reference,
+    prediction: Prediction,
+    settings: Settings | None = None,
+    statistics: Statistics | None = None,
+) -> Score:
     """Score an aligned prediction against its reference with intervals and a signature."""
     settings = settings or Settings(missing=prediction.missing_policy)
     settings.check()
-    from scoring import stats  # numpy loads here, not when the library is imported
-
     counts = count(reference, prediction, settings.profile)
-    arrays = stats.dialogue_arrays(counts.dialogues)
-    intervals = stats.bootstrap_ci(
+    arrays = dialogue_columns(counts.dialogues)
+    intervals = (statistics or _local_statistics()).bootstrap_ci(
         {
             "jga": (arrays["correct"], arrays["turns"]),
             "ser": (arrays["errors"], arrays["n_ref"]),
@@ -232,16 +275,19 @@ class Comparison:
 
 
 def compare(
-    reference: Reference, a: Prediction, b: Prediction, settings: Settings | None = None
+    reference: Reference,
+    a: Prediction,
+    b: Prediction,
+    settings: Settings | None = None,
+    statistics: Statistics | None = None,
 ) -> Comparison:
     """Score A and B and test their JGA and SER differences over dialogues."""
     settings = settings or Settings(missing=a.missing_policy)
-    score_a = score(reference, a, settings)
-    score_b = score(reference, b, settings)
-    from scoring import stats
-
-    arr_a = stats.dialogue_arrays(score_a.per_dialogue)
-    arr_b = stats.dialogue_arrays(score_b.per_dialogue)
+    stats = statistics or _local_statistics()
+    score_a = score(reference, a, settings, stats)
+    score_b = score(reference, b, settings, stats)
+    arr_a = dialogue_columns(score_a.per_dialogue)
+    arr_b = dialogue_columns(score_b.per_dialogue)
     args = (settings.n_boot, settings.seed, settings.level)
     return Comparison(
         a=score_a,

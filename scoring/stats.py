@@ -13,13 +13,12 @@ per-dialogue counts. Percentiles interpolate linearly (numpy's default).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from scoring.dstc11 import DialogueStats
 from scoring.errors import ScoringError
 from scoring.settings import check_settings
 
@@ -38,16 +37,6 @@ class PairedTest:
     p_value: float
     significant: bool
     method: str
-
-
-def dialogue_arrays(dialogues: Sequence[DialogueStats]) -> dict[str, Counts]:
-    """Per-dialogue counts as arrays: turns, correct turns, gold slot values, slot errors."""
-    return {
-        "turns": np.array([d.turns for d in dialogues], dtype=np.float64),
-        "correct": np.array([d.correct for d in dialogues], dtype=np.float64),
-        "n_ref": np.array([d.n_ref for d in dialogues], dtype=np.float64),
-        "errors": np.array([d.sub + d.dele + d.ins for d in dialogues], dtype=np.float64),
-    }
 
 
 def _ratio(numerator: Counts, denominator: Counts) -> Counts:
@@ -83,7 +72,10 @@ def _index_blocks(n: int, n_boot: int, seed: int) -> Iterator[tuple[int, npt.NDA
 
 
 def bootstrap_ci(
-    pairs: dict[str, tuple[Counts, Counts]], n_boot: int, seed: int, level: float
+    pairs: Mapping[str, tuple[Sequence[float] | Counts, Sequence[float] | Counts]],
+    n_boot: int,
+    seed: int,
+    level: float,
 ) -> dict[str, tuple[float, float]]:
     """Percentile bootstrap intervals of ``100 * sum(num) / sum(den)`` for each named metric.
 
@@ -110,9 +102,9 @@ def bootstrap_ci(
 
 def paired_test(
     metric: str,
-    numerator_a: Counts,
-    numerator_b: Counts,
-    denominator: Counts,
+    numerator_a: Sequence[float],
+    numerator_b: Sequence[float],
+    denominator: Sequence[float],
     n_boot: int,
     seed: int,
     level: float,
@@ -124,15 +116,18 @@ def paired_test(
     ``(1 + #{|d_r| >= |d|}) / (1 + R)``, so identical systems get p = 1.
     """
     check_settings(n_boot, level)
-    total = float(denominator.sum())
+    num_a = np.asarray(numerator_a, dtype=np.float64)
+    num_b = np.asarray(numerator_b, dtype=np.float64)
+    den = np.asarray(denominator, dtype=np.float64)
+    total = float(den.sum())
     if total == 0:
         raise ScoringError(f"{metric} is undefined on this reference (nothing to count).")
-    a = 100.0 * float(numerator_a.sum()) / total
-    b = 100.0 * float(numerator_b.sum()) / total
-    delta = numerator_a - numerator_b
+    a = 100.0 * float(num_a.sum()) / total
+    b = 100.0 * float(num_b.sum()) / total
+    delta = num_a - num_b
     observed = 100.0 * float(delta.sum()) / total
     n = len(delta)
-    intervals = bootstrap_ci({"d": (delta, denominator)}, n_boot, seed, level)
+    intervals = bootstrap_ci({"d": (delta, den)}, n_boot, seed, level)
     signs = np.random.default_rng(seed).integers(0, 2, size=(n_boot, n)) * 2 - 1
     shuffled = np.abs(100.0 * (signs @ delta) / total)
     # A small tolerance keeps floating-point noise from deciding ties.

@@ -1,0 +1,171 @@
+"""The command line's statistics, computed in a process forked before the files are read.
+
+Importing numpy costs about as much as reading a reference file (~50 ms). A command-line run
+forks first: the child imports numpy while the parent reads, checks and counts, then computes
+the intervals from the per-dialogue counts the parent sends. The child runs the very functions
+of :mod:`scoring.stats` on the same inputs, so the numbers are identical to an in-process run;
+where ``fork`` is missing or the child fails, the parent computes them itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import struct
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+if TYPE_CHECKING:
+    from scoring.stats import PairedTest
+
+_LENGTH = struct.Struct("!Q")
+
+
+class ForkedStatistics:
+    """A ``scoring.stats``-like object whose calls run in a forked child process."""
+
+    def __init__(self, pid: int, to_child: int, from_child: int) -> None:
+        self._pid = pid
+        self._to_child = to_child
+        self._from_child = from_child
+        self._broken = False
+
+    @classmethod
+    def start(cls) -> ForkedStatistics | None:
+        """Fork the child (which starts importing numpy at once), or None if unsupported."""
+        if not hasattr(os, "fork"):
+            return None
+        requests_read, requests_write = os.pipe()
+        replies_read, replies_write = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            for fd in (requests_read, requests_write, replies_read, replies_write):
+                os.close(fd)
+            return None
+        if pid == 0:  # the child: never returns
+            os.close(requests_write)
+            os.close(replies_read)
+            status = 0
+            try:
+                _serve(requests_read, replies_write)
+            except BaseException:
+                status = 1
+            finally:
+                # Leave without running the parent's exit handlers or flushing its buffers.
+                os._exit(status)
+        os.close(requests_read)
+        os.close(replies_write)
+        return cls(pid, requests_write, replies_read)
+
+    def bootstrap_ci(
+        self,
+        pairs: dict[str, tuple[Sequence[float], Sequence[float]]],
+        n_boot: int,
+        seed: int,
+        level: float,
+    ) -> dict[str, tuple[float, float]]:
+        reply = self._call("bootstrap_ci", [pairs, n_boot, seed, level])
+        if reply is None:
+            from scoring import stats
+
+            return stats.bootstrap_ci(pairs, n_boot, seed, level)
+        return {name: _floats(interval) for name, interval in reply.items()}
+
+    def paired_test(
+        self,
+        metric: str,
+        numerator_a: Sequence[float],
+        numerator_b: Sequence[float],
+        denominator: Sequence[float],
+        n_boot: int,
+        seed: int,
+        level: float,
+    ) -> PairedTest:
+        from scoring.stats import PairedTest
+
+        args = [metric, numerator_a, numerator_b, denominator, n_boot, seed, level]
+        reply = self._call("paired_test", args)
+        if reply is None:
+            from scoring import stats
+
+            return stats.paired_test(*args)  # type: ignore[arg-type]
+        reply["ci"] = _floats(reply["ci"])
+        return PairedTest(**reply)
+
+    def close(self) -> None:
+        """End the child (it exits when its request pipe closes) and reap it."""
+        for fd in (self._to_child, self._from_child):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(self._pid, 0)
+
+    def _call(self, function: str, args: list[Any]) -> Any:
+        """The child's answer, or None (compute locally) if the child cannot give one."""
+        if self._broken:
+            return None
+        try:
+            _send(self._to_child, orjson.dumps([function, args]))
+            status, payload = orjson.loads(_receive(self._from_child))
+        except (OSError, EOFError, orjson.JSONDecodeError):
+            self._broken = True
+            return None
+        if status != "ok":
+            # The child's error is re-raised by the same call made locally.
+            return None
+        return payload
+
+
+def _serve(requests: int, replies: int) -> None:
+    from scoring import stats  # the slow import, overlapping the parent's reading
+
+    while True:
+        try:
+            function, args = orjson.loads(_receive(requests))
+        except EOFError:
+            return
+        try:
+            if function == "bootstrap_ci":
+                pairs, *rest = args
+                result: Any = stats.bootstrap_ci(
+                    {name: (num, den) for name, (num, den) in pairs.items()}, *rest
+                )
+            elif function == "paired_test":
+                result = stats.paired_test(*args)
+            else:
+                raise ValueError(function)
+            _send(replies, orjson.dumps(["ok", result]))
+        except Exception as error:
+            _send(replies, orjson.dumps(["error", str(error)]))
+
+
+def _floats(values: Sequence[float | None]) -> tuple[float, float]:
+    # JSON has no NaN: an undefined interval bound travels as null.
+    low, high = (float("nan") if v is None else float(v) for v in values)
+    return (low, high)
+
+
+def _send(fd: int, payload: bytes) -> None:
+    data = _LENGTH.pack(len(payload)) + payload
+    while data:
+        written = os.write(fd, data)
+        data = data[written:]
+
+
+def _receive(fd: int) -> bytes:
+    header = _read_exactly(fd, _LENGTH.size)
+    return _read_exactly(fd, _LENGTH.unpack(header)[0])
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    chunks = []
+    while size:
+        chunk = os.read(fd, min(size, 1 << 20))
+        if not chunk:
+            raise EOFError
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
