@@ -1,0 +1,40 @@
+"""Private file storage for references and prediction files.
+
+Files are stored under random names (never the uploaded name) outside MEDIA_ROOT, and ``url()``
+refuses: nothing in Trackboard may link to a hidden reference or another team's predictions.
+Code reads them through ``open()`` only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+
+from django.core.files.storage import FileSystemStorage, Storage, storages
+
+
+class PrivateStorage(FileSystemStorage):
+    def url(self, name: str | None) -> str:
+        raise ValueError("private files have no URL")
+
+
+def private_storage() -> Storage:
+    """The ``private`` storage alias; a callable so migrations do not freeze its location."""
+    return storages["private"]
+
+
+def random_name(prefix: str) -> str:
+    """A stored name that reveals nothing about the uploaded file."""
+    return f"{prefix}/{uuid.uuid4().hex}"
+
+
+def reference_upload_to(instance: object, filename: str) -> str:
+    return random_name("references")
+
+
+def submission_upload_to(instance: object, filename: str) -> str:
+    return random_name("submissions")
+
+
+def sha256_of(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
