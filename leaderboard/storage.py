@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from typing import Any
 
 from django.core.files.storage import FileSystemStorage, Storage, storages
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+from django.utils.functional import LazyObject, empty
 
 
 class PrivateStorage(FileSystemStorage):
@@ -18,9 +22,29 @@ class PrivateStorage(FileSystemStorage):
         raise ValueError("private files have no URL")
 
 
+class _PrivateStorageProxy(LazyObject):
+    """Resolves ``storages["private"]`` lazily, like Django's ``default_storage``.
+
+    A FileField evaluates its storage callable once, at import; this proxy lets the location
+    follow the STORAGES setting when it changes (tests give each test its own directory).
+    """
+
+    def _setup(self) -> None:
+        self._wrapped = storages["private"]
+
+
+_private = _PrivateStorageProxy()
+
+
+@receiver(setting_changed)
+def _reset(*, setting: str, **kwargs: Any) -> None:
+    if setting == "STORAGES":
+        _private._wrapped = empty
+
+
 def private_storage() -> Storage:
     """The ``private`` storage alias; a callable so migrations do not freeze its location."""
-    return storages["private"]
+    return _private  # type: ignore[return-value]
 
 
 def random_name(prefix: str) -> str:
