@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
+from django.db import models
 from django.http import HttpRequest
 
 from leaderboard.submissions.models import Result, Submission, SubmissionFile
@@ -74,6 +75,8 @@ class SubmissionAdmin(admin.ModelAdmin):
         *readonly_fields[3:],
     )
     inlines = [SubmissionFileInline, ResultInline]
+    # Django 6's default, set explicitly: a paper/code URL typed without a scheme is https.
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     actions = ["rescore_selected"]
 
     def get_queryset(self, request: HttpRequest) -> Any:

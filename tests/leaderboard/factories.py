@@ -20,11 +20,10 @@ KEYS = ("tts-verbatim", "human-verbatim", "human-paraphrased")
 class UserFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = get_user_model()
-        skip_postgeneration_save = True
 
     username = factory.Sequence(lambda n: f"user{n}")
     email = factory.LazyAttribute(lambda u: f"{u.username}@example.org")
-    password = factory.PostGenerationMethodCall("set_password", "pw")
+    password = factory.django.Password("pw")
 
 
 class ChallengeFactory(factory.django.DjangoModelFactory):
