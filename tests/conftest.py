@@ -1,4 +1,8 @@
-"""Shared test configuration: where the public fixture data lives."""
+"""Shared test set-up: where the public fixture data lives, and service requirements.
+
+Tests that need Postgres, Redis, a real worker or the fixture data skip outside CI when it is
+missing, and fail under ``CI=true``: CI must never go green by skipping them.
+"""
 
 from __future__ import annotations
 
@@ -8,14 +12,19 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = ROOT.parent / "shared" / "fixtures"
+FIXTURES = ROOT / ".." / "shared" / "fixtures"
+
+
+def require(service: str, available: bool, how: str) -> None:
+    if available:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"{service} is required under CI but is not available ({how})")
+    pytest.skip(f"{service} not available ({how})")
 
 
 @pytest.fixture(scope="session")
-def fixtures() -> Path:
-    """The shared fixture folder; skipped outside the workspace, an error under CI."""
-    if not FIXTURES.is_dir():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"fixture data not found at {FIXTURES}; CI must provide ../shared")
-        pytest.skip("the shared fixture data (../shared/fixtures) is not beside this checkout")
+def fixtures_dir() -> Path:
+    """The shared public fixture data beside the checkout (``../shared/fixtures``)."""
+    require("../shared/fixtures", FIXTURES.is_dir(), f"no directory {FIXTURES.resolve()}")
     return FIXTURES

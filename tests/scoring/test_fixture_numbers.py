@@ -1,4 +1,4 @@
-"""The published numbers of ../shared/fixtures/README.md, reproduced to +-0.01 with exact counts."""
+"""The numbers of ../shared/fixtures/README.md, reproduced to +-0.01 with exact counts."""
 
 from __future__ import annotations
 
@@ -20,10 +20,10 @@ def _reference(path: Path) -> scoring.Reference:
     return scoring.load_reference(path.read_bytes(), path.name)
 
 
-def _score(fixtures: Path, pred: str, profile: str = "default", missing: str = "reject"):
-    gold = fixtures / "dstc11" / "test-dstc11.gold.json"
+def _score(fixtures_dir: Path, pred: str, profile: str = "default", missing: str = "reject"):
+    gold = fixtures_dir / "dstc11" / "test-dstc11.gold.json"
     reference = _reference(gold)
-    path = fixtures / pred
+    path = fixtures_dir / pred
     prediction = scoring.load_prediction(path.read_bytes(), reference, path.name, missing)
     return scoring.score(reference, prediction, scoring.Settings(profile=profile, missing=missing))
 
@@ -37,8 +37,8 @@ def _score(fixtures: Path, pred: str, profile: str = "default", missing: str = "
         ("mwzeval-predictions/damd.json", "default", "empty", 12.72, 60.78, (11879, 12299, 1253)),
     ],
 )
-def test_it_reproduces_the_published_table(fixtures, pred, profile, missing, jga, ser, sdi):
-    result = _score(fixtures, pred, profile, missing)
+def test_it_reproduces_the_published_table(fixtures_dir, pred, profile, missing, jga, ser, sdi):
+    result = _score(fixtures_dir, pred, profile, missing)
     assert result.jga == pytest.approx(jga, abs=0.01)
     assert result.ser == pytest.approx(ser, abs=0.01)
     assert (result.sub, result.dele, result.ins) == sdi
@@ -48,24 +48,24 @@ def test_it_reproduces_the_published_table(fixtures, pred, profile, missing, jga
     assert result.ser_ci[0] <= result.ser <= result.ser_ci[1]
 
 
-def test_it_reports_missing_turns_scored_as_empty(fixtures):
-    result = _score(fixtures, "mwzeval-predictions/damd.json", missing="empty")
+def test_it_reports_missing_turns_scored_as_empty(fixtures_dir):
+    result = _score(fixtures_dir, "mwzeval-predictions/damd.json", missing="empty")
     assert result.missing_dialogues == 1
     assert result.missing_turns == 18
     assert any("18 user turn(s) missing" in w for w in result.warnings)
     assert "missing:empty" in result.signature
 
 
-def test_it_scores_the_manifest_as_a_perfect_prediction(fixtures):
-    result = _score(fixtures, "dstc11/test-dstc11.manifest.txt")
+def test_it_scores_the_manifest_as_a_perfect_prediction(fixtures_dir):
+    result = _score(fixtures_dir, "dstc11/test-dstc11.manifest.txt")
     assert result.format == "manifest"
     assert result.jga == 100.0
     assert result.ser == 0.0
 
 
-def test_it_names_the_detected_format(fixtures):
-    assert _score(fixtures, "mwzeval-predictions/augpt.json").format == "mwz-wrapper"
-    assert _score(fixtures, "dstc11/test-dstc11.gold.json").format == "gold-json"
+def test_it_names_the_detected_format(fixtures_dir):
+    assert _score(fixtures_dir, "mwzeval-predictions/augpt.json").format == "mwz-wrapper"
+    assert _score(fixtures_dir, "dstc11/test-dstc11.gold.json").format == "gold-json"
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -78,19 +78,19 @@ def _cli(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_it_rejects_damd_naming_the_missing_dialogue(fixtures):
-    gold = fixtures / "dstc11" / "test-dstc11.gold.json"
+def test_it_rejects_damd_naming_the_missing_dialogue(fixtures_dir):
+    gold = fixtures_dir / "dstc11" / "test-dstc11.gold.json"
     run = _cli(
-        "score", "--gold", str(gold), "--pred", str(fixtures / "mwzeval-predictions/damd.json")
+        "score", "--gold", str(gold), "--pred", str(fixtures_dir / "mwzeval-predictions/damd.json")
     )
     assert run.returncode == 2
     assert run.stdout == ""
     assert run.stderr == "error: damd.json: 1 dialogue(s) of the reference are missing: mul0789.\n"
 
 
-def test_it_rejects_labes_listing_all_56_missing_dialogues(fixtures):
-    gold_path = fixtures / "dstc11" / "test-dstc11.gold.json"
-    labes = fixtures / "mwzeval-predictions" / "labes.json"
+def test_it_rejects_labes_listing_all_56_missing_dialogues(fixtures_dir):
+    gold_path = fixtures_dir / "dstc11" / "test-dstc11.gold.json"
+    labes = fixtures_dir / "mwzeval-predictions" / "labes.json"
     gold_ids = {k.lower() for k in orjson.loads(gold_path.read_bytes())}
     missing = sorted(gold_ids - {k.lower() for k in orjson.loads(labes.read_bytes())})
     assert len(missing) == 56
@@ -102,11 +102,11 @@ def test_it_rejects_labes_listing_all_56_missing_dialogues(fixtures):
         assert dialogue_id in run.stderr
 
 
-def test_the_cli_prints_the_documented_json(fixtures):
-    gold = fixtures / "dstc11" / "test-dstc11.gold.json"
+def test_the_cli_prints_the_documented_json(fixtures_dir):
+    gold = fixtures_dir / "dstc11" / "test-dstc11.gold.json"
     run = _cli(
         "score", "--task", "dstc11", "--gold", str(gold),
-        "--pred", str(fixtures / "mwzeval-predictions/augpt.json"), "--json",
+        "--pred", str(fixtures_dir / "mwzeval-predictions/augpt.json"), "--json",
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
     out = orjson.loads(run.stdout)

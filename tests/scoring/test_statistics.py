@@ -107,11 +107,11 @@ def _fixture_reference(path: Path) -> scoring.Reference:
     return scoring.load_reference(path.read_bytes(), path.name)
 
 
-def test_gold_against_augpt_is_significant(fixtures):
-    gold_path = fixtures / "dstc11" / "test-dstc11.gold.json"
+def test_gold_against_augpt_is_significant(fixtures_dir):
+    gold_path = fixtures_dir / "dstc11" / "test-dstc11.gold.json"
     reference = _fixture_reference(gold_path)
     gold = scoring.load_prediction(gold_path.read_bytes(), reference, "gold.json")
-    augpt_path = fixtures / "mwzeval-predictions" / "augpt.json"
+    augpt_path = fixtures_dir / "mwzeval-predictions" / "augpt.json"
     augpt = scoring.load_prediction(augpt_path.read_bytes(), reference, "augpt.json")
     comparison = scoring.compare(reference, gold, augpt)
     assert comparison.jga.significant

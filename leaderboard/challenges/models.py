@@ -1,0 +1,141 @@
+"""Challenges, their phases, audio conditions and hidden references."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+from django.utils import timezone
+
+from leaderboard.storage import private_storage, reference_upload_to
+
+
+def default_scorer_options() -> dict[str, Any]:
+    return {"profile": "default", "missing": "reject", "n_boot": 1000, "seed": 12345}
+
+
+class Challenge(models.Model):
+    class Registration(models.TextChoices):
+        AUTO = "auto", "automatic"
+        APPROVAL = "approval", "organiser approval"
+
+    slug = models.SlugField(unique=True)
+    title = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    rules = models.TextField(blank=True)
+    #: scorer name; only ``dstc11`` is implemented by ``scoring`` today.
+    task = models.CharField(max_length=32, default="dstc11")
+    #: keyword arguments of ``scoring.Settings`` (profile, missing, n_boot, seed, level).
+    scorer_options = models.JSONField(default=default_scorer_options, blank=True)
+    primary_metric = models.CharField(max_length=16, default="jga")
+    registration = models.CharField(
+        max_length=16, choices=Registration.choices, default=Registration.AUTO
+    )
+    organisers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="organised_challenges"
+    )
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created"]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def scoring_settings(self) -> Any:
+        """The ``scoring.Settings`` every Result of this challenge is computed with."""
+        import scoring
+
+        allowed = {"profile", "missing", "n_boot", "level", "seed"}
+        options = {k: v for k, v in (self.scorer_options or {}).items() if k in allowed}
+        return scoring.Settings(**options)
+
+
+class Phase(models.Model):
+    class Visibility(models.TextChoices):
+        PUBLIC = "public", "public now"
+        HIDDEN = "hidden", "hidden until reveal"
+
+    challenge = models.ForeignKey(Challenge, on_delete=models.CASCADE, related_name="phases")
+    name = models.CharField(max_length=100)
+    slug = models.SlugField()
+    order = models.PositiveIntegerField(default=0)
+    opens_at = models.DateTimeField()
+    closes_at = models.DateTimeField()
+    daily_quota = models.PositiveIntegerField(null=True, blank=True, help_text="empty: no limit")
+    total_quota = models.PositiveIntegerField(null=True, blank=True, help_text="empty: no limit")
+    allow_partial = models.BooleanField(
+        default=False, help_text="accept submissions that cover only some conditions"
+    )
+    results_visibility = models.CharField(
+        max_length=16, choices=Visibility.choices, default=Visibility.PUBLIC
+    )
+    split_fraction = models.FloatField(
+        default=1.0, help_text="share of dialogues on the public leaderboard"
+    )
+    split_seed = models.IntegerField(default=0)
+    max_final_selections = models.PositiveIntegerField(default=1)
+    revealed = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["challenge", "order", "opens_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["challenge", "slug"], name="phase_unique_slug"),
+            models.CheckConstraint(condition=Q(closes_at__gt=F("opens_at")), name="phase_dates"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.challenge.slug} / {self.name}"
+
+    def is_open(self, now: Any = None) -> bool:
+        now = now or timezone.now()
+        return self.opens_at <= now < self.closes_at
+
+    @property
+    def results_public(self) -> bool:
+        return self.results_visibility == self.Visibility.PUBLIC or self.revealed
+
+
+class Condition(models.Model):
+    phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="conditions")
+    key = models.SlugField(max_length=64, help_text="e.g. tts-verbatim")
+    label = models.CharField(max_length=100)
+    order = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["phase", "order", "key"]
+        constraints = [
+            models.UniqueConstraint(fields=["phase", "key"], name="condition_unique_key"),
+        ]
+
+    def __str__(self) -> str:
+        return self.label or self.key
+
+    def active_reference(self) -> Reference | None:
+        return self.references.filter(active=True).first()
+
+
+class Reference(models.Model):
+    """A hidden gold file. Versioned: a new upload deactivates, never deletes, the old one."""
+
+    condition = models.ForeignKey(Condition, on_delete=models.CASCADE, related_name="references")
+    file = models.FileField(storage=private_storage, upload_to=reference_upload_to)
+    sha256 = models.CharField(max_length=64)
+    summary = models.JSONField(default=dict, blank=True)
+    active = models.BooleanField(default=True)
+    uploaded_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["condition", "-uploaded_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["condition"],
+                condition=Q(active=True),
+                name="reference_one_active_per_condition",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.condition} @ {self.sha256[:8]}"

@@ -1,0 +1,1 @@
+"""Rankings are queries over ``submissions.Result``; this app has no tables."""

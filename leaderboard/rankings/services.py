@@ -1,0 +1,226 @@
+"""Leaderboards: queries over Results, ranked by the ORM, cached per phase.
+
+Per condition: each team's best Result on the condition's *active* reference, by the primary
+metric (JGA higher is better, SER lower is better; the other metric breaks ties, then the
+earlier submission), NULL metrics ranked last. The overview ranks each team's best submission
+by the mean of its per-condition scores; a submission missing a condition has no mean and
+ranks after those that cover every condition.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db.models import Count, F, OrderBy, Window
+from django.db.models.functions import Rank, RowNumber
+
+from leaderboard.challenges.models import Condition, Phase
+from leaderboard.submissions.models import Result, Submission
+
+CACHE_VERSION = 1
+HIDDEN_STATUSES = (Submission.Status.INVALID, Submission.Status.CANCELLED)
+
+
+@dataclass(frozen=True)
+class Row:
+    rank: int
+    team_id: int
+    team_name: str
+    team_slug: str
+    submission_id: int
+    method_name: str
+    is_baseline: bool
+    submitted_at: dt.datetime
+    jga: float | None
+    jga_low: float | None
+    jga_high: float | None
+    ser: float | None
+    ser_low: float | None
+    ser_high: float | None
+    signature: str
+    submissions: int
+
+
+@dataclass(frozen=True)
+class ConditionBoard:
+    condition_id: int
+    key: str
+    label: str
+    rows: tuple[Row, ...]
+
+
+@dataclass(frozen=True)
+class OverviewRow:
+    rank: int
+    team_id: int
+    team_name: str
+    team_slug: str
+    submission_id: int
+    method_name: str
+    is_baseline: bool
+    submitted_at: dt.datetime
+    jga: float | None
+    ser: float | None
+    #: condition key -> (jga, ser) of this submission
+    per_condition: dict[str, tuple[float | None, float | None]]
+    submissions: int
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    phase_id: int
+    primary_metric: str
+    conditions: tuple[ConditionBoard, ...]
+    overview: tuple[OverviewRow, ...]
+
+
+def cache_key(phase_id: int) -> str:
+    return f"leaderboard:v{CACHE_VERSION}:phase:{phase_id}"
+
+
+def invalidate(phase_id: int) -> None:
+    cache.delete(cache_key(phase_id))
+
+
+def leaderboard(phase: Phase) -> Leaderboard:
+    """The phase's rankings; cached until a Result (or reference, or submission) changes."""
+    key = cache_key(phase.pk)
+    board = cache.get(key)
+    if board is None:
+        board = compute(phase)
+        cache.set(key, board, settings.LEADERBOARD_CACHE_SECONDS)
+    return board
+
+
+def _ordering(primary: str) -> list[OrderBy]:
+    jga = F("jga").desc(nulls_last=True)
+    ser = F("ser").asc(nulls_last=True)
+    metrics = [ser, jga] if primary == "ser" else [jga, ser]
+    return [*metrics, F("submission__created_at").asc(), F("submission_id").asc()]
+
+
+def compute(phase: Phase) -> Leaderboard:
+    """Build the leaderboard without the cache."""
+    primary = phase.challenge.primary_metric
+    counts = dict(
+        Submission.objects.filter(phase=phase)
+        .exclude(status__in=HIDDEN_STATUSES)
+        .values_list("team_id")
+        .annotate(n=Count("pk"))
+        .values_list("team_id", "n")
+    )
+    conditions = list(phase.conditions.order_by("order", "key"))
+    boards = tuple(_condition_board(c, primary, counts) for c in conditions)
+    return Leaderboard(
+        phase_id=phase.pk,
+        primary_metric=primary,
+        conditions=boards,
+        overview=_overview(phase, conditions, primary, counts),
+    )
+
+
+def _counted(phase: Phase):  # type: ignore[no-untyped-def]
+    return Result.objects.filter(submission__phase=phase, reference__active=True).exclude(
+        submission__status__in=HIDDEN_STATUSES
+    )
+
+
+def _condition_board(condition: Condition, primary: str, counts: dict[int, int]) -> ConditionBoard:
+    order = _ordering(primary)
+    best = (
+        _counted(condition.phase)
+        .filter(condition=condition)
+        .annotate(nth=Window(RowNumber(), partition_by=[F("submission__team_id")], order_by=order))
+        .filter(nth=1)
+        .values_list("pk", flat=True)
+    )
+    ranked = (
+        Result.objects.filter(pk__in=list(best))
+        .select_related("submission__team")
+        .annotate(rank=Window(Rank(), order_by=order))
+        .order_by(*order)
+    )
+    rows = tuple(
+        Row(
+            rank=r.rank,
+            team_id=r.submission.team_id,
+            team_name=r.submission.team.name,
+            team_slug=r.submission.team.slug,
+            submission_id=r.submission_id,
+            method_name=r.submission.method_name,
+            is_baseline=r.submission.is_baseline,
+            submitted_at=r.submission.created_at,
+            jga=r.jga,
+            jga_low=r.jga_low,
+            jga_high=r.jga_high,
+            ser=r.ser,
+            ser_low=r.ser_low,
+            ser_high=r.ser_high,
+            signature=r.signature,
+            submissions=counts.get(r.submission.team_id, 0),
+        )
+        for r in ranked
+    )
+    return ConditionBoard(condition.pk, condition.key, condition.label, rows)
+
+
+def _overview(
+    phase: Phase, conditions: list[Condition], primary: str, counts: dict[int, int]
+) -> tuple[OverviewRow, ...]:
+    # Means over conditions need every Result of every submission; the result is cached, so
+    # this Python pass runs once per Result write, not once per request.
+    keys = {c.pk: c.key for c in conditions}
+    per_submission: dict[int, dict[str, tuple[float | None, float | None]]] = {}
+    meta: dict[int, Result] = {}
+    for r in _counted(phase).select_related("submission__team").order_by("created_at"):
+        per_submission.setdefault(r.submission_id, {})[keys[r.condition_id]] = (r.jga, r.ser)
+        meta[r.submission_id] = r
+
+    def mean(values: list[float | None]) -> float | None:
+        if len(values) != len(conditions) or any(v is None for v in values):
+            return None
+        return sum(v for v in values if v is not None) / len(values)
+
+    def sort_key(item: tuple[int, float | None, float | None]) -> tuple[object, ...]:
+        pk, jga, ser = item
+        jga_key = (jga is None, -(jga or 0.0))
+        ser_key = (ser is None, ser or 0.0)
+        metrics = (ser_key, jga_key) if primary == "ser" else (jga_key, ser_key)
+        return (*metrics, meta[pk].submission.created_at, pk)
+
+    scored = [
+        (pk, mean([v[0] for v in values.values()]), mean([v[1] for v in values.values()]))
+        for pk, values in per_submission.items()
+    ]
+    scored.sort(key=sort_key)
+    rows: list[OverviewRow] = []
+    seen: set[int] = set()
+    previous: tuple[object, ...] | None = None
+    for pk, jga, ser in scored:
+        submission = meta[pk].submission
+        if submission.team_id in seen:
+            continue
+        seen.add(submission.team_id)
+        metrics = sort_key((pk, jga, ser))[:2]
+        rank = rows[-1].rank if rows and metrics == previous else len(rows) + 1
+        previous = metrics
+        rows.append(
+            OverviewRow(
+                rank=rank,
+                team_id=submission.team_id,
+                team_name=submission.team.name,
+                team_slug=submission.team.slug,
+                submission_id=pk,
+                method_name=submission.method_name,
+                is_baseline=submission.is_baseline,
+                submitted_at=submission.created_at,
+                jga=jga,
+                ser=ser,
+                per_condition=per_submission[pk],
+                submissions=counts.get(submission.team_id, 0),
+            )
+        )
+    return tuple(rows)

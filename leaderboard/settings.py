@@ -1,0 +1,298 @@
+"""Trackboard settings: environment variables only, with safe defaults for the embedded mode.
+
+Embedded mode (no variable set): SQLite in ``var/``, Celery on kombu's filesystem transport in
+``var/broker/``, private files in ``var/private/``, e-mail printed to the console.
+``DATABASE_URL=postgres://...`` switches to Postgres (psycopg 3); ``REDIS_URL=redis://...``
+switches the Celery broker and Django's cache to Redis.
+
+Every helper below raises ``ImproperlyConfigured`` on a value it cannot read: a typo in a
+deployment should stop the process at start-up, not fall back silently to a default.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env_str(name: str, default: str) -> str:
+    return os.environ.get(name, default)
+
+
+def env_bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    value = raw.strip().lower()
+    if value in {"1", "true", "yes", "on"}:
+        return True
+    if value in {"0", "false", "no", "off"}:
+        return False
+    raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean (use true/false, 1/0, yes/no)")
+
+
+def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not an integer") from None
+    if minimum is not None and value < minimum:
+        raise ImproperlyConfigured(f"{name}={value} must be at least {minimum}")
+    return value
+
+
+def env_float(name: str, default: float, *, minimum: float | None = None) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a number") from None
+    if minimum is not None and value < minimum:
+        raise ImproperlyConfigured(f"{name}={value} must be at least {minimum}")
+    return value
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_path(name: str, default: Path) -> Path:
+    raw = os.environ.get(name)
+    return Path(raw).expanduser().resolve() if raw else default
+
+
+def database_from_url(url: str) -> dict[str, object]:
+    """Django's DATABASES entry for ``postgres://user:password@host:port/name?options``.
+
+    Written here rather than depending on dj-database-url: we accept one scheme and four fields.
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in {"postgres", "postgresql"}:
+        raise ImproperlyConfigured(
+            f"DATABASE_URL scheme {parts.scheme!r} is not supported; use postgres://"
+        )
+    name = unquote(parts.path.lstrip("/"))
+    if not name:
+        raise ImproperlyConfigured("DATABASE_URL has no database name (postgres://.../NAME)")
+    try:
+        port = parts.port
+    except ValueError:
+        raise ImproperlyConfigured("DATABASE_URL has an invalid port") from None
+    options: dict[str, str] = {}
+    for pair in filter(None, parts.query.split("&")):
+        key, _, value = pair.partition("=")
+        options[unquote(key)] = unquote(value)
+    config: dict[str, object] = {
+        "ENGINE": "django.db.backends.postgresql",
+        "NAME": name,
+        "USER": unquote(parts.username or ""),
+        "PASSWORD": unquote(parts.password or ""),
+        "HOST": parts.hostname or "",
+        "PORT": str(port or ""),
+        "OPTIONS": options,
+        "CONN_MAX_AGE": env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0),
+        "CONN_HEALTH_CHECKS": True,
+    }
+    test_name = os.environ.get("DATABASE_TEST_NAME")
+    if test_name:
+        config["TEST"] = {"NAME": test_name}
+    return config
+
+
+DEBUG = env_bool("DEBUG", False)
+VAR_DIR = env_path("TRACKBOARD_VAR_DIR", BASE_DIR / "var")
+
+_secret = os.environ.get("SECRET_KEY", "")
+if not _secret:
+    if not DEBUG and env_bool("TRACKBOARD_REQUIRE_SECRET_KEY", False):
+        raise ImproperlyConfigured("SECRET_KEY must be set in production")
+    # Embedded mode: a fixed development key. Production sets SECRET_KEY (and the flag above).
+    _secret = "trackboard-insecure-development-key-do-not-use-in-production"
+SECRET_KEY = _secret
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "leaderboard.challenges",
+    "leaderboard.teams",
+    "leaderboard.submissions",
+    "leaderboard.rankings",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "leaderboard.urls"
+WSGI_APPLICATION = "leaderboard.wsgi.application"
+ASGI_APPLICATION = "leaderboard.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- database -----------------------------------------------------------------------------
+DATABASE_URL = os.environ.get("DATABASE_URL", "")
+if DATABASE_URL:
+    DATABASES = {"default": database_from_url(DATABASE_URL)}
+else:
+    VAR_DIR.mkdir(parents=True, exist_ok=True)
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": VAR_DIR / "trackboard.sqlite3",
+            # The web process and the worker share the file: wait for a lock rather than fail.
+            "OPTIONS": {"timeout": 20, "transaction_mode": "IMMEDIATE"},
+        }
+    }
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- cache --------------------------------------------------------------------------------
+REDIS_URL = os.environ.get("REDIS_URL", "")
+CACHE_PREFIX = env_str("TRACKBOARD_CACHE_PREFIX", "trackboard")
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": CACHE_PREFIX,
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "KEY_PREFIX": CACHE_PREFIX,
+        }
+    }
+#: Seconds a computed leaderboard stays cached; writes of Results invalidate it earlier.
+LEADERBOARD_CACHE_SECONDS = env_int("TRACKBOARD_LEADERBOARD_CACHE_SECONDS", 300, minimum=0)
+
+# --- storage ------------------------------------------------------------------------------
+STATIC_URL = "static/"
+STATIC_ROOT = env_path("STATIC_ROOT", VAR_DIR / "static")
+MEDIA_URL = "media/"
+MEDIA_ROOT = env_path("MEDIA_ROOT", VAR_DIR / "media")
+#: References and prediction files. Deliberately outside MEDIA_ROOT: no URL serves this tree.
+PRIVATE_STORAGE_ROOT = env_path("TRACKBOARD_PRIVATE_ROOT", VAR_DIR / "private")
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    "private": {
+        "BACKEND": "leaderboard.storage.PrivateStorage",
+        "OPTIONS": {"location": str(PRIVATE_STORAGE_ROOT)},
+    },
+}
+#: Largest accepted prediction file, in bytes.
+MAX_UPLOAD_BYTES = env_int("TRACKBOARD_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1)
+DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+
+# --- e-mail -------------------------------------------------------------------------------
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "trackboard@localhost")
+
+# --- auth, i18n ---------------------------------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = env_str("TIME_ZONE", "UTC")
+USE_I18N = True
+USE_TZ = True
+
+# --- Celery -------------------------------------------------------------------------------
+if REDIS_URL:
+    CELERY_BROKER_URL = REDIS_URL
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
+        # An unacknowledged message (worker killed mid-task) is redelivered after this long;
+        # the lease reaper usually re-queues the submission much sooner.
+        "visibility_timeout": env_int("TRACKBOARD_VISIBILITY_TIMEOUT", 3600, minimum=1),
+    }
+else:
+    _broker = VAR_DIR / "broker"
+    CELERY_BROKER_URL = "filesystem://"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "data_folder_in": str(_broker / "out"),
+        "data_folder_out": str(_broker / "out"),
+        "processed_folder": str(_broker / "processed"),
+        "control_folder": str(_broker / "control"),
+        "store_processed": False,
+    }
+    for _folder in ("out", "processed", "control"):
+        (_broker / _folder).mkdir(parents=True, exist_ok=True)
+# Results live in our own tables; Celery's result backend would only duplicate them.
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_DEFAULT_QUEUE = env_str("TRACKBOARD_QUEUE", "trackboard")
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_ACCEPT_CONTENT = ["json"]
+CELERY_TASK_SERIALIZER = "json"
+CELERY_RESULT_SERIALIZER = "json"
+CELERY_TASK_TIME_LIMIT = env_int("TRACKBOARD_TASK_TIME_LIMIT", 600, minimum=1)
+CELERY_TASK_SOFT_TIME_LIMIT = env_int("TRACKBOARD_TASK_SOFT_TIME_LIMIT", 540, minimum=1)
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BEAT_SCHEDULE = {
+    "reap-expired-leases": {
+        "task": "leaderboard.submissions.tasks.reap_expired_leases",
+        "schedule": env_float("TRACKBOARD_REAPER_INTERVAL", 60.0, minimum=1.0),
+    },
+}
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+
+# --- scoring ------------------------------------------------------------------------------
+#: How long a worker owns a submission it claimed; past it the reaper re-queues the row.
+SCORING_LEASE_SECONDS = env_int("TRACKBOARD_SCORING_LEASE_SECONDS", 900, minimum=1)
+#: Scoring runs (claims) before a submission is marked failed.
+SCORING_MAX_ATTEMPTS = env_int("TRACKBOARD_SCORING_MAX_ATTEMPTS", 3, minimum=1)
+#: Test-only: seconds the worker sleeps after claiming, so a test can kill it mid-scoring.
+TEST_SCORE_DELAY = env_float("TRACKBOARD_TEST_SCORE_DELAY", 0.0, minimum=0.0)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+}

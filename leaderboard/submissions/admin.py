@@ -1,0 +1,111 @@
+"""Admin for submissions and results: inspect, mark baselines, re-score."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.db import models
+from django.http import HttpRequest
+
+from leaderboard.submissions.models import Result, Submission, SubmissionFile
+from leaderboard.submissions.services import rescore
+
+
+class SubmissionFileInline(admin.TabularInline):
+    model = SubmissionFile
+    extra = 0
+    # ``file`` is left out on purpose: private storage has no URL to link to.
+    fields = ("condition", "original_name", "sha256", "size")
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class ResultInline(admin.TabularInline):
+    model = Result
+    extra = 0
+    fields = ("condition", "jga", "jga_low", "jga_high", "ser", "ser_low", "ser_high", "signature")
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Submission)
+class SubmissionAdmin(admin.ModelAdmin):
+    list_display = (
+        "pk",
+        "team",
+        "phase",
+        "method_name",
+        "status",
+        "attempts",
+        "is_baseline",
+        "charged",
+        "created_at",
+    )
+    list_filter = ("status", "is_baseline", "phase__challenge", "phase")
+    search_fields = ("team__name", "method_name")
+    # Status moves only through the state machine (services), never by editing the field.
+    readonly_fields = (
+        "team",
+        "phase",
+        "submitter",
+        "status",
+        "attempts",
+        "lease_until",
+        "error",
+        "charged",
+        "created_at",
+        "scored_at",
+    )
+    fields = (
+        "team",
+        "phase",
+        "submitter",
+        "method_name",
+        "method_description",
+        "url",
+        "is_baseline",
+        "selected_for_final",
+        *readonly_fields[3:],
+    )
+    inlines = [SubmissionFileInline, ResultInline]
+    # Django 6's default, set explicitly: a paper/code URL typed without a scheme is https.
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
+    actions = ["rescore_selected"]
+
+    def get_queryset(self, request: HttpRequest) -> Any:
+        queryset = super().get_queryset(request)
+        if request.user.is_superuser:
+            return queryset
+        return queryset.filter(phase__challenge__organisers=request.user)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.action(description="Re-score the selected scored submissions")
+    def rescore_selected(self, request: HttpRequest, queryset: Any) -> None:
+        done = sum(rescore(submission) for submission in queryset)
+        self.message_user(request, f"{done} submission(s) queued for re-scoring.")
+
+
+@admin.register(Result)
+class ResultAdmin(admin.ModelAdmin):
+    list_display = ("submission", "condition", "jga", "ser", "reference", "created_at")
+    list_filter = ("condition__phase__challenge",)
+    exclude = ("breakdown",)
+    readonly_fields = [f.name for f in Result._meta.fields if f.name != "breakdown"]
+
+    def get_queryset(self, request: HttpRequest) -> Any:
+        queryset = super().get_queryset(request)
+        if request.user.is_superuser:
+            return queryset
+        return queryset.filter(submission__phase__challenge__organisers=request.user)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

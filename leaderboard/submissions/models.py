@@ -1,0 +1,189 @@
+"""Submissions, their stored files, and the Results the scorer writes for them."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+from django.utils import timezone
+
+from leaderboard.storage import private_storage, submission_upload_to
+
+
+class Submission(models.Model):
+    """One upload of a team to a phase: a prediction file per condition.
+
+    Status is a small state machine. Every transition below is a conditional UPDATE that names
+    the state it leaves and returns whether it changed a row, so a duplicate task delivery, a
+    retry, or a reaper racing a worker can never move a row twice::
+
+        queued  -> scoring    claim()     a worker takes it, lease until T, attempts + 1
+        scoring -> scored     finish()    every condition's Result is written
+        scoring -> failed     fail()      attempts exhausted; not charged any more
+        scoring -> queued     release()   transient error or expired lease: score again
+        queued  -> cancelled  cancel()    by the team before scoring starts; not charged
+        scored  -> queued     requeue()   re-score requested by an organiser
+
+    ``invalid`` is a terminal record of a rejected upload (kept so the team sees its history);
+    it is created in that state, never charged, and never scored.
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "queued"
+        SCORING = "scoring", "scoring"
+        SCORED = "scored", "scored"
+        FAILED = "failed", "failed"
+        CANCELLED = "cancelled", "cancelled"
+        INVALID = "invalid", "invalid"
+
+    #: Statuses that never count against a quota.
+    UNCHARGED = (Status.INVALID, Status.FAILED, Status.CANCELLED)
+
+    team = models.ForeignKey("teams.Team", on_delete=models.CASCADE, related_name="submissions")
+    phase = models.ForeignKey(
+        "challenges.Phase", on_delete=models.CASCADE, related_name="submissions"
+    )
+    submitter = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    method_name = models.CharField(max_length=200)
+    method_description = models.TextField(blank=True)
+    url = models.URLField(blank=True)
+    is_baseline = models.BooleanField(default=False)
+    selected_for_final = models.BooleanField(default=False)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    attempts = models.PositiveIntegerField(default=0)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    #: Shown to the team: scorer messages or a generic failure note, never a traceback.
+    error = models.TextField(blank=True)
+    charged = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now)
+    scored_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            models.Index(fields=["team", "phase", "created_at"], name="submission_quota_idx"),
+            models.Index(fields=["status", "lease_until"], name="submission_lease_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.team} / {self.method_name} ({self.status})"
+
+    # --- transitions: each returns True when this call moved the row --------------------------
+    @classmethod
+    def claim(cls, pk: int, lease: dt.timedelta) -> bool:
+        return bool(
+            cls.objects.filter(pk=pk, status=cls.Status.QUEUED).update(
+                status=cls.Status.SCORING,
+                attempts=F("attempts") + 1,
+                lease_until=timezone.now() + lease,
+            )
+        )
+
+    @classmethod
+    def finish(cls, pk: int) -> bool:
+        return bool(
+            cls.objects.filter(pk=pk, status=cls.Status.SCORING).update(
+                status=cls.Status.SCORED, lease_until=None, error="", scored_at=timezone.now()
+            )
+        )
+
+    @classmethod
+    def fail(cls, pk: int, message: str) -> bool:
+        return bool(
+            cls.objects.filter(pk=pk, status=cls.Status.SCORING).update(
+                status=cls.Status.FAILED, lease_until=None, error=message, charged=False
+            )
+        )
+
+    @classmethod
+    def release(cls, pk: int, *, expired_before: dt.datetime | None = None) -> bool:
+        rows = cls.objects.filter(pk=pk, status=cls.Status.SCORING)
+        if expired_before is not None:
+            rows = rows.filter(lease_until__lt=expired_before)
+        return bool(rows.update(status=cls.Status.QUEUED, lease_until=None))
+
+    @classmethod
+    def cancel_queued(cls, pk: int) -> bool:
+        return bool(
+            cls.objects.filter(pk=pk, status=cls.Status.QUEUED).update(
+                status=cls.Status.CANCELLED, charged=False
+            )
+        )
+
+    @classmethod
+    def requeue(cls, pk: int) -> bool:
+        return bool(
+            cls.objects.filter(pk=pk, status=cls.Status.SCORED).update(
+                status=cls.Status.QUEUED, attempts=0, error="", lease_until=None
+            )
+        )
+
+
+class SubmissionFile(models.Model):
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="files")
+    condition = models.ForeignKey(
+        "challenges.Condition", on_delete=models.CASCADE, related_name="submission_files"
+    )
+    #: stored under a random name; ``original_name`` is only shown back to the team.
+    file = models.FileField(storage=private_storage, upload_to=submission_upload_to)
+    original_name = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64)
+    size = models.PositiveBigIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission", "condition"], name="submissionfile_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.submission_id}/{self.condition_id}: {self.original_name}"
+
+
+class Result(models.Model):
+    """What ``scoring`` returned for one file against one reference version and signature."""
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="results")
+    condition = models.ForeignKey(
+        "challenges.Condition", on_delete=models.CASCADE, related_name="results"
+    )
+    reference = models.ForeignKey(
+        "challenges.Reference", on_delete=models.PROTECT, related_name="results"
+    )
+    signature = models.CharField(max_length=255)
+    # Typed, nullable columns so the ranking is an ORM query; NULL (no turns) is ranked last.
+    jga = models.FloatField(null=True)
+    ser = models.FloatField(null=True)
+    jga_low = models.FloatField(null=True)
+    jga_high = models.FloatField(null=True)
+    ser_low = models.FloatField(null=True)
+    ser_high = models.FloatField(null=True)
+    n_ref = models.PositiveIntegerField(default=0)
+    sub = models.PositiveIntegerField(default=0)
+    dele = models.PositiveIntegerField(default=0)
+    ins = models.PositiveIntegerField(default=0)
+    slot_f1 = models.FloatField(null=True)
+    breakdown = models.JSONField(default=dict)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["condition", "-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission", "condition", "reference", "signature"],
+                name="result_unique_run",
+            ),
+        ]
+        indexes = [models.Index(fields=["condition", "reference"], name="result_rank_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.submission_id}/{self.condition_id}: JGA {self.jga}"
+
+
+# Used by services and the admin to filter rows that count against a quota.
+CHARGED = Q(charged=True) & ~Q(status__in=Submission.UNCHARGED)

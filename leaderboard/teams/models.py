@@ -1,0 +1,77 @@
+"""Teams, their members, and their registration for challenges."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+def new_invite_code() -> str:
+    return secrets.token_urlsafe(12)
+
+
+class Team(models.Model):
+    name = models.CharField(max_length=100, unique=True)
+    slug = models.SlugField(unique=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    invite_code = models.CharField(max_length=32, unique=True, default=new_invite_code)
+    members = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, through="Membership", related_name="teams"
+    )
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    class Role(models.TextChoices):
+        OWNER = "owner", "owner"
+        MEMBER = "member", "member"
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.MEMBER)
+    joined = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["team", "user"], name="membership_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.team} ({self.role})"
+
+
+class Participation(models.Model):
+    """A team registered for a challenge. Its row is also the lock that serialises quota checks."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "pending approval"
+        APPROVED = "approved", "approved"
+        REJECTED = "rejected", "rejected"
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="participations")
+    challenge = models.ForeignKey(
+        "challenges.Challenge", on_delete=models.CASCADE, related_name="participations"
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    created = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["team", "challenge"], name="participation_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.team} @ {self.challenge} ({self.status})"

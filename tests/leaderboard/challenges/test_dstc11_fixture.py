@@ -1,0 +1,95 @@
+"""The issue's acceptance check on real data: augpt.json against the DSTC11 test gold.
+
+Expected numbers come from ../shared/fixtures/README.md (computed independently): default
+profile, JGA 17.93, SER 45.40, S/D/I 12,706 / 4,171 / 2,121, N_ref 41,843.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+from django.core.management import CommandError, call_command
+
+from leaderboard.challenges.models import Challenge
+from leaderboard.rankings.services import leaderboard
+from leaderboard.submissions import services, tasks
+from tests.leaderboard.factories import KEYS, ParticipationFactory, TeamFactory, upload
+
+pytestmark = pytest.mark.django_db
+
+
+def _config(tmp_path: Path, gold: Path, slug: str = "dstc11-test") -> Path:
+    reference = os.path.relpath(gold, tmp_path)
+    config = {
+        "challenge": {"slug": slug, "title": "DSTC11 SA-DST", "registration": "auto"},
+        "phases": [
+            {
+                "name": "Test",
+                "slug": "test",
+                "opens_at": "2020-01-01T00:00:00Z",
+                "closes_at": "2100-01-01T00:00:00Z",
+                "daily_quota": 5,
+                "conditions": [
+                    {"key": key, "label": key.title(), "reference": reference} for key in KEYS
+                ],
+            }
+        ],
+    }
+    path = tmp_path / "challenge.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+def test_augpt_scores_jga_17_93_and_ser_45_40_on_every_condition(fixtures_dir, tmp_path, enqueued):
+    gold = fixtures_dir / "dstc11" / "test-dstc11.gold.json"
+    call_command("create_challenge", str(_config(tmp_path, gold)))
+    challenge = Challenge.objects.get(slug="dstc11-test")
+    phase = challenge.phases.get()
+    team = TeamFactory()
+    ParticipationFactory(team=team, challenge=challenge)
+    augpt = (fixtures_dir / "mwzeval-predictions" / "augpt.json").read_bytes()
+    submission = services.submit(
+        team=team,
+        phase=phase,
+        user=team.created_by,
+        files={key: upload(augpt, "augpt.json") for key in KEYS},
+        method_name="AuGPT",
+    )
+    assert tasks.score_submission(submission.pk) == "scored"
+
+    board = leaderboard(phase)
+    gold_hash = hashlib.sha256(gold.read_bytes()).hexdigest()
+    assert [c.key for c in board.conditions] == list(KEYS)
+    for condition in board.conditions:
+        (row,) = condition.rows
+        assert row.rank == 1
+        assert f"{row.jga:.2f}" == "17.93"
+        assert f"{row.ser:.2f}" == "45.40"
+        assert row.jga_low < row.jga < row.jga_high
+        assert row.ser_low < row.ser < row.ser_high
+        assert row.signature.startswith("dstc11|norm:default|")
+        assert f"gold:sha256:{gold_hash[:8]}" in row.signature
+    result = submission.results.first()
+    assert (result.n_ref, result.sub, result.dele, result.ins) == (41843, 12706, 4171, 2121)
+    (overview,) = board.overview
+    assert f"{overview.jga:.2f}" == "17.93"
+
+
+def test_create_challenge_refuses_an_existing_slug(fixtures_dir, tmp_path):
+    path = _config(tmp_path, fixtures_dir / "dstc11" / "test-dstc11.gold.json")
+    call_command("create_challenge", str(path))
+    with pytest.raises(CommandError, match="already exists"):
+        call_command("create_challenge", str(path))
+    assert Challenge.objects.count() == 1
+
+
+def test_create_challenge_rejects_an_invalid_reference_before_writing(tmp_path):
+    bad = tmp_path / "gold.json"
+    bad.write_text("{not json")
+    with pytest.raises(CommandError, match="invalid JSON"):
+        call_command("create_challenge", str(_config(tmp_path, bad, slug="broken")))
+    assert not Challenge.objects.exists()

@@ -1,0 +1,67 @@
+"""Web-side test set-up: isolated storage, cache and queue per test; Postgres and Redis."""
+
+from __future__ import annotations
+
+import os
+import uuid
+
+import pytest
+
+from tests.conftest import require
+
+
+@pytest.fixture
+def postgres(settings) -> None:
+    engine = settings.DATABASES["default"]["ENGINE"]
+    require("PostgreSQL", engine.endswith("postgresql"), "set DATABASE_URL=postgres://...")
+
+
+@pytest.fixture
+def redis_url() -> str:
+    url = os.environ.get("REDIS_URL", "")
+    require("Redis", bool(url), "set REDIS_URL=redis://...")
+    import redis
+
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=2).ping()
+    except redis.RedisError as exc:
+        require("Redis", False, f"{url}: {exc}")
+    return url
+
+
+@pytest.fixture(autouse=True)
+def _isolated(settings, tmp_path_factory):
+    """Private files in a temporary directory; cache keys and the Celery queue unique to this
+    test, so a concurrent run (another worktree, the same Redis) never sees our entries."""
+    from leaderboard.challenges.services import clear_reference_cache
+
+    tag = f"trackboard-test-{uuid.uuid4().hex[:10]}"
+    private = tmp_path_factory.mktemp("private")
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "private": {
+            "BACKEND": "leaderboard.storage.PrivateStorage",
+            "OPTIONS": {"location": str(private)},
+        },
+    }
+    settings.CACHES = {"default": {**settings.CACHES["default"], "KEY_PREFIX": tag}}
+    settings.CELERY_TASK_DEFAULT_QUEUE = tag
+    settings.TEST_SCORE_DELAY = 0.0
+    clear_reference_cache()
+    yield {"tag": tag, "private": private}
+    clear_reference_cache()
+
+
+@pytest.fixture
+def isolation(_isolated):
+    return _isolated
+
+
+@pytest.fixture
+def enqueued(monkeypatch) -> list[int]:
+    """Record scoring enqueues instead of publishing them to the broker."""
+    from leaderboard.submissions import services
+
+    sent: list[int] = []
+    monkeypatch.setattr(services, "enqueue_scoring", sent.append)
+    return sent

@@ -1,0 +1,118 @@
+"""Ranking: best result per team, NULLs last, ties by time, baselines, active reference, cache."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+from django.utils import timezone
+
+from leaderboard.challenges.demo import generate_gold
+from leaderboard.challenges.services import add_reference
+from leaderboard.rankings.services import leaderboard
+from leaderboard.submissions.models import Result, Submission
+from tests.leaderboard.factories import approved_team, phase_with_references
+
+pytestmark = pytest.mark.django_db
+
+GOLD = json.dumps(generate_gold(5, seed=1)).encode()
+T0 = timezone.now() - dt.timedelta(hours=5)
+
+
+@pytest.fixture
+def phase():
+    return phase_with_references(GOLD, keys=("tts-verbatim",))
+
+
+def _result(phase, team, jga, ser, *, minutes=0, baseline=False, status="scored"):
+    condition = phase.conditions.get()
+    submission = Submission.objects.create(
+        team=team,
+        phase=phase,
+        method_name=f"m{jga}",
+        status=status,
+        charged=True,
+        is_baseline=baseline,
+        created_at=T0 + dt.timedelta(minutes=minutes),
+    )
+    return Result.objects.create(
+        submission=submission,
+        condition=condition,
+        reference=condition.references.get(active=True),
+        signature="sig",
+        jga=jga,
+        ser=ser,
+    )
+
+
+def _rows(phase):
+    (board,) = leaderboard(phase).conditions
+    return [(r.rank, r.team_name, r.jga) for r in board.rows]
+
+
+def test_each_team_appears_once_with_its_best_result_and_null_last(phase):
+    a, b, c = (approved_team(phase) for _ in range(3))
+    _result(phase, a, 30.0, 50.0)
+    _result(phase, a, 40.0, 45.0, minutes=1)
+    _result(phase, b, None, None)
+    _result(phase, c, 35.0, 40.0)
+    assert _rows(phase) == [(1, a.name, 40.0), (2, c.name, 35.0), (3, b.name, None)]
+
+
+def test_ser_breaks_jga_ties_then_the_earlier_submission_wins(phase):
+    a, b, c = (approved_team(phase) for _ in range(3))
+    _result(phase, a, 40.0, 30.0, minutes=5)
+    _result(phase, b, 40.0, 30.0, minutes=1)
+    _result(phase, c, 40.0, 20.0, minutes=9)
+    assert [name for _, name, _ in _rows(phase)] == [c.name, b.name, a.name]
+
+
+def test_rows_flag_baselines_and_count_submissions(phase):
+    team, baseline = approved_team(phase), approved_team(phase)
+    _result(phase, team, 40.0, 30.0)
+    _result(phase, team, 20.0, 60.0)
+    Submission.objects.create(team=team, phase=phase, method_name="bad", status="invalid")
+    _result(phase, baseline, 30.0, 40.0, baseline=True)
+    (board,) = leaderboard(phase).conditions
+    assert [(r.is_baseline, r.submissions) for r in board.rows] == [(False, 2), (True, 1)]
+
+
+def test_only_the_active_reference_counts(phase):
+    team = approved_team(phase)
+    _result(phase, team, 40.0, 30.0)
+    add_reference(phase.conditions.get(), GOLD + b" ", "new-gold.json")
+    assert _rows(phase) == []
+
+
+def test_the_cache_is_invalidated_when_a_result_is_written(
+    phase, django_capture_on_commit_callbacks
+):
+    team = approved_team(phase)
+    assert _rows(phase) == []
+    with django_capture_on_commit_callbacks(execute=True):
+        _result(phase, team, 40.0, 30.0)
+    assert _rows(phase) == [(1, team.name, 40.0)]
+
+
+def test_the_overview_ranks_teams_by_the_mean_over_conditions():
+    phase = phase_with_references(GOLD, keys=("a", "b"))
+    one, two = approved_team(phase), approved_team(phase)
+    for team, scores in ((one, (10.0, 50.0)), (two, (40.0, 30.0))):
+        submission = Submission.objects.create(
+            team=team, phase=phase, method_name="m", status="scored", charged=True
+        )
+        for condition, jga in zip(phase.conditions.order_by("key"), scores, strict=True):
+            Result.objects.create(
+                submission=submission,
+                condition=condition,
+                reference=condition.references.get(active=True),
+                signature="sig",
+                jga=jga,
+                ser=100 - jga,
+            )
+    overview = leaderboard(phase).overview
+    assert [(r.rank, r.team_name, r.jga) for r in overview] == [
+        (1, two.name, 35.0),
+        (2, one.name, 30.0),
+    ]
