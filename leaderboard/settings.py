@@ -285,6 +285,9 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # --- scoring ------------------------------------------------------------------------------
 #: How long a worker owns a submission it claimed; past it the reaper re-queues the row.
 SCORING_LEASE_SECONDS = env_int("TRACKBOARD_SCORING_LEASE_SECONDS", 900, minimum=1)
+#: How long a queued submission may wait unclaimed before its task is sent again (a message
+#: lost with a broker outage); duplicates are harmless, only one delivery can claim the row.
+SCORING_RESEND_AFTER_SECONDS = env_int("TRACKBOARD_SCORING_RESEND_AFTER_SECONDS", 300, minimum=1)
 #: Scoring runs (claims) before a submission is marked failed.
 SCORING_MAX_ATTEMPTS = env_int("TRACKBOARD_SCORING_MAX_ATTEMPTS", 3, minimum=1)
 #: Test-only: seconds the worker sleeps after claiming, so a test can kill it mid-scoring.

@@ -366,10 +366,13 @@ def _invalidate(phase_id: int) -> None:
 
 
 def reap_expired_leases(now: dt.datetime | None = None) -> list[int]:
-    """Re-queue (or fail, when attempts are used up) submissions whose scoring lease expired.
+    """Give back submissions whose scoring lease expired, and re-send lost queue messages.
 
-    A worker killed mid-scoring leaves its row in ``scoring``; this gives it back. Returns the
-    ids re-queued, each re-enqueued after commit.
+    A worker killed mid-scoring leaves its row in ``scoring``: it is re-queued (or failed, when
+    its attempts are used up). A ``queued`` row whose message never reached a worker (the broker
+    was down when it was sent) would wait for ever: for a queued row ``lease_until`` is the time
+    to send its task again, stamped on the first pass and renewed on each re-send; a duplicate
+    message is harmless because only one delivery can claim the row. Returns the ids sent.
     """
     now = now or timezone.now()
     requeued: list[int] = []
@@ -387,6 +390,17 @@ def reap_expired_leases(now: dt.datetime | None = None) -> list[int]:
                 error=FAILED_MESSAGE.format(attempts=attempts),
             )
         elif Submission.release(pk, expired_before=now):
+            requeued.append(pk)
+            transaction.on_commit(lambda pk=pk: enqueue_scoring(pk))
+    resend_at = now + dt.timedelta(seconds=settings.SCORING_RESEND_AFTER_SECONDS)
+    waiting = Submission.objects.filter(status=Submission.Status.QUEUED)
+    waiting.filter(lease_until__isnull=True).exclude(pk__in=requeued).update(
+        lease_until=resend_at
+    )
+    for pk in waiting.filter(lease_until__lt=now).values_list("pk", flat=True):
+        if Submission.objects.filter(
+            pk=pk, status=Submission.Status.QUEUED, lease_until__lt=now
+        ).update(lease_until=resend_at):
             requeued.append(pk)
             transaction.on_commit(lambda pk=pk: enqueue_scoring(pk))
     return requeued

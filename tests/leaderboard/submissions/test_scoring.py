@@ -112,6 +112,24 @@ def test_the_reaper_fails_a_submission_that_used_all_attempts(submission, settin
     assert not submission.charged
 
 
+def test_a_queued_submission_whose_message_was_lost_is_sent_again(
+    submission, enqueued, settings, django_capture_on_commit_callbacks
+):
+    settings.SCORING_RESEND_AFTER_SECONDS = 300
+    enqueued.clear()  # as if the broker had lost the message sent at upload
+    now = timezone.now()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.reap_expired_leases(now=now) == []  # first pass: stamps a deadline
+        assert services.reap_expired_leases(now=now + dt.timedelta(seconds=299)) == []
+        assert services.reap_expired_leases(now=now + dt.timedelta(seconds=301)) == [
+            submission.pk
+        ]
+        # sent once per interval, not on every pass
+        assert services.reap_expired_leases(now=now + dt.timedelta(seconds=302)) == []
+    assert enqueued == [submission.pk]
+    assert tasks.score_submission(submission.pk) == "scored"
+
+
 def test_workers_cache_parsed_references_by_sha256(submission, monkeypatch):
     challenge_services.clear_reference_cache()
     calls = []
