@@ -394,9 +394,7 @@ def reap_expired_leases(now: dt.datetime | None = None) -> list[int]:
             transaction.on_commit(lambda pk=pk: enqueue_scoring(pk))
     resend_at = now + dt.timedelta(seconds=settings.SCORING_RESEND_AFTER_SECONDS)
     waiting = Submission.objects.filter(status=Submission.Status.QUEUED)
-    waiting.filter(lease_until__isnull=True).exclude(pk__in=requeued).update(
-        lease_until=resend_at
-    )
+    waiting.filter(lease_until__isnull=True).exclude(pk__in=requeued).update(lease_until=resend_at)
     for pk in waiting.filter(lease_until__lt=now).values_list("pk", flat=True):
         if Submission.objects.filter(
             pk=pk, status=Submission.Status.QUEUED, lease_until__lt=now

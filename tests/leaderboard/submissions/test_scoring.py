@@ -121,9 +121,7 @@ def test_a_queued_submission_whose_message_was_lost_is_sent_again(
     with django_capture_on_commit_callbacks(execute=True):
         assert services.reap_expired_leases(now=now) == []  # first pass: stamps a deadline
         assert services.reap_expired_leases(now=now + dt.timedelta(seconds=299)) == []
-        assert services.reap_expired_leases(now=now + dt.timedelta(seconds=301)) == [
-            submission.pk
-        ]
+        assert services.reap_expired_leases(now=now + dt.timedelta(seconds=301)) == [submission.pk]
         # sent once per interval, not on every pass
         assert services.reap_expired_leases(now=now + dt.timedelta(seconds=302)) == []
     assert enqueued == [submission.pk]

@@ -1,0 +1,199 @@
+"""Turn-by-turn comparison: every count JGA, SER and their breakdowns need.
+
+Per-domain JGA is computed over the turns in which the domain appears in the gold or the
+predicted state: such a turn counts as correct for the domain when the slots of that domain
+agree exactly.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from scoring.dstc11.model import Prediction, Reference
+from scoring.dstc11.states import State
+
+
+@dataclass(frozen=True)
+class SlotStats:
+    """Counts for one slot over all turns."""
+
+    n_ref: int
+    n_pred: int
+    correct: int
+    sub: int
+    dele: int
+    ins: int
+    accuracy: float
+
+    def as_dict(self) -> dict[str, float]:
+        return {
+            "n_ref": self.n_ref,
+            "n_pred": self.n_pred,
+            "correct": self.correct,
+            "sub": self.sub,
+            "del": self.dele,
+            "ins": self.ins,
+            "accuracy": self.accuracy,
+        }
+
+
+@dataclass(frozen=True)
+class DomainStats:
+    turns: int
+    correct: int
+    jga: float
+
+
+@dataclass(frozen=True)
+class DialogueStats:
+    """Sufficient statistics of one dialogue: what intervals and paired tests resample."""
+
+    dialogue_id: str
+    turns: int
+    correct: int
+    n_ref: int
+    sub: int
+    dele: int
+    ins: int
+    #: one character per user turn: '1' correct, '0' wrong.
+    turn_correct: str
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Everything measured on one prediction against one reference, before statistics."""
+
+    turns: int
+    correct: int
+    n_ref: int
+    sub: int
+    dele: int
+    ins: int
+    per_slot: Mapping[str, SlotStats]
+    per_domain: Mapping[str, DomainStats]
+    dialogues: tuple[DialogueStats, ...]
+    out_of_ontology: Mapping[str, int]
+
+
+class _TurnErrors(NamedTuple):
+    """The errors of one wrong turn (a plain tuple: thousands are made per file)."""
+
+    sub: tuple[str, ...]
+    dele: tuple[str, ...]
+    ins: tuple[str, ...]
+    domains: frozenset[str]
+    wrong: frozenset[str]
+
+
+def _turn_errors(gold: State, pred: State, gold_domains: frozenset[str]) -> _TurnErrors:
+    sub: list[str] = []
+    dele: list[str] = []
+    for k, v in gold.items():
+        p = pred.get(k)
+        if p != v:
+            (dele if p is None else sub).append(k)
+    # Every predicted key is a gold key or an insertion, so the insertions can be counted
+    # before they are looked for, and the predicted domains follow from them.
+    ins: tuple[str, ...] = ()
+    domains = gold_domains
+    if len(pred) > len(gold) - len(dele):
+        ins = tuple(k for k in pred if k not in gold)
+        domains = gold_domains | {k.partition("-")[0] for k in ins}
+    return _TurnErrors(
+        tuple(sub),
+        tuple(dele),
+        ins,
+        domains,
+        frozenset(k.partition("-")[0] for k in (*sub, *dele, *ins)),
+    )
+
+
+def count(reference: Reference, prediction: Prediction, profile: str) -> Counts:
+    """Compare normalised states turn by turn and collect every count the metrics need."""
+    facts = reference.facts(profile)
+    pred_states = prediction.states(profile)
+    # Turns that are right count once for each of their gold domains, and wrong turns once for
+    # their errors: counting the distinct domain sets and error lists, then expanding them at
+    # the end, keeps the per-turn work to one dictionary update.
+    right_domains: Counter[frozenset[str]] = Counter()
+    wrong_turns: Counter[_TurnErrors] = Counter()
+    dialogues = []
+    for key, gold_turns, pred_turns, gold_domains, n_ref in zip(
+        reference.ids, facts.states, pred_states, facts.domains, facts.n_ref, strict=True
+    ):
+        d_correct = d_sub = d_del = d_ins = 0
+        marks = []
+        last_gold: State | None = None
+        last_pred: State | None = None
+        outcome: _TurnErrors | None = None
+        for gold, pred, domains in zip(gold_turns, pred_turns, gold_domains, strict=True):
+            if gold == pred:
+                d_correct += 1
+                marks.append("1")
+                right_domains[domains] += 1
+                continue
+            marks.append("0")
+            # Cumulative states repeat; the same pair of states has the same errors.
+            if gold is not last_gold or pred is not last_pred or outcome is None:
+                outcome = _turn_errors(gold, pred, domains)
+                last_gold, last_pred = gold, pred
+            d_sub += len(outcome.sub)
+            d_del += len(outcome.dele)
+            d_ins += len(outcome.ins)
+            wrong_turns[outcome] += 1
+        dialogues.append(
+            DialogueStats(
+                key, len(gold_turns), d_correct, n_ref, d_sub, d_del, d_ins, "".join(marks)
+            )
+        )
+    slot_sub: Counter[str] = Counter()
+    slot_del: Counter[str] = Counter()
+    slot_ins: Counter[str] = Counter()
+    dom_turns: Counter[str] = Counter()
+    dom_wrong: Counter[str] = Counter()
+    for domains, times in right_domains.items():
+        for domain in domains:
+            dom_turns[domain] += times
+    for outcome, times in wrong_turns.items():
+        for counter, keys in (
+            (slot_sub, outcome.sub),
+            (slot_del, outcome.dele),
+            (slot_ins, outcome.ins),
+            (dom_turns, outcome.domains),
+            (dom_wrong, outcome.wrong),
+        ):
+            for k in keys:
+                counter[k] += times
+    total_turns = sum(d.turns for d in dialogues)
+    per_slot = {}
+    for k in sorted(set(facts.slot_ref) | set(slot_ins)):
+        ref, sub, dele, ins = facts.slot_ref.get(k, 0), slot_sub[k], slot_del[k], slot_ins[k]
+        correct = ref - sub - dele
+        per_slot[k] = SlotStats(
+            n_ref=ref,
+            n_pred=correct + sub + ins,
+            correct=correct,
+            sub=sub,
+            dele=dele,
+            ins=ins,
+            accuracy=100.0 * (1 - (sub + dele + ins) / total_turns) if total_turns else 0.0,
+        )
+    per_domain = {
+        d: DomainStats(n, n - dom_wrong[d], 100.0 * (n - dom_wrong[d]) / n)
+        for d, n in sorted(dom_turns.items())
+    }
+    return Counts(
+        turns=total_turns,
+        correct=sum(d.correct for d in dialogues),
+        n_ref=sum(facts.n_ref),
+        sub=sum(d.sub for d in dialogues),
+        dele=sum(d.dele for d in dialogues),
+        ins=sum(d.ins for d in dialogues),
+        per_slot=per_slot,
+        per_domain=per_domain,
+        dialogues=tuple(dialogues),
+        out_of_ontology={k: n for k, n in sorted(slot_ins.items()) if k not in facts.slot_ref},
+    )

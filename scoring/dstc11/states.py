@@ -1,0 +1,123 @@
+"""Checking and normalising raw states into ``{domain-slot: value}`` dicts, memoised."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+from scoring.errors import InvalidFile
+from scoring.formats import RawTurn, describe, paused_gc, quote
+from scoring.normalise import slot_key, split_key, value_normaliser
+
+State = dict[str, str]
+
+
+def normalise_dialogues(
+    name: str, ids: Sequence[str], dialogues: Iterable[Sequence[RawTurn]], profile: str
+) -> tuple[tuple[State, ...], ...]:
+    """Check and normalise the raw states of many dialogues; ``ids`` name them in messages.
+
+    States are cumulative, so the same domain object recurs turn after turn: results are
+    memoised per (domain, slot items), and a value is checked only the first time it is seen.
+    """
+    with paused_gc():
+        return _normalise_dialogues(name, ids, dialogues, profile)
+
+
+def _normalise_dialogues(
+    name: str, ids: Sequence[str], dialogues: Iterable[Sequence[RawTurn]], profile: str
+) -> tuple[tuple[State, ...], ...]:
+    normalise = value_normaliser(profile)
+    memo: dict[tuple[str, tuple[tuple[str, Any], ...]], tuple[tuple[str, str], ...]] = {}
+    slot_memo: dict[tuple[str, str, str], tuple[str, str | None]] = {}
+    result = []
+    for raw_id, turns in zip(ids, dialogues, strict=True):
+        states: list[State] = []
+        previous: Any = None
+        for index, raw in enumerate(turns):
+            # A state often repeats the previous turn's: share its normalised form.
+            if raw == previous and states:
+                states.append(states[-1])
+                continue
+            previous = raw
+            state: State = {}
+            size = 0
+            try:
+                for domain, slots in raw.items():
+                    items = tuple(slots.items())
+                    hit = memo.get((domain, items))
+                    if hit is None:
+                        hit = _normalise_domain(domain, items, normalise, slot_memo)
+                        memo[(domain, items)] = hit
+                    size += len(items)
+                    state.update(hit)
+            except (AttributeError, TypeError, _BadValue):
+                _explain(name, raw_id, index, raw)
+                raise  # _explain always raises; this keeps type checkers informed
+            if size > len(state):
+                _check_unique_keys(name, raw_id, index, raw)
+            states.append(state)
+        result.append(tuple(states))
+    return tuple(result)
+
+
+class _BadValue(Exception):
+    pass
+
+
+def _normalise_domain(
+    domain: str,
+    items: tuple[tuple[str, Any], ...],
+    normalise: Callable[[str, str], str | None],
+    slot_memo: dict[tuple[str, str, str], tuple[str, str | None]],
+) -> tuple[tuple[str, str], ...]:
+    out = []
+    for slot, value in items:
+        hit = slot_memo.get((domain, slot, value))
+        if hit is None:
+            if type(value) is not str:
+                raise _BadValue
+            key = slot_key(domain, slot)
+            hit = (key, normalise(split_key(key)[1], value))
+            slot_memo[(domain, slot, value)] = hit
+        if hit[1] is not None:
+            out.append(hit)
+    return tuple(out)  # type: ignore[arg-type]
+
+
+def _explain(name: str, raw_id: str, index: int, state: Any) -> None:
+    """Raise the participant-facing error for a malformed state (the slow path)."""
+    where = f"{name}: dialogue {raw_id!r}, turn {index}"
+    if not isinstance(state, dict):
+        raise InvalidFile(
+            f"{where}: expected a state object {{domain: {{slot: value}}}}, found "
+            f"{describe(state)}."
+        )
+    for domain, slots in state.items():
+        if not isinstance(slots, dict):
+            raise InvalidFile(
+                f"{where}: domain {quote(domain)}: expected an object of slot values, found "
+                f"{describe(slots)}."
+            )
+        for slot, value in slots.items():
+            if not isinstance(value, str):
+                raise InvalidFile(
+                    f"{where}: slot {quote(domain + '-' + slot)}: the value must be a string, "
+                    f"found {describe(value)}."
+                )
+    raise InvalidFile(f"{where}: the state cannot be read.")
+
+
+def _check_unique_keys(name: str, raw_id: str, index: int, raw: RawTurn) -> None:
+    """Reject a state naming one slot twice, e.g. ``bookday`` and ``day`` (only called when
+    a state has fewer normalised than raw slots, which absent values also cause)."""
+    seen: dict[str, str] = {}
+    for domain, slots in raw.items():
+        for slot in slots:
+            key = slot_key(domain, slot)
+            if key in seen:
+                raise InvalidFile(
+                    f"{name}: dialogue {raw_id!r}, turn {index}: slot {key!r} is given twice "
+                    f"(as {seen[key]!r} and {domain + '-' + slot!r}); give it once."
+                )
+            seen[key] = f"{domain}-{slot}"
