@@ -1,105 +1,168 @@
-"""Synthetic DSTC11-like data, generated from a seed: for examples, demos and tests.
+"""Synthetic DSTC11-like data, generated from a seed: for the example, the demo and tests.
 
-The dialogues imitate MultiWOZ's shape (cumulative states over a few domains, booking slots
-with a ``book`` prefix, clock times in ``h:mm am`` form) so that every normalisation rule is
-exercised; no real data is copied.
+The dialogues imitate spoken MultiWOZ's shape (one cumulative state per user turn,
+``{dialog_id: [{domain: {slot: value}}]}``, booking slots with a ``book`` prefix, clock times
+written several ways) so that every normalisation rule is exercised; no real data is copied.
 """
 
 from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from pathlib import Path
-
-ONTOLOGY: dict[str, dict[str, tuple[str, ...]]] = {
-    "hotel": {
-        "area": ("north", "south", "east", "west", "centre"),
-        "pricerange": ("cheap", "moderate", "expensive"),
-        "stars": ("2", "3", "4", "5"),
-        "bookday": ("monday", "friday", "saturday"),
-        "bookpeople": ("1", "2", "4", "6"),
-        "name": ("acorn guest house", "the lensfield hotel", "a and b guest house"),
-    },
-    "restaurant": {
-        "food": ("italian", "chinese", "indian", "modern european"),
-        "area": ("north", "centre", "south"),
-        "booktime": ("6:15 pm", "12:30 pm", "7:00 pm", "11:45 am"),
-        "bookpeople": ("2", "3", "5"),
-        "name": ("pizza hut fenditton", "the golden curry", "nandos"),
-    },
-    "train": {
-        "departure": ("cambridge", "london kings cross", "norwich", "ely"),
-        "destination": ("cambridge", "stansted airport", "peterborough"),
-        "day": ("tuesday", "thursday", "sunday"),
-        "leaveat": ("9:30 am", "1:15 pm", "5:45 pm", "dontcare"),
-        "arriveby": ("10:00 am", "3:30 pm", "8:00 pm"),
-    },
-    "taxi": {
-        "departure": ("saint johns college", "the cambridge punter", "queens college"),
-        "destination": ("pizza hut fenditton", "the junction", "kings college"),
-        "leaveat": ("0:47 am", "2:30 pm", "11:00 am"),
-    },
-    "attraction": {
-        "type": ("museum", "college", "theatre", "park"),
-        "area": ("centre", "west", "east"),
-        "name": ("fitzwilliam museum", "the cambridge corn exchange"),
-    },
-}
 
 Gold = dict[str, list[dict[str, dict[str, str]]]]
 
+PLACES = [
+    "Pizza Hut Fenditton",
+    "Kiev Restaurant",
+    "Nandos",
+    "Sala Thong",
+    "La Margherita",
+    "Dojo Noodle Bar",
+    "Lan Hong House",
+    "Little Seoul",
+    "The Junction",
+    "Old Schools",
+    "All Saints Church",
+    "Scott Polar Museum",
+    "Funky Fun House",
+    "Christ's College",
+]
+HOTELS = [
+    "Cambridge Belfry",
+    "University Arms Hotel",
+    "El Shaddia Guesthouse",
+    "Rosa's Bed & Breakfast",
+    "Acorn Guest House",
+    "Hamilton Lodge",
+]
+STATIONS = ["Cambridge", "London Liverpool Street", "Ely", "Norwich", "Stevenage", "Peterborough"]
+DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+AREAS = ["centre", "north", "south", "east", "west"]
+PRICES = ["cheap", "moderate", "expensive"]
+PEOPLE = [str(n) for n in range(1, 9)]
 
-def make_gold(n_dialogues: int = 60, seed: int = 7) -> Gold:
-    """A reference of ``n_dialogues`` dialogues with cumulative states, one per user turn."""
+
+def _time(rng: random.Random) -> str:
+    """A clock time as spoken-MultiWOZ gold writes it: ``h:mm am`` / ``h:mm pm``."""
+    hour = rng.randint(7, 21)
+    minutes = rng.choice(["00", "15", "30", "45"])
+    return f"{(hour - 1) % 12 + 1}:{minutes} {'am' if hour < 12 else 'pm'}"
+
+
+Values = list[str] | Callable[[random.Random], str]
+
+ONTOLOGY: dict[str, dict[str, Values]] = {
+    "restaurant": {
+        "food": ["indian", "chinese", "italian", "british", "european", "thai"],
+        "area": AREAS,
+        "pricerange": PRICES,
+        "name": PLACES[:8],
+        "bookday": DAYS,
+        "bookpeople": PEOPLE,
+        "booktime": _time,
+    },
+    "hotel": {
+        "area": AREAS,
+        "pricerange": PRICES,
+        "type": ["hotel", "guesthouse"],
+        "stars": ["2", "3", "4", "5"],
+        "parking": ["yes", "no"],
+        "internet": ["yes", "no"],
+        "name": HOTELS,
+        "bookday": DAYS,
+        "bookpeople": PEOPLE,
+        "bookstay": [str(n) for n in range(1, 6)],
+    },
+    "train": {
+        "departure": STATIONS,
+        "destination": STATIONS,
+        "day": DAYS,
+        "leaveat": _time,
+        "arriveby": _time,
+        "bookpeople": PEOPLE,
+    },
+    "taxi": {"departure": PLACES, "destination": PLACES, "leaveat": _time, "arriveby": _time},
+    "attraction": {
+        "type": ["museum", "college", "theatre", "park", "architecture"],
+        "area": AREAS,
+        "name": PLACES[9:],
+    },
+}
+_PREFIX = {"restaurant": "sng", "hotel": "sng", "train": "mul", "taxi": "pmul", "attraction": "mul"}
+
+
+def _value(rng: random.Random, domain: str, slot: str) -> str:
+    choices = ONTOLOGY[domain][slot]
+    return choices(rng) if callable(choices) else rng.choice(choices)
+
+
+def make_gold(n_dialogues: int = 60, seed: int = 2022) -> Gold:
+    """A reference: cumulative states over one or two domains, 3 to 9 user turns each."""
     rng = random.Random(seed)
     gold: Gold = {}
-    prefixes = ("sng", "pmul", "mul")
-    for number in range(n_dialogues):
-        dialogue_id = f"{prefixes[number % 3]}{1000 + number:04d}"
-        domains = rng.sample(sorted(ONTOLOGY), k=rng.choice((1, 1, 2, 3)))
+    for n in range(n_dialogues):
+        domains = rng.sample(sorted(ONTOLOGY), rng.choice([1, 1, 2]))
+        dialog_id = f"{_PREFIX[domains[0]]}{1000 + n * 7:04d}"
         state: dict[str, dict[str, str]] = {}
         turns = []
-        for _ in range(rng.randint(3, 9)):
-            domain = rng.choice(domains)
-            slot = rng.choice(sorted(ONTOLOGY[domain]))
-            if rng.random() < 0.8:
-                state.setdefault(domain, {})[slot] = rng.choice(ONTOLOGY[domain][slot])
+        for t in range(rng.randint(3, 9)):
+            domain = domains[0] if t < 3 or len(domains) == 1 else domains[1]
+            for slot in rng.sample(sorted(ONTOLOGY[domain]), rng.randint(0, 2)):
+                state.setdefault(domain, {})[slot] = _value(rng, domain, slot)
             turns.append({d: dict(s) for d, s in state.items()})
-        gold[dialogue_id] = turns
+        gold[dialog_id] = turns
     return gold
 
 
-def make_prediction(gold: Gold, error_rate: float, seed: int) -> Gold:
-    """A system output: the gold with substitutions, deletions and insertions at ``error_rate``.
+def _surface(rng: random.Random, slot: str, value: str) -> tuple[str, str]:
+    """A way of writing (slot, value) that normalisation forgives, as real systems vary."""
+    roll = rng.random()
+    if roll < 0.3 and slot.startswith("book"):
+        return slot[4:], value  # "day" for "bookday"
+    if roll < 0.4:
+        return slot, value.upper()
+    return slot, value
 
-    Errors persist to later turns as a real tracker's do; surface variants (upper case,
-    ``bookday`` written ``day``, 24-hour clock) that normalisation forgives are mixed in.
-    """
+
+def _bare(slot: str) -> str:
+    return slot[4:] if slot.startswith("book") else slot
+
+
+def make_prediction(gold: Gold, error_rate: float, seed: int) -> Gold:
+    """A system output: each gold slot dropped or mis-valued with ``error_rate``, plus a few
+    inserted slots. Errors persist over the rest of the dialogue, as a tracker's would."""
     rng = random.Random(seed)
     prediction: Gold = {}
-    for dialogue_id, turns in gold.items():
-        carried: dict[tuple[str, str], str | None] = {}
-        predicted = []
-        for turn in turns:
-            out: dict[str, dict[str, str]] = {}
-            for domain, slots in turn.items():
+    for dialog_id, turns in gold.items():
+        decided: dict[tuple[str, str], str | None] = {}
+        out = []
+        for state in turns:
+            predicted: dict[str, dict[str, str]] = {}
+            for domain, slots in state.items():
                 for slot, value in slots.items():
-                    if (domain, slot) not in carried and rng.random() < error_rate:
-                        wrong = rng.choice(ONTOLOGY[domain][slot])
-                        carried[(domain, slot)] = None if rng.random() < 0.4 else wrong
-                    value = carried.get((domain, slot), value) or ""
-                    if not value:
-                        continue
-                    name = slot[4:] if slot.startswith("book") and rng.random() < 0.5 else slot
-                    out.setdefault(domain, {})[name] = (
-                        value.upper() if rng.random() < 0.1 else value
-                    )
-            if rng.random() < error_rate / 3:
-                domain = rng.choice(sorted(ONTOLOGY))
-                slot = rng.choice(sorted(ONTOLOGY[domain]))
-                out.setdefault(domain, {}).setdefault(slot, rng.choice(ONTOLOGY[domain][slot]))
-            predicted.append(out)
-        prediction[dialogue_id] = predicted
+                    key = (domain, slot)
+                    if key not in decided:
+                        roll = rng.random()
+                        if roll < error_rate / 2:
+                            decided[key] = None
+                        elif roll < error_rate:
+                            decided[key] = _value(rng, domain, slot)
+                        else:
+                            decided[key] = value
+                    chosen = decided[key]
+                    if chosen is not None:
+                        name, text = _surface(rng, slot, chosen)
+                        predicted.setdefault(domain, {})[name] = text
+                if rng.random() < error_rate / 4:
+                    extra = rng.choice(sorted(ONTOLOGY[domain]))
+                    written = predicted.setdefault(domain, {})
+                    if extra not in slots and _bare(extra) not in map(_bare, written):
+                        written[extra] = _value(rng, domain, extra)
+            out.append(predicted)
+        prediction[dialog_id] = out
     return prediction
 
 

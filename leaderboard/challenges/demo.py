@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import random
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -21,6 +20,7 @@ from django.utils import timezone
 
 from leaderboard.challenges.models import Challenge, Condition, Phase
 from leaderboard.challenges.services import add_reference
+from scoring.synth import make_gold, make_prediction
 
 SLUG = "dstc11-demo"
 PASSWORD = "trackboard-demo"
@@ -32,138 +32,6 @@ CONDITIONS = (
     ("human-verbatim", "Human-Verbatim", 0.05),
     ("human-paraphrased", "Human-Paraphrased", 0.09),
 )
-
-PLACES = [
-    "Pizza Hut Fenditton",
-    "Kiev Restaurant",
-    "Nandos",
-    "Sala Thong",
-    "La Margherita",
-    "Dojo Noodle Bar",
-    "Lan Hong House",
-    "Little Seoul",
-    "The Junction",
-    "Old Schools",
-    "All Saints Church",
-    "Scott Polar Museum",
-    "Funky Fun House",
-    "Christ College",
-]
-HOTELS = [
-    "Cambridge Belfry",
-    "University Arms Hotel",
-    "El Shaddia Guesthouse",
-    "Rosas Bed And Breakfast",
-    "Acorn Guest House",
-    "Hamilton Lodge",
-]
-STATIONS = ["Cambridge", "London Liverpool Street", "Ely", "Norwich", "Stevenage", "Peterborough"]
-DAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-AREAS = ["centre", "north", "south", "east", "west"]
-PRICES = ["cheap", "moderate", "expensive"]
-
-
-def _time(rng: random.Random) -> str:
-    return f"{rng.randint(7, 21)}:{rng.choice(['00', '15', '30', '45'])}"
-
-
-SLOTS: dict[str, dict[str, Any]] = {
-    "restaurant": {
-        "food": ["indian", "chinese", "italian", "british", "european", "thai"],
-        "area": AREAS,
-        "pricerange": PRICES,
-        "name": PLACES[:8],
-        "bookday": DAYS,
-        "bookpeople": [str(n) for n in range(1, 9)],
-        "booktime": _time,
-    },
-    "hotel": {
-        "area": AREAS,
-        "pricerange": PRICES,
-        "type": ["hotel", "guesthouse"],
-        "stars": ["2", "3", "4", "5"],
-        "parking": ["yes", "no"],
-        "internet": ["yes", "no"],
-        "name": HOTELS,
-        "bookday": DAYS,
-        "bookpeople": [str(n) for n in range(1, 9)],
-        "bookstay": [str(n) for n in range(1, 6)],
-    },
-    "train": {
-        "departure": STATIONS,
-        "destination": STATIONS,
-        "day": DAYS,
-        "leaveat": _time,
-        "arriveby": _time,
-        "bookpeople": [str(n) for n in range(1, 9)],
-    },
-    "taxi": {"departure": PLACES, "destination": PLACES, "leaveat": _time, "arriveby": _time},
-    "attraction": {
-        "type": ["museum", "college", "theatre", "park", "architecture"],
-        "area": AREAS,
-        "name": PLACES[9:],
-    },
-}
-PREFIX = {"restaurant": "sng", "hotel": "sng", "train": "mul", "taxi": "pmul", "attraction": "mul"}
-
-
-def _value(rng: random.Random, domain: str, slot: str) -> str:
-    choices = SLOTS[domain][slot]
-    return choices(rng) if callable(choices) else rng.choice(choices)
-
-
-def generate_gold(
-    dialogues: int = 60, seed: int = 2022
-) -> dict[str, list[dict[str, dict[str, str]]]]:
-    """A seeded synthetic gold: cumulative states over 1-2 domains, 3-9 user turns each."""
-    rng = random.Random(seed)
-    gold: dict[str, list[dict[str, dict[str, str]]]] = {}
-    for n in range(dialogues):
-        domains = rng.sample(sorted(SLOTS), rng.choice([1, 1, 2]))
-        dialog_id = f"{PREFIX[domains[0]]}{1000 + n * 7:04d}"
-        state: dict[str, dict[str, str]] = {}
-        turns = []
-        for t in range(rng.randint(3, 9)):
-            domain = domains[0] if t < 3 or len(domains) == 1 else domains[1]
-            for slot in rng.sample(sorted(SLOTS[domain]), rng.randint(0, 2)):
-                state.setdefault(domain, {})[slot] = _value(rng, domain, slot)
-            turns.append({d: dict(s) for d, s in state.items()})
-        gold[dialog_id] = turns
-    return gold
-
-
-def noisy_prediction(
-    gold: dict[str, list[dict[str, dict[str, str]]]], error_rate: float, seed: int
-) -> dict[str, list[dict[str, dict[str, str]]]]:
-    """A system's output: each gold slot dropped or mis-valued with ``error_rate``, plus a few
-    inserted slots. Errors persist over the rest of the dialogue, as a tracker's would."""
-    rng = random.Random(seed)
-    prediction = {}
-    for dialog_id, turns in gold.items():
-        wrong: dict[tuple[str, str], str | None] = {}
-        out = []
-        for state in turns:
-            predicted: dict[str, dict[str, str]] = {}
-            for domain, slots in state.items():
-                for slot, value in slots.items():
-                    key = (domain, slot)
-                    if key not in wrong:
-                        roll = rng.random()
-                        wrong[key] = (
-                            None
-                            if roll < error_rate / 2
-                            else _value(rng, domain, slot)
-                            if roll < error_rate
-                            else value
-                        )
-                    if wrong[key] is not None:
-                        predicted.setdefault(domain, {})[slot] = wrong[key] or value
-                if rng.random() < error_rate / 4:
-                    extra = rng.choice(sorted(SLOTS[domain]))
-                    predicted.setdefault(domain, {}).setdefault(extra, _value(rng, domain, extra))
-            out.append(predicted)
-        prediction[dialog_id] = out
-    return prediction
 
 
 def _as_file(data: dict[str, Any], name: str) -> SimpleUploadedFile:
@@ -184,7 +52,7 @@ def build(stdout: Any = None) -> Challenge:
         ORGANISER, f"{ORGANISER}@example.org", PASSWORD, is_staff=True, is_superuser=True
     )
     now = timezone.now()
-    gold = generate_gold()
+    gold = make_gold()
     with transaction.atomic():
         challenge = Challenge.objects.create(
             slug=SLUG,
@@ -228,7 +96,7 @@ def build(stdout: Any = None) -> Challenge:
         for m, (method, rate) in enumerate(systems[team_name]):
             files = {
                 key: _as_file(
-                    noisy_prediction(gold, rate + extra, seed=100 * n + 10 * m + i), f"{key}.json"
+                    make_prediction(gold, rate + extra, seed=100 * n + 10 * m + i), f"{key}.json"
                 )
                 for i, (key, _, extra) in enumerate(CONDITIONS)
             }

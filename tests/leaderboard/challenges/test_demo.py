@@ -10,6 +10,7 @@ from leaderboard.challenges import demo
 from leaderboard.challenges.models import Challenge
 from leaderboard.rankings.services import leaderboard
 from leaderboard.submissions.models import Submission
+from scoring.synth import make_gold
 
 pytestmark = pytest.mark.django_db
 
@@ -28,5 +29,5 @@ def test_demo_creates_a_populated_leaderboard_once():
 
 
 def test_the_synthetic_gold_is_seeded():
-    assert demo.generate_gold(10) == demo.generate_gold(10)
-    assert demo.generate_gold(10, seed=1) != demo.generate_gold(10, seed=2)
+    assert make_gold(10) == make_gold(10)
+    assert make_gold(10, seed=1) != make_gold(10, seed=2)

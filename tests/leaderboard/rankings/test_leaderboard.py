@@ -8,15 +8,15 @@ import json
 import pytest
 from django.utils import timezone
 
-from leaderboard.challenges.demo import generate_gold
 from leaderboard.challenges.services import add_reference
 from leaderboard.rankings.services import leaderboard
 from leaderboard.submissions.models import Result, Submission
+from scoring.synth import make_gold
 from tests.leaderboard.factories import approved_team, phase_with_references
 
 pytestmark = pytest.mark.django_db
 
-GOLD = json.dumps(generate_gold(5, seed=1)).encode()
+GOLD = json.dumps(make_gold(5, seed=1)).encode()
 T0 = timezone.now() - dt.timedelta(hours=5)
 
 

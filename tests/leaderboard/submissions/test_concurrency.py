@@ -8,12 +8,12 @@ import threading
 import pytest
 from django.db import connection
 
-from leaderboard.challenges.demo import generate_gold
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Submission
+from scoring.synth import make_gold
 from tests.leaderboard.factories import approved_team, phase_with_references, uploads
 
-GOLD = generate_gold(8, seed=11)
+GOLD = make_gold(8, seed=11)
 
 
 @pytest.mark.django_db(transaction=True)

@@ -9,14 +9,14 @@ import pytest
 from django.utils import timezone
 
 from leaderboard.challenges import services as challenge_services
-from leaderboard.challenges.demo import generate_gold, noisy_prediction
 from leaderboard.submissions import services, tasks
 from leaderboard.submissions.models import Result, Submission
+from scoring.synth import make_gold, make_prediction
 from tests.leaderboard.factories import approved_team, phase_with_references, uploads
 
 pytestmark = pytest.mark.django_db
 
-GOLD = generate_gold(15, seed=3)
+GOLD = make_gold(15, seed=3)
 
 
 @pytest.fixture
@@ -27,7 +27,7 @@ def submission(enqueued):
         team=team,
         phase=phase,
         user=team.created_by,
-        files=uploads(noisy_prediction(GOLD, 0.2, seed=1)),
+        files=uploads(make_prediction(GOLD, 0.2, seed=1)),
         method_name="noisy",
     )
 

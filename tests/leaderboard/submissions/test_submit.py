@@ -8,10 +8,10 @@ import json
 import pytest
 from django.utils import timezone
 
-from leaderboard.challenges.demo import generate_gold
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Submission, SubmissionFile
 from leaderboard.teams.models import Participation
+from scoring.synth import make_gold
 from tests.leaderboard.factories import (
     KEYS,
     ParticipationFactory,
@@ -24,7 +24,7 @@ from tests.leaderboard.factories import (
 
 pytestmark = pytest.mark.django_db
 
-GOLD = generate_gold(12, seed=7)
+GOLD = make_gold(12, seed=7)
 GOLD_BYTES = json.dumps(GOLD).encode()
 FIRST = next(iter(GOLD))
 

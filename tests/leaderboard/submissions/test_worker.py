@@ -22,15 +22,15 @@ from django.conf import settings
 from django.db import connection
 from django.utils import timezone
 
-from leaderboard.challenges.demo import generate_gold, noisy_prediction
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Result, Submission
+from scoring.synth import make_gold, make_prediction
 from tests.conftest import ROOT
 from tests.leaderboard.factories import approved_team, phase_with_references, uploads
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
-GOLD = generate_gold(20, seed=5)
+GOLD = make_gold(20, seed=5)
 DEADLINE = 60.0
 
 
@@ -115,7 +115,7 @@ def _submit() -> Submission:
         team=team,
         phase=phase,
         user=team.created_by,
-        files=uploads(noisy_prediction(GOLD, 0.1, seed=2)),
+        files=uploads(make_prediction(GOLD, 0.1, seed=2)),
         method_name="end to end",
     )
 
