@@ -72,7 +72,7 @@ def test_log_in_and_log_out_with_a_post(client, user):
 
 def test_the_header_offers_log_in_and_sign_up_to_anonymous_users(client):
     page = client.get(reverse("challenges:list")).text
-    assert "Log in" in page and "Sign up" in page and "My teams" not in page
+    assert "Log in" in page and "Sign up" in page and "Log out" not in page
 
 
 def test_password_reset_sends_a_link_that_sets_a_new_password(client, user):
