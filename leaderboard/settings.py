@@ -137,6 +137,7 @@ INSTALLED_APPS = [
     "leaderboard.teams",
     "leaderboard.submissions",
     "leaderboard.rankings",
+    "leaderboard.accounts",
 ]
 
 MIDDLEWARE = [
@@ -208,6 +209,8 @@ LEADERBOARD_CACHE_SECONDS = env_int("TRACKBOARD_LEADERBOARD_CACHE_SECONDS", 300,
 # --- storage ------------------------------------------------------------------------------
 STATIC_URL = "static/"
 STATIC_ROOT = env_path("STATIC_ROOT", VAR_DIR / "static")
+#: Our own small, hand-written CSS and JS (no front-end framework, no CDN).
+STATICFILES_DIRS = [BASE_DIR / "static"]
 MEDIA_URL = "media/"
 MEDIA_ROOT = env_path("MEDIA_ROOT", VAR_DIR / "media")
 #: References and prediction files. Deliberately outside MEDIA_ROOT: no URL serves this tree.
@@ -235,6 +238,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "challenges:list"
+LOGOUT_REDIRECT_URL = "challenges:list"
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = env_str("TIME_ZONE", "UTC")
 USE_I18N = True

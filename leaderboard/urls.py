@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 
 from leaderboard.views import healthz
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    path("accounts/", include("leaderboard.accounts.urls")),
+    # login, logout (POST), password_change*, password_reset* under their default names.
+    path("accounts/", include("django.contrib.auth.urls")),
+    path("teams/", include("leaderboard.teams.urls")),
+    path("", include("leaderboard.rankings.urls")),
+    path("", include("leaderboard.submissions.urls")),
+    path("", include("leaderboard.challenges.urls")),
 ]

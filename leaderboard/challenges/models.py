@@ -94,6 +94,14 @@ class Phase(models.Model):
         return self.opens_at <= now < self.closes_at
 
     @property
+    def state(self) -> str:
+        """``upcoming``, ``open`` or ``closed`` now (shown on the challenge pages)."""
+        now = timezone.now()
+        if now < self.opens_at:
+            return "upcoming"
+        return "open" if now < self.closes_at else "closed"
+
+    @property
     def results_public(self) -> bool:
         return self.results_visibility == self.Visibility.PUBLIC or self.revealed
 

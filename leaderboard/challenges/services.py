@@ -5,11 +5,12 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
+from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
 from django.db import transaction
 
 import scoring
-from leaderboard.challenges.models import Condition, Reference
+from leaderboard.challenges.models import Challenge, Condition, Phase, Reference
 from leaderboard.storage import private_storage, random_name, sha256_of
 
 #: Parsed references kept per process. A DSTC11 test gold is ~10 MB parsed; a handful of
@@ -101,3 +102,13 @@ def _invalidate_rankings(condition: Condition) -> None:
     from leaderboard.rankings.services import invalidate
 
     transaction.on_commit(lambda: invalidate(condition.phase_id))
+
+
+def is_organiser(challenge: Challenge, user: AbstractBaseUser) -> bool:
+    """Whether ``user`` organises ``challenge`` (being staff is not enough)."""
+    return bool(user.is_authenticated) and challenge.organisers.filter(pk=user.pk).exists()
+
+
+def can_see_results(phase: Phase, user: AbstractBaseUser) -> bool:
+    """Scores of a hidden phase are shown to its organisers only, until it is revealed."""
+    return phase.results_public or is_organiser(phase.challenge, user)

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.db.models import QuerySet
 from django.utils.text import slugify
 
 from leaderboard.challenges.models import Challenge
-from leaderboard.teams.models import Membership, Participation, Team
+from leaderboard.teams.models import Membership, Participation, Team, new_invite_code
+
+#: Slugs that would shadow a team page URL (/teams/new/, /teams/join/).
+RESERVED_SLUGS = frozenset({"new", "join"})
 
 
 class TeamError(ValueError):
@@ -19,6 +23,8 @@ def create_team(*, name: str, user: AbstractBaseUser) -> Team:
     if not name:
         raise TeamError("A team needs a name.")
     base = slugify(name)[:40] or "team"
+    if base in RESERVED_SLUGS:
+        base = f"{base}-team"
     slug, n = base, 1
     while Team.objects.filter(slug=slug).exists():
         n += 1
@@ -71,3 +77,51 @@ def register(*, team: Team, challenge: Challenge) -> Participation:
 
 def set_participation_status(participation: Participation, status: str) -> None:
     Participation.objects.filter(pk=participation.pk).update(status=status)
+
+
+def teams_of(user: AbstractBaseUser) -> QuerySet[Team]:
+    """The teams ``user`` belongs to (empty for an anonymous user)."""
+    if not user.is_authenticated:
+        return Team.objects.none()
+    return Team.objects.filter(memberships__user=user).order_by("name")
+
+
+def member_team(user: AbstractBaseUser, **lookup: object) -> Team | None:
+    """One of ``user``'s teams matching ``lookup`` (slug=..., pk=...), scoped in the query."""
+    return teams_of(user).filter(**lookup).first()
+
+
+def is_owner(team: Team, user: AbstractBaseUser) -> bool:
+    return (
+        bool(user.is_authenticated)
+        and team.memberships.filter(user=user, role=Membership.Role.OWNER).exists()
+    )
+
+
+def regenerate_invite_code(*, team: Team, user: AbstractBaseUser) -> str:
+    """Owner action: a new invite code; the old code and link stop working at once."""
+    if not is_owner(team, user):
+        raise TeamError("Only an owner of the team can change its invite code.")
+    code = new_invite_code()
+    Team.objects.filter(pk=team.pk).update(invite_code=code)
+    team.invite_code = code
+    return code
+
+
+def approved_teams(user: AbstractBaseUser, challenge: Challenge) -> QuerySet[Team]:
+    """``user``'s teams that may submit to ``challenge``."""
+    return teams_of(user).filter(
+        participations__challenge=challenge,
+        participations__status=Participation.Status.APPROVED,
+    )
+
+
+def registrations(user: AbstractBaseUser, challenge: Challenge) -> list[tuple[Team, str | None]]:
+    """Each of ``user``'s teams with its participation status in ``challenge`` (None: not
+    registered)."""
+    status = dict(
+        Participation.objects.filter(challenge=challenge, team__in=teams_of(user)).values_list(
+            "team_id", "status"
+        )
+    )
+    return [(team, status.get(team.pk)) for team in teams_of(user)]

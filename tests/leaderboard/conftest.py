@@ -65,3 +65,9 @@ def enqueued(monkeypatch) -> list[int]:
     sent: list[int] = []
     monkeypatch.setattr(services, "enqueue_scoring", sent.append)
     return sent
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    """Tests create many users: hash their passwords quickly (the hasher is not under test)."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -1,0 +1,11 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from leaderboard.accounts import views
+
+app_name = "accounts"
+urlpatterns = [
+    path("signup/", views.signup, name="signup"),
+    path("profile/", views.profile, name="profile"),
+]

@@ -1,0 +1,49 @@
+"""Challenge pages: the list, one challenge's detail, and registering a team for it."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from leaderboard.challenges.models import Challenge
+from leaderboard.challenges.services import is_organiser
+from leaderboard.teams import services as teams
+from leaderboard.teams.models import Participation
+
+
+def challenge_list(request: HttpRequest) -> HttpResponse:
+    challenges = Challenge.objects.prefetch_related("phases")
+    return render(request, "challenges/list.html", {"challenges": challenges})
+
+
+def detail(request: HttpRequest, slug: str) -> HttpResponse:
+    challenge = get_object_or_404(Challenge, slug=slug)
+    phases = challenge.phases.prefetch_related("conditions").order_by("order", "opens_at")
+    context = {
+        "challenge": challenge,
+        "phases": phases,
+        "registrations": teams.registrations(request.user, challenge),
+        "organiser": is_organiser(challenge, request.user),
+    }
+    return render(request, "challenges/detail.html", context)
+
+
+@login_required
+@require_POST
+def register(request: HttpRequest, slug: str) -> HttpResponse:
+    challenge = get_object_or_404(Challenge, slug=slug)
+    team_id = request.POST.get("team", "")
+    team = teams.member_team(request.user, pk=int(team_id)) if team_id.isdigit() else None
+    if team is None:
+        raise Http404
+    participation = teams.register(team=team, challenge=challenge)
+    if participation.status == Participation.Status.APPROVED:
+        messages.success(request, f"{team.name} is registered for {challenge.title}.")
+    elif participation.status == Participation.Status.PENDING:
+        messages.info(request, f"{team.name} is registered; an organiser will approve it.")
+    else:
+        messages.error(request, f"The registration of {team.name} was declined.")
+    return redirect("challenges:detail", challenge.slug)

@@ -1,0 +1,54 @@
+"""Formatting of scores and intervals, shared by the leaderboard and the result pages."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from django import template
+from django.utils.html import format_html
+
+register = template.Library()
+
+#: Shown where a metric has no value (no turns scored, or not computed).
+MISSING = "—"
+
+
+@register.filter
+def score(value: float | None) -> str:
+    """A percentage with two decimals, or a dash."""
+    return MISSING if value is None else f"{value:.2f}"
+
+
+@register.simple_tag
+def with_ci(value: float | None, low: float | None, high: float | None) -> str:
+    """``17.93 [16.80, 19.05]`` as HTML, the interval in a smaller, labelled span."""
+    if value is None:
+        return format_html('<span class="missing" title="no score">{}</span>', MISSING)
+    if low is None or high is None:
+        return format_html("{}", f"{value:.2f}")
+    return format_html(
+        '{} <span class="ci" title="95% confidence interval">[{}, {}]</span>',
+        f"{value:.2f}",
+        f"{low:.2f}",
+        f"{high:.2f}",
+    )
+
+
+@register.filter
+def signatures(rows: Iterable[Any]) -> list[str]:
+    """The distinct scorer signatures of a table's rows, in first-seen order."""
+    seen: dict[str, None] = {}
+    for row in rows:
+        if row.signature:
+            seen.setdefault(row.signature, None)
+    return list(seen)
+
+
+@register.filter
+def get_item(mapping: Any, key: str) -> Any:
+    """``mapping[key]`` in a template, None when absent."""
+    try:
+        return mapping.get(key)
+    except AttributeError:
+        return None

@@ -1,0 +1,14 @@
+from __future__ import annotations
+
+from django.urls import path
+
+from leaderboard.submissions import views
+
+app_name = "submissions"
+urlpatterns = [
+    path("challenges/<slug:slug>/<slug:phase>/submit/", views.submit, name="submit"),
+    path("challenges/<slug:slug>/<slug:phase>/submissions/", views.mine, name="mine"),
+    path("submissions/<int:pk>/", views.detail, name="detail"),
+    path("submissions/<int:pk>/status.json", views.status, name="status"),
+    path("submissions/<int:pk>/cancel/", views.cancel, name="cancel"),
+]

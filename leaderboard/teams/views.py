@@ -1,0 +1,101 @@
+"""Team pages: my teams, create, team page, join by code or link, leave, new invite code."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from leaderboard.teams import services
+from leaderboard.teams.forms import JoinForm, TeamForm
+from leaderboard.teams.models import Team
+
+
+@login_required
+def mine(request: HttpRequest) -> HttpResponse:
+    teams = services.teams_of(request.user).prefetch_related("participations__challenge")
+    return render(request, "teams/mine.html", {"teams": teams})
+
+
+@login_required
+def create(request: HttpRequest) -> HttpResponse:
+    form = TeamForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            team = services.create_team(name=form.cleaned_data["name"], user=request.user)
+        except services.TeamError as exc:
+            form.add_error("name", str(exc))
+        else:
+            messages.success(request, f"Team {team.name} created.")
+            return redirect("teams:detail", team.slug)
+    return render(request, "teams/create.html", {"form": form})
+
+
+def detail(request: HttpRequest, slug: str) -> HttpResponse:
+    team = get_object_or_404(Team, slug=slug)
+    member = services.is_member(team, request.user)
+    context = {
+        "team": team,
+        "member": member,
+        "owner": member and services.is_owner(team, request.user),
+        "memberships": team.memberships.select_related("user").order_by("joined"),
+        "participations": team.participations.select_related("challenge"),
+    }
+    return render(request, "teams/detail.html", context)
+
+
+@login_required
+def join(request: HttpRequest) -> HttpResponse:
+    form = JoinForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            team = services.join_team(invite_code=form.cleaned_data["code"], user=request.user)
+        except services.TeamError as exc:
+            form.add_error("code", str(exc))
+        else:
+            messages.success(request, f"You joined {team.name}.")
+            return redirect("teams:detail", team.slug)
+    return render(request, "teams/join.html", {"form": form})
+
+
+@login_required
+def join_link(request: HttpRequest, code: str) -> HttpResponse:
+    team = get_object_or_404(Team, invite_code=code)
+    if request.method == "POST":
+        services.join_team(invite_code=code, user=request.user)
+        messages.success(request, f"You joined {team.name}.")
+        return redirect("teams:detail", team.slug)
+    already = services.is_member(team, request.user)
+    return render(request, "teams/join_link.html", {"team": team, "already": already})
+
+
+@login_required
+@require_POST
+def leave(request: HttpRequest, slug: str) -> HttpResponse:
+    team = services.member_team(request.user, slug=slug)
+    if team is None:
+        raise Http404
+    try:
+        services.leave_team(team=team, user=request.user)
+    except services.TeamError as exc:
+        messages.error(request, str(exc))
+        return redirect("teams:detail", team.slug)
+    messages.success(request, f"You left {team.name}.")
+    return redirect("teams:mine")
+
+
+@login_required
+@require_POST
+def regenerate(request: HttpRequest, slug: str) -> HttpResponse:
+    team = services.member_team(request.user, slug=slug)
+    if team is None:
+        raise Http404
+    try:
+        services.regenerate_invite_code(team=team, user=request.user)
+    except services.TeamError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, "New invite code created; the old code and link no longer work.")
+    return redirect("teams:detail", team.slug)

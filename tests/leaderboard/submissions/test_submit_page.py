@@ -1,0 +1,157 @@
+"""The submit page: scorer messages next to their fields, quotas, team choice, eligibility."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+from django.utils.html import escape
+
+from leaderboard.submissions import services
+from leaderboard.submissions.models import Submission, SubmissionFile
+from leaderboard.teams.models import Membership, Participation
+from tests.leaderboard.factories import (
+    KEYS,
+    ParticipationFactory,
+    TeamFactory,
+    UserFactory,
+    approved_team,
+    phase_with_references,
+)
+from tests.leaderboard.web import GOLD_BYTES, MALFORMED, log_in, prediction_file, submit_payload
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def phase():
+    return phase_with_references(GOLD_BYTES, daily_quota=2)
+
+
+@pytest.fixture
+def team(phase):
+    return approved_team(phase)
+
+
+@pytest.fixture
+def member(client, team):
+    log_in(client, team.created_by)
+    return team.created_by
+
+
+def _url(phase):
+    return reverse("submissions:submit", args=[phase.challenge.slug, phase.slug])
+
+
+@pytest.mark.parametrize("kind", list(MALFORMED))
+def test_a_malformed_upload_shows_the_scorers_message_and_queues_and_charges_nothing(
+    client, phase, team, member, enqueued, kind
+):
+    content, phrase = MALFORMED[kind]
+    files = {key: prediction_file() for key in KEYS}
+    files["human-verbatim"] = prediction_file(content, "broken.json")
+
+    response = client.post(_url(phase), submit_payload(files=files))
+
+    assert response.status_code == 200
+    page = response.text
+    assert "The upload was not accepted" in page
+    assert "Nothing was stored and nothing counts against your quota" in page
+    # The message sits in a pre-wrapped block right after the human-verbatim file input.
+    field = page.index('id="id_file_human-verbatim"')
+    message = page.index('<pre class="scorer-message" id="message-human-verbatim">')
+    assert field < message < page.index("</fieldset>")
+    assert escape(phrase) in page[message:]
+    assert "broken.json" in page[message:]
+    assert not Submission.objects.exclude(status=Submission.Status.INVALID).exists()
+    assert not SubmissionFile.objects.exists()
+    assert enqueued == []
+    assert services.quota_usage(team, phase) == (0, 0)
+
+
+def test_the_third_submission_of_the_day_is_refused_with_a_clear_message(
+    client, phase, team, member, enqueued
+):
+    for _ in range(2):
+        assert client.post(_url(phase), submit_payload()).status_code == 302
+    assert "0 of 2 left" in client.get(_url(phase)).text
+
+    response = client.post(_url(phase), submit_payload())
+
+    assert response.status_code == 200
+    assert escape(f"{team.name} has used its 2 submission(s) for today") in response.text
+    assert Submission.objects.count() == 2
+
+
+def test_it_shows_the_remaining_quota_for_today_and_in_total(client, phase, team, member):
+    phase.total_quota = 10
+    phase.save()
+    page = client.get(_url(phase)).text
+    assert "today 2 of 2 left" in page
+    assert "in total 10 of 10 left" in page
+
+
+def test_a_required_file_left_out_is_reported_next_to_its_field(
+    client, phase, team, member, enqueued
+):
+    files = {key: prediction_file() for key in KEYS[:2]}
+    response = client.post(_url(phase), submit_payload(files=files))
+    assert response.status_code == 200
+    assert "This field is required." in response.text
+    assert not Submission.objects.exists()
+
+
+def test_a_partial_phase_accepts_fewer_files(client, phase, team, member, enqueued):
+    phase.allow_partial = True
+    phase.save()
+    files = {KEYS[0]: prediction_file()}
+    response = client.post(_url(phase), submit_payload(files=files))
+    assert response.status_code == 302
+    assert Submission.objects.get().files.count() == 1
+
+
+def test_a_member_of_two_approved_teams_chooses_the_team(client, phase, team, member, enqueued):
+    second = TeamFactory()
+    Membership.objects.create(team=second, user=member)
+    ParticipationFactory(team=second, challenge=phase.challenge)
+    page = client.get(_url(phase)).text
+    assert '<select name="team"' in page
+
+    response = client.post(_url(phase), submit_payload(team=second.pk))
+    assert response.status_code == 302
+    assert Submission.objects.get().team == second
+
+
+def test_a_team_of_another_user_cannot_be_chosen(client, phase, team, member, enqueued):
+    second = TeamFactory()
+    Membership.objects.create(team=second, user=member)
+    ParticipationFactory(team=second, challenge=phase.challenge)
+    foreign = approved_team(phase)
+    response = client.post(_url(phase), submit_payload(team=foreign.pk))
+    assert response.status_code == 200
+    assert "Select a valid choice" in response.text
+    assert not Submission.objects.exists()
+
+
+@pytest.mark.parametrize("status", [None, Participation.Status.PENDING])
+def test_a_user_without_an_approved_team_is_told_how_to_get_one(client, phase, status):
+    team = TeamFactory()
+    if status:
+        ParticipationFactory(team=team, challenge=phase.challenge, status=status)
+    log_in(client, team.created_by)
+    response = client.get(_url(phase))
+    assert response.status_code == 200
+    assert "Only members of a team that is registered and approved" in response.text
+    assert "<form" not in response.text.split("<main")[1]
+    response = client.post(_url(phase), submit_payload())
+    assert not Submission.objects.exists()
+
+
+def test_a_user_without_a_team_gets_the_empty_state(client, phase):
+    log_in(client, UserFactory())
+    assert "You are not in a team yet" in client.get(_url(phase)).text
+
+
+def test_the_submit_page_requires_log_in(client, phase):
+    response = client.get(_url(phase))
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("login"))

@@ -1,0 +1,26 @@
+"""The base layout: navigation, accessibility hooks, and assets served locally (no CDN)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.staticfiles import finders
+from django.urls import reverse
+
+from tests.leaderboard.factories import phase_with_references
+from tests.leaderboard.web import GOLD_BYTES
+
+pytestmark = pytest.mark.django_db
+
+
+def test_pages_use_only_local_assets_and_have_a_phone_viewport(client):
+    phase = phase_with_references(GOLD_BYTES)
+    page = client.get(reverse("rankings:leaderboard", args=[phase.challenge.slug, phase.slug])).text
+    assets = re.findall(r'(?:src|href)="([^"]+\.(?:js|css))"', page)
+    assert assets == ["/static/css/trackboard.css", "/static/js/leaderboard.js"]
+    for asset in assets:
+        assert finders.find(asset.removeprefix("/static/")) is not None
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in page
+    assert '<a class="skip" href="#main">' in page and '<html lang="en">' in page
+    assert '<nav aria-label="Main">' in page

@@ -1,0 +1,86 @@
+"""Helpers for the page tests: a hand-worked gold and prediction, and form payloads.
+
+The expected numbers are worked out by hand from the DSTC11 rules in DESIGN.md:
+4 user turns; the prediction differs in one turn (sng0002, turn 1: ``leaveat`` 10:30 instead of
+10:15), so 3 of 4 turns match: JGA = 75.00. Gold slot values: 1 + 2 + 1 + 2 = 6; one
+substitution, no deletion or insertion: SER = 1 / 6 = 16.67.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from tests.leaderboard.factories import KEYS
+
+GOLD = {
+    "mul0001": [
+        {"hotel": {"area": "north"}},
+        {"hotel": {"area": "north", "bookday": "monday"}},
+    ],
+    "sng0002": [
+        {"train": {"day": "friday"}},
+        {"train": {"day": "friday", "leaveat": "10:15"}},
+    ],
+}
+PREDICTION = {
+    "mul0001": GOLD["mul0001"],
+    "sng0002": [
+        {"train": {"day": "friday"}},
+        {"train": {"day": "friday", "leaveat": "10:30"}},
+    ],
+}
+GOLD_BYTES = json.dumps(GOLD).encode()
+JGA, SER = "75.00", "16.67"
+
+#: (file content, a phrase of the scorer's message) for each kind of malformed upload.
+MALFORMED = {
+    "bad-json": (b'{"mul0001": [', "invalid JSON"),
+    "missing-dialogue": (json.dumps({"mul0001": GOLD["mul0001"]}).encode(), "sng0002"),
+    "wrong-value-type": (
+        json.dumps({**GOLD, "mul0001": [{"hotel": {"area": 5}}, {"hotel": {"area": 5}}]}).encode(),
+        "must be a string",
+    ),
+}
+
+
+def prediction_file(content: bytes | dict = PREDICTION, name: str = "run.json"):
+    raw = content if isinstance(content, bytes) else json.dumps(content).encode()
+    return SimpleUploadedFile(name, raw, content_type="application/json")
+
+
+def submit_payload(method: str = "My tracker", files: dict | None = None, **extra) -> dict:
+    """POST data for the submit page: a file per condition plus the method fields."""
+    files = files if files is not None else {key: prediction_file() for key in KEYS}
+    data = {"method_name": method, "method_description": "", "url": "", **extra}
+    data.update({f"file_{key}": upload for key, upload in files.items()})
+    return data
+
+
+def log_in(client, user) -> None:
+    """``force_login`` with the stored row: the factory sets a password without saving it, and
+    a session made from the unsaved hash would be dropped on the next request."""
+    client.force_login(type(user).objects.get(pk=user.pk))
+
+
+def scored_submission(team, phase, method: str = "My tracker", *, score: bool = True, **kwargs):
+    """A submission made through the service and, unless ``score=False``, scored by the task's
+    body; cached leaderboards are dropped as the commit hooks would."""
+    from leaderboard.rankings.services import invalidate
+    from leaderboard.submissions import services
+
+    submission = services.submit(
+        team=team,
+        phase=phase,
+        user=team.created_by,
+        files={key: prediction_file() for key in KEYS},
+        method_name=method,
+        enqueue=False,
+        **kwargs,
+    )
+    if score:
+        assert services.run_scoring(submission.pk) == "scored"
+        submission.refresh_from_db()
+    invalidate(phase.pk)
+    return submission
