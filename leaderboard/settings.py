@@ -11,6 +11,7 @@ deployment should stop the process at start-up, not fall back silently to a defa
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -142,6 +143,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Serves static files (our CSS/JS and, later, plotly.js from its package) in every mode,
+    # straight from the finders: no collectstatic step and no CDN.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -211,6 +215,10 @@ STATIC_URL = "static/"
 STATIC_ROOT = env_path("STATIC_ROOT", VAR_DIR / "static")
 #: Our own small, hand-written CSS and JS (no front-end framework, no CDN).
 STATICFILES_DIRS = [BASE_DIR / "static"]
+WHITENOISE_USE_FINDERS = True
+# collectstatic fills STATIC_ROOT in production; the folder must exist for whitenoise either way.
+with contextlib.suppress(OSError):
+    Path(STATIC_ROOT).mkdir(parents=True, exist_ok=True)
 MEDIA_URL = "media/"
 MEDIA_ROOT = env_path("MEDIA_ROOT", VAR_DIR / "media")
 #: References and prediction files. Deliberately outside MEDIA_ROOT: no URL serves this tree.

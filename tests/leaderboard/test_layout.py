@@ -24,3 +24,10 @@ def test_pages_use_only_local_assets_and_have_a_phone_viewport(client):
     assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in page
     assert '<a class="skip" href="#main">' in page and '<html lang="en">' in page
     assert '<nav aria-label="Main">' in page
+
+
+def test_static_assets_are_served_with_debug_off(client, settings):
+    settings.DEBUG = False
+    response = client.get("/static/css/trackboard.css")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/css")
