@@ -63,7 +63,7 @@ def enqueued(monkeypatch) -> list[int]:
     from leaderboard.submissions import services
 
     sent: list[int] = []
-    monkeypatch.setattr(services, "enqueue_scoring", sent.append)
+    monkeypatch.setattr(services.intake, "enqueue_scoring", sent.append)
     return sent
 
 

@@ -74,7 +74,9 @@ def test_transient_errors_are_retried_then_fail_without_charging(submission, mon
     def broken(reference):
         raise OSError("disk unavailable")
 
-    monkeypatch.setattr("leaderboard.submissions.services.parsed_reference", broken, raising=True)
+    monkeypatch.setattr(
+        "leaderboard.submissions.services.processing.parsed_reference", broken, raising=True
+    )
     for attempt in (1, 2):
         with pytest.raises(services.TransientScoringError):
             services.run_scoring(submission.pk)

@@ -1,15 +1,9 @@
-"""Submission workflows (DESIGN.md "Data flow"): receive, score, reap, cancel, re-score.
-
-``submit`` runs in the request thread; ``run_scoring`` and ``reap_expired_leases`` are what the
-Celery tasks call (and what ``demo`` calls synchronously).
-"""
+"""Receiving a submission (DESIGN.md "Data flow", step 1), in the request thread: validate
+every file with ``scoring``, store it privately, charge the quota under a lock, enqueue."""
 
 from __future__ import annotations
 
 import datetime as dt
-import logging
-import math
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -17,17 +11,15 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import UploadedFile
-from django.db import OperationalError, transaction
+from django.db import transaction
 from django.utils import timezone
 
 import scoring
 from leaderboard.challenges.models import Condition, Phase, Reference
 from leaderboard.challenges.services import parsed_reference
 from leaderboard.storage import private_storage, random_name, sha256_of
-from leaderboard.submissions.models import CHARGED, Result, Submission, SubmissionFile
+from leaderboard.submissions.models import CHARGED, Submission, SubmissionFile
 from leaderboard.teams.models import Participation, Team
-
-log = logging.getLogger(__name__)
 
 FAILED_MESSAGE = (
     "Scoring did not complete after {attempts} attempt(s) because of a problem on our side. "
@@ -200,7 +192,9 @@ def _validate(
         data = b"".join(upload.chunks())
         reference = parsed_reference(references[condition.pk])
         try:
-            scoring.load_prediction(data, reference, name, missing=options.missing)
+            scoring.load_prediction(
+                data, reference, name, missing=options.missing, profile=options.profile
+            )
         except scoring.ScoringError as exc:
             messages[condition.key] = str(exc)
             continue
@@ -249,194 +243,3 @@ def enqueue_scoring(submission_id: int) -> None:
 
     # The queue is read at call time so tests (and operators) can route to a dedicated queue.
     score_submission.apply_async(args=[submission_id], queue=settings.CELERY_TASK_DEFAULT_QUEUE)
-
-
-# --- score ---------------------------------------------------------------------------------
-
-
-def run_scoring(submission_id: int) -> str:
-    """Claim a queued submission, score every file, store the Results, mark it scored.
-
-    Returns ``"scored"``, ``"failed"`` or ``"skipped"`` (gone, or not queued: another delivery
-    or worker has it). Raises ``TransientScoringError`` after giving the claim back when a
-    retry may succeed; the caller schedules the retry.
-    """
-    lease = dt.timedelta(seconds=settings.SCORING_LEASE_SECONDS)
-    if not Submission.claim(submission_id, lease):
-        return "skipped"
-    if settings.TEST_SCORE_DELAY:
-        time.sleep(settings.TEST_SCORE_DELAY)  # test-only: lets a test kill us mid-scoring
-    try:
-        _score_claimed(submission_id)
-    except (OperationalError, OSError) as exc:
-        log.warning("transient error scoring submission %s: %r", submission_id, exc)
-        attempts = (
-            Submission.objects.filter(pk=submission_id).values_list("attempts", flat=True).first()
-        )
-        if attempts is None:
-            return "skipped"
-        if attempts >= settings.SCORING_MAX_ATTEMPTS:
-            Submission.fail(submission_id, FAILED_MESSAGE.format(attempts=attempts))
-            return "failed"
-        Submission.release(submission_id)
-        raise TransientScoringError(str(exc)) from exc
-    except scoring.ScoringError as exc:
-        # The file was valid at upload; this happens when an organiser replaced the reference.
-        Submission.fail(submission_id, str(exc))
-        return "failed"
-    except Submission.DoesNotExist:
-        return "skipped"
-    except Exception:
-        log.exception("scoring submission %s failed", submission_id)
-        Submission.fail(submission_id, INTERNAL_ERROR_MESSAGE)
-        return "failed"
-    return "scored"
-
-
-def _score_claimed(submission_id: int) -> None:
-    submission = Submission.objects.select_related("phase__challenge").get(pk=submission_id)
-    options = submission.phase.challenge.scoring_settings()
-    rows = []
-    for item in submission.files.select_related("condition"):
-        reference = item.condition.references.filter(active=True).first()
-        if reference is None:
-            raise scoring.ScoringError(
-                f"{item.condition.label}: the organisers removed this condition's reference."
-            )
-        gold = parsed_reference(reference)
-        with item.file.open("rb") as handle:
-            data = handle.read()
-        prediction = scoring.load_prediction(
-            data, gold, item.original_name, missing=options.missing
-        )
-        rows.append((item.condition_id, reference.pk, scoring.score(gold, prediction, options)))
-    with transaction.atomic():
-        for condition_id, reference_id, result in rows:
-            Result.objects.update_or_create(
-                submission_id=submission_id,
-                condition_id=condition_id,
-                reference_id=reference_id,
-                signature=result.signature,
-                defaults=_result_columns(result),
-            )
-        # If the lease expired and the row was re-queued meanwhile, the identical Results
-        # above are harmless and the next claim finishes the row.
-        Submission.finish(submission_id)
-        phase_id = submission.phase_id
-        transaction.on_commit(lambda: _invalidate(phase_id))
-
-
-def _number(value: float) -> float | None:
-    return None if value is None or math.isnan(value) else float(value)
-
-
-def _result_columns(result: scoring.Score) -> dict[str, object]:
-    return {
-        "jga": _number(result.jga),
-        "ser": _number(result.ser),
-        "jga_low": _number(result.jga_ci[0]),
-        "jga_high": _number(result.jga_ci[1]),
-        "ser_low": _number(result.ser_ci[0]),
-        "ser_high": _number(result.ser_ci[1]),
-        "n_ref": result.n_ref,
-        "sub": result.sub,
-        "dele": result.dele,
-        "ins": result.ins,
-        "slot_f1": _number(result.slot_f1),
-        "breakdown": _json_safe(result.as_dict(per_dialogue=True)),
-        "created_at": timezone.now(),
-    }
-
-
-def _json_safe(value: object) -> object:
-    """NaN is not JSON: Postgres' jsonb refuses it. Store it as null."""
-    if isinstance(value, float):
-        return None if math.isnan(value) else value
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_safe(v) for v in value]
-    return value
-
-
-def _invalidate(phase_id: int) -> None:
-    from leaderboard.rankings.services import invalidate
-
-    invalidate(phase_id)
-
-
-def reap_expired_leases(now: dt.datetime | None = None) -> list[int]:
-    """Give back submissions whose scoring lease expired, and re-send lost queue messages.
-
-    A worker killed mid-scoring leaves its row in ``scoring``: it is re-queued (or failed, when
-    its attempts are used up). A ``queued`` row whose message never reached a worker (the broker
-    was down when it was sent) would wait for ever: for a queued row ``lease_until`` is the time
-    to send its task again, stamped on the first pass and renewed on each re-send; a duplicate
-    message is harmless because only one delivery can claim the row. Returns the ids sent.
-    """
-    now = now or timezone.now()
-    requeued: list[int] = []
-    expired = Submission.objects.filter(
-        status=Submission.Status.SCORING, lease_until__lt=now
-    ).values_list("pk", "attempts")
-    for pk, attempts in expired:
-        if attempts >= settings.SCORING_MAX_ATTEMPTS:
-            Submission.objects.filter(
-                pk=pk, status=Submission.Status.SCORING, lease_until__lt=now
-            ).update(
-                status=Submission.Status.FAILED,
-                lease_until=None,
-                charged=False,
-                error=FAILED_MESSAGE.format(attempts=attempts),
-            )
-        elif Submission.release(pk, expired_before=now):
-            requeued.append(pk)
-            transaction.on_commit(lambda pk=pk: enqueue_scoring(pk))
-    resend_at = now + dt.timedelta(seconds=settings.SCORING_RESEND_AFTER_SECONDS)
-    waiting = Submission.objects.filter(status=Submission.Status.QUEUED)
-    waiting.filter(lease_until__isnull=True).exclude(pk__in=requeued).update(lease_until=resend_at)
-    for pk in waiting.filter(lease_until__lt=now).values_list("pk", flat=True):
-        if Submission.objects.filter(
-            pk=pk, status=Submission.Status.QUEUED, lease_until__lt=now
-        ).update(lease_until=resend_at):
-            requeued.append(pk)
-            transaction.on_commit(lambda pk=pk: enqueue_scoring(pk))
-    return requeued
-
-
-# --- team and organiser actions -------------------------------------------------------------
-
-
-def cancel(submission: Submission, user: AbstractBaseUser) -> None:
-    """Cancel a submission that has not started scoring; it stops counting against the quota."""
-    if not submission.team.memberships.filter(user=user).exists():
-        raise SubmissionNotAllowed("Only a member of the team can cancel its submission.")
-    if not Submission.cancel_queued(submission.pk):
-        raise SubmissionNotAllowed("Only a queued submission can be cancelled.")
-    phase_id = submission.phase_id
-    transaction.on_commit(lambda: _invalidate(phase_id))  # its count drops from the board
-    submission.refresh_from_db()
-
-
-def rescore(submission: Submission) -> bool:
-    """Organiser action: score a scored submission again (new reference or scorer version)."""
-    if not Submission.requeue(submission.pk):
-        return False
-    transaction.on_commit(lambda: enqueue_scoring(submission.pk))
-    return True
-
-
-__all__ = [
-    "QuotaExceeded",
-    "SubmissionError",
-    "SubmissionNotAllowed",
-    "SubmissionRejected",
-    "TransientScoringError",
-    "cancel",
-    "enqueue_scoring",
-    "quota_usage",
-    "reap_expired_leases",
-    "rescore",
-    "run_scoring",
-    "submit",
-]
