@@ -1,0 +1,60 @@
+"""Browser tests: Python playwright driving the system's Chromium (never a downloaded one).
+
+Screenshots of the pages go to ``artifacts/screenshots/`` (kept by CI as test artefacts).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, require
+
+# The web tests' per-test isolation (storage, cache, queue) and fixtures apply here too.
+from tests.leaderboard.conftest import (  # noqa: F401
+    _fast_password_hashing,
+    _isolated,
+    enqueued,
+)
+
+CHROMIUM = os.environ.get("TRACKBOARD_CHROMIUM", "/usr/bin/chromium")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+
+# Playwright's synchronous API runs an event loop in this thread; the ORM calls the tests make
+# between browser steps are ordinary synchronous code, which Django must be told to allow.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    require("Chromium", Path(CHROMIUM).exists() or bool(shutil.which(CHROMIUM)), CHROMIUM)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def page(browser, live_server) -> Iterator[object]:
+    """A fresh browser context on the live server, failing the test on any console error."""
+    context = browser.new_context(base_url=live_server.url)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("dialog", lambda d: (errors.append(f"dialog: {d.message}"), d.dismiss()))
+    yield page
+    context.close()
+    assert errors == [], f"browser console errors: {errors}"
+
+
+def screenshot(page, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)

@@ -1,0 +1,65 @@
+"""Issue 3's first acceptance line in a real browser: a new user signs up, creates a team,
+registers, uploads three files, and watches the result appear without reloading by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from leaderboard.submissions.models import Submission
+from leaderboard.submissions.services import run_scoring
+from tests.browser.conftest import screenshot
+from tests.leaderboard.factories import KEYS, phase_with_references
+from tests.leaderboard.web import GOLD_BYTES, JGA, PREDICTION, SER
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_a_new_user_watches_their_result_arrive(page, live_server, enqueued, tmp_path):
+    import json
+
+    phase = phase_with_references(GOLD_BYTES, daily_quota=5)
+    challenge = phase.challenge
+    prediction = tmp_path / "prediction.json"
+    prediction.write_text(json.dumps(PREDICTION))
+
+    page.goto("/accounts/signup/")
+    page.fill("input[name=username]", "newcomer")
+    page.fill("input[name=email]", "newcomer@example.org")
+    page.fill("input[name=password1]", "a-long-unusual-passphrase")
+    page.fill("input[name=password2]", "a-long-unusual-passphrase")
+    page.click("main button[type=submit]")
+
+    page.goto("/teams/new/")
+    page.fill("input[name=name]", "Night Owls")
+    page.click("main button[type=submit]")
+    page.goto(f"/challenges/{challenge.slug}/")
+    page.get_by_role("button", name="Register team Night Owls").click()
+    page.wait_for_selector("text=Night Owls is registered")
+
+    page.goto(f"/challenges/{challenge.slug}/{phase.slug}/submit/")
+    for key in KEYS:
+        page.set_input_files(f"input[name=file_{key}]", str(prediction))
+    page.fill("input[name=method_name]", "Owl tracker")
+    screenshot(page, "submit")
+    page.click("main button[type=submit]")
+    page.wait_for_url("**/submissions/*/")
+    submission = Submission.objects.get()
+    assert submission.status == Submission.Status.QUEUED
+    assert enqueued == [submission.pk]
+
+    # The team's submissions page and the leaderboard, both open while the worker scores,
+    # update themselves: nobody reloads them.
+    leaderboard = page.context.new_page()
+    leaderboard.goto(f"/challenges/{challenge.slug}/{phase.slug}/leaderboard/")
+    assert "Night Owls" not in leaderboard.inner_text("#leaderboard-tables")
+    page.goto(f"/challenges/{challenge.slug}/{phase.slug}/submissions/")
+    assert "queued" in page.inner_text("main")
+
+    assert run_scoring(submission.pk) == "scored"  # what the worker does
+
+    page.wait_for_selector("main >> text=scored", timeout=15_000)
+    screenshot(page, "my-submissions")
+    leaderboard.wait_for_selector("#leaderboard-tables >> text=Night Owls", timeout=15_000)
+    board = leaderboard.inner_text("#leaderboard-tables")
+    assert JGA in board and SER in board
+    screenshot(leaderboard, "leaderboard")
