@@ -93,3 +93,46 @@ def test_create_challenge_rejects_an_invalid_reference_before_writing(tmp_path):
     with pytest.raises(CommandError, match="invalid JSON"):
         call_command("create_challenge", str(_config(tmp_path, bad, slug="broken")))
     assert not Challenge.objects.exists()
+
+
+def test_augpt_uploaded_through_the_page_shows_17_93_and_45_40_on_each_row(
+    fixtures_dir, tmp_path, client, enqueued, django_capture_on_commit_callbacks
+):
+    import re
+
+    from django.urls import reverse
+
+    from tests.leaderboard.web import log_in
+
+    gold = fixtures_dir / "dstc11" / "test-dstc11.gold.json"
+    call_command("create_challenge", str(_config(tmp_path, gold)))
+    challenge = Challenge.objects.get(slug="dstc11-test")
+    phase = challenge.phases.get()
+    team = TeamFactory(name="AuGPT team")
+    ParticipationFactory(team=team, challenge=challenge)
+    log_in(client, team.created_by)
+    augpt = (fixtures_dir / "mwzeval-predictions" / "augpt.json").read_bytes()
+    payload = {"method_name": "AuGPT", "method_description": "", "url": ""}
+    payload.update({f"file_{key}": upload(augpt, "augpt.json") for key in KEYS})
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            reverse("submissions:submit", args=[challenge.slug, phase.slug]), payload
+        )
+    assert response.status_code == 302
+    (submission_id,) = enqueued
+    with django_capture_on_commit_callbacks(execute=True):
+        assert tasks.score_submission(submission_id) == "scored"
+
+    page = client.get(reverse("rankings:leaderboard", args=[challenge.slug, phase.slug])).text
+    gold_hash = hashlib.sha256(gold.read_bytes()).hexdigest()[:8]
+    sections = re.split(r'<section aria-labelledby="condition-', page)[1:]
+    assert [s.split('"', 1)[0] for s in sections] == list(KEYS)
+    for section in sections:
+        row = re.search(r"<tbody>(.*?)</tbody>", section, re.S).group(1)
+        assert "AuGPT team" in row
+        cells = re.sub(r"<[^>]+>", " ", row).split()
+        assert "17.93" in cells and "45.40" in cells
+        # each metric is followed by its interval, [low, high] around it
+        interval = re.search(r"17\.93\s*\[(\d+\.\d+),\s*(\d+\.\d+)\]", " ".join(cells))
+        assert interval and float(interval[1]) < 17.93 < float(interval[2])
+        assert f"gold:sha256:{gold_hash}" in section
