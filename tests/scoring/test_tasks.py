@@ -191,3 +191,27 @@ def test_arbitrary_token_sequences_raise_only_scoring_errors(states):
     reference = dvd.load_reference(json.dumps({"d1": [""] * len(states)}).encode())
     with contextlib.suppress(ScoringError):
         dvd.load_prediction(json.dumps({"d1": states}).encode(), reference)
+
+
+def test_synthetic_multiwoz22_data_scores_100_against_itself_and_less_when_perturbed():
+    from scoring.multiwoz22 import synth
+
+    schema = _src(synth.make_schema(), "schema.json")
+    gold = synth.make_gold(12, seed=3)
+    task = get_task("multiwoz22")
+    perfect = run(task, _src(gold, "g"), _src(gold, "p"), {"schema": schema}, resampling=FEW)
+    assert perfect.metrics()["jga"] == 100.0
+    noisy = synth.make_prediction(gold, 0.3, seed=4, flat=True)
+    result = run(task, _src(gold, "g"), _src(noisy, "p"), {"schema": schema}, resampling=FEW)
+    assert result.format == "flat-states"
+    assert result.metrics()["jga"] < 100.0
+
+
+def test_synthetic_dvd_data_scores_100_against_itself_and_less_when_perturbed():
+    from scoring.dvd import synth
+
+    gold = synth.make_gold(12, seed=3)
+    task = get_task("dvd")
+    assert run(task, _src(gold, "g"), _src(gold, "p"), resampling=FEW).metrics()["joint"] == 100.0
+    noisy = synth.make_prediction(gold, 0.3, seed=4)
+    assert run(task, _src(gold, "g"), _src(noisy, "p"), resampling=FEW).metrics()["joint"] < 100.0
