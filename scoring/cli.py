@@ -1,5 +1,10 @@
 """``python -m scoring``: score prediction files locally, exactly as the server does.
 
+Every task goes through the registry (:mod:`scoring.tasks`): ``--task dstc11`` (the default)
+prints what it always printed; ``--task multiwoz22 --schema schema.json`` and ``--task dvd``
+print their own metrics. ``--training-values FILE`` adds the seen/unseen JGA breakdown
+(``dstc11``, ``multiwoz22``).
+
 Exit codes: 0 scored, 2 invalid input (message on stderr, no traceback).
 """
 
@@ -10,12 +15,13 @@ import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from scoring.dstc11 import MISSING_POLICIES, Prediction, Reference, load_prediction, load_reference
+from scoring.dstc11 import MISSING_POLICIES
 from scoring.errors import ScoringError
+from scoring.multiwoz22.values import MATCHES
 from scoring.normalise import PROFILES
 from scoring.parallel import ForkedStatistics
 from scoring.results import (
@@ -26,13 +32,13 @@ from scoring.results import (
     Score,
     Settings,
     compare,
-    score,
 )
+from scoring.taskapi import Resampling, Source, Task, TaskResult
 
 if TYPE_CHECKING:
     from scoring.stats import PairedTest
 
-TASKS = ("dstc11",)
+TASKS = ("dstc11", "multiwoz22", "dvd")
 EXIT_INVALID = 2
 
 
@@ -43,26 +49,44 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _example(args)
     statistics = ForkedStatistics.start()
     try:
+        from scoring.tasks import get_task
+
+        task = get_task(args.task)
+        options = _options(task.name, args)
+        resampling = Resampling(args.bootstrap, args.level, args.seed)
         settings = Settings(
-            profile=args.profile,
+            profile=options.get("profile", "default"),
             missing=args.missing,
             n_boot=args.bootstrap,
             level=args.level,
             seed=args.seed,
         )
         settings.check()
-        reference = load_reference(_read(args.gold), Path(args.gold).name)
-        predictions = [_prediction(path, reference, settings) for path in args.pred]
+        files = _files(task, args)
+        gold = Source(_read(args.gold), Path(args.gold).name)
+        reference = task.load_reference(gold, files, options)
+        predictions = [
+            task.load_prediction(Source(_read(path), Path(path).name), reference, options)
+            for path in args.pred
+        ]
         if args.command == "score":
             if len(predictions) != 1:
                 raise ScoringError("'score' takes exactly one --pred; use 'compare' for two.")
-            result = score(reference, predictions[0], settings, statistics)
-            _emit(result.as_dict() if args.json else _report(result), args.json)
+            result = task.score(reference, predictions[0], options, resampling, statistics)
+            _emit(_result_dict(result) if args.json else _result_report(result), args.json)
         else:
             if len(predictions) != 2:
                 raise ScoringError("'compare' takes exactly two --pred files.")
-            comparison = compare(reference, predictions[0], predictions[1], settings, statistics)
-            out = _comparison_dict(comparison) if args.json else _comparison_report(comparison)
+            if task.name == "dstc11":
+                a, b = predictions
+                comparison = compare(reference.gold, a, b, settings, statistics)
+                out = _comparison_dict(comparison) if args.json else _comparison_report(comparison)
+            else:
+                out = _generic_compare(
+                    task, reference, predictions, options, resampling, statistics
+                )
+                if not args.json:
+                    out = _generic_compare_report(out)
             _emit(out, args.json)
     except ScoringError as error:
         print(f"error: {error}", file=sys.stderr)
@@ -71,6 +95,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         if statistics is not None:
             statistics.close()
     return 0
+
+
+def _options(task: str, args: argparse.Namespace) -> dict[str, str]:
+    options = {"missing": args.missing}
+    if task == "dstc11":
+        options["profile"] = args.profile or "default"
+    elif args.profile is not None:
+        raise ScoringError("--profile applies to the dstc11 task only.")
+    if task == "multiwoz22":
+        options["match"] = args.match or "exact"
+    elif args.match is not None:
+        raise ScoringError("--match applies to the multiwoz22 task only.")
+    return options
+
+
+def _files(task: Task, args: argparse.Namespace) -> dict[str, Source]:
+    given = {"schema": args.schema, "training_values": args.training_values}
+    allowed = {f.name for f in task.reference_files}
+    files = {}
+    for key, path in given.items():
+        flag = "--" + key.replace("_", "-")
+        if path is None:
+            if key in allowed and any(f.required for f in task.reference_files if f.name == key):
+                raise ScoringError(f"the {task.name} task needs {flag} FILE.")
+            continue
+        if key not in allowed:
+            raise ScoringError(f"{flag} does not apply to the {task.name} task.")
+        files[key] = Source(_read(path), Path(path).name)
+    return files
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -89,7 +142,12 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument(
             "--pred", required=True, action="append", help="prediction file (JSON or manifest)"
         )
-        sub.add_argument("--profile", choices=PROFILES, default="default")
+        sub.add_argument("--schema", help="schema.json (multiwoz22: part of the reference)")
+        sub.add_argument(
+            "--training-values", help="JSON list of slot=value seen in training (seen/unseen)"
+        )
+        sub.add_argument("--profile", choices=PROFILES, default=None, help="dstc11 only")
+        sub.add_argument("--match", choices=MATCHES, default=None, help="multiwoz22 only")
         sub.add_argument("--missing", choices=MISSING_POLICIES, default="reject")
         sub.add_argument("--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, metavar="N")
         sub.add_argument("--level", type=float, default=DEFAULT_LEVEL)
@@ -102,6 +160,86 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _result_dict(result: TaskResult) -> dict[str, Any]:
+    if result.task == "dstc11":
+        out: dict[str, Any] = result.native.as_dict()
+        if "seen_unseen" in result.details:
+            out["seen_unseen"] = {
+                **result.details["seen_unseen"],
+                **{k: result.values[k] for k in ("jga_seen", "jga_unseen")},
+                "ci": {k: list(result.cis[k]) for k in ("jga_seen", "jga_unseen")},
+            }
+            out["signature"] = result.signature
+        return out
+    return result.as_dict()
+
+
+def _result_report(result: TaskResult) -> str:
+    if result.task == "dstc11":
+        text: str = _report(result.native)
+        if "seen_unseen" in result.details:
+            lines = text.split("\n")
+            lines[-1] = f"signature   {result.signature}"
+            info = result.details["seen_unseen"]
+            lines[3:3] = [
+                f"JGA seen    {_interval(result, 'jga_seen')}   turns {info['seen_turns']}",
+                f"JGA unseen  {_interval(result, 'jga_unseen')}   turns {info['unseen_turns']}",
+            ]
+            text = "\n".join(lines)
+        return text
+    from scoring.tasks import get_task
+
+    task = get_task(result.task)
+    counts = "   ".join(f"{k} {v}" for k, v in result.counts.items())
+    lines = [f"task        {result.task}", f"format      {result.format}", counts, ""]
+    for metric in task.metrics:
+        if metric.name in result.values:
+            lines.append(f"{metric.label:<22}{_interval(result, metric.name)}")
+    lines += [f"warning: {w}" for w in result.warnings]
+    lines += ["", f"signature   {result.signature}"]
+    return "\n".join(lines)
+
+
+def _interval(result: TaskResult, metric: str) -> str:
+    value = _f(result.values[metric])
+    if metric not in result.cis:
+        return value
+    low, high = result.cis[metric]
+    return f"{value:>6}  [{_f(low)}, {_f(high)}]"
+
+
+def _generic_compare(
+    task: Task,
+    reference: Any,
+    predictions: list[Any],
+    options: dict[str, str],
+    resampling: Resampling,
+    statistics: Any,
+) -> dict[str, Any]:
+    from scoring.taskapi import paired_tests
+
+    a, b = (task.score(reference, p, options, resampling, statistics) for p in predictions)
+    tests = paired_tests(a, b, task.metrics, resampling, statistics)
+    return {
+        "a": a.as_dict(),
+        "b": b.as_dict(),
+        "paired": {name: _test_dict(test) for name, test in tests.items()},
+    }
+
+
+def _generic_compare_report(out: dict[str, Any]) -> str:
+    lines = []
+    for name, test in out["paired"].items():
+        verdict = "significant" if test["significant"] else "not significant"
+        lines.append(
+            f"{name:<14} A {_f(test['a'])}  B {_f(test['b'])}  A - B = {test['difference']:+.2f}"
+            f"  [{_f(test['ci'][0])}, {_f(test['ci'][1])}]  p = {test['p_value']:.4f}"
+            f"  ({verdict} at 0.05)"
+        )
+    lines += ["", f"signature   {out['a']['signature']}"]
+    return "\n".join(lines)
+
+
 def _read(path: str) -> bytes:
     try:
         return Path(path).read_bytes()
@@ -111,12 +249,6 @@ def _read(path: str) -> bytes:
         raise ScoringError(f"{path}: is a folder, not a file.") from None
     except OSError as error:
         raise ScoringError(f"{path}: cannot be read ({error.strerror}).") from None
-
-
-def _prediction(path: str, reference: Reference, settings: Settings) -> Prediction:
-    return load_prediction(
-        _read(path), reference, Path(path).name, settings.missing, settings.profile
-    )
 
 
 def _emit(payload: object, as_json: bool) -> None:

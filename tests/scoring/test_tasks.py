@@ -1,0 +1,217 @@
+"""The task registry: descriptions, dstc11 unchanged behind it, seen/unseen, CLI, safety."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import scoring
+from scoring import ScoringError
+from scoring.taskapi import Resampling, Source
+from scoring.tasks import TASKS, get_task, run
+from tests.conftest import ROOT
+
+FEW = Resampling(n_boot=50)
+
+
+def test_every_task_describes_its_metrics_and_options():
+    assert list(TASKS) == ["dstc11", "multiwoz22", "dvd"]
+    for task in TASKS.values():
+        described = task.describe()
+        names = [m["name"] for m in described["metrics"]]
+        assert described["primary"] in names
+        assert all(m["direction"] in ("higher", "lower") for m in described["metrics"])
+        json.dumps(described)
+    assert get_task("dstc11").metric("ser").direction == "lower"
+    assert get_task("multiwoz22").check_options({}) == {"match": "exact", "missing": "reject"}
+    with pytest.raises(ScoringError):
+        get_task("multiwoz22").check_options({"match": "approximate"})
+    with pytest.raises(ScoringError):
+        get_task("nope")
+
+
+GOLD = {
+    "d1": [{"hotel": {"area": "north"}}, {"hotel": {"area": "north", "stars": "4"}}],
+    "d2": [{"train": {"day": "monday"}}],
+}
+PRED = {
+    "d1": [{"hotel": {"area": "north"}}, {"hotel": {"area": "north", "stars": "5"}}],
+    "d2": [{"train": {"day": "monday"}}],
+}
+
+
+def _src(value, name):
+    return Source(json.dumps(value).encode(), name)
+
+
+def test_dstc11_through_the_registry_gives_the_same_numbers_and_signature():
+    task = get_task("dstc11")
+    result = run(task, _src(GOLD, "gold.json"), _src(PRED, "run.json"), resampling=FEW)
+    reference = scoring.load_reference(json.dumps(GOLD).encode(), "gold.json")
+    prediction = scoring.load_prediction(json.dumps(PRED).encode(), reference, "run.json")
+    direct = scoring.score(reference, prediction, scoring.Settings(n_boot=50))
+    assert result.signature == direct.signature
+    assert result.metrics()["jga"] == direct.jga
+    assert result.metrics()["ser"] == direct.ser
+    assert result.intervals()["jga"] == direct.jga_ci
+    # per-dialogue sufficient statistics: d1 1 of 2 turns right, d2 1 of 1.
+    assert result.dialogues.columns["jga"] == ((1, 1), (2, 1))
+
+
+def test_dstc11_seen_unseen_brackets_the_overall_jga():
+    training = _src(["hotel-area=north", "train-day=tuesday"], "train.json")
+    result = run(
+        get_task("dstc11"),
+        _src(GOLD, "gold.json"),
+        _src(PRED, "run.json"),
+        files={"training_values": training},
+        resampling=FEW,
+    )
+    m = result.metrics()
+    # d1 t0 {area north}: seen, right. d1 t1 has stars 4 (unseen): wrong.
+    # d2 t0 day monday (only tuesday was seen): unseen, right.
+    assert m["jga"] == pytest.approx(100 * 2 / 3)
+    assert m["jga_seen"] == pytest.approx(100.0)
+    assert m["jga_unseen"] == pytest.approx(50.0)
+    assert m["jga_unseen"] <= m["jga"] <= m["jga_seen"]
+    assert "|train:sha256:" in result.signature
+    assert result.signature.startswith("dstc11|norm:default|missing:reject|")
+
+
+def test_as_dict_is_json_ready_with_per_dialogue_statistics():
+    result = run(get_task("dstc11"), _src(GOLD, "g"), _src(PRED, "p"), resampling=FEW)
+    out = json.loads(json.dumps(result.as_dict(per_dialogue=True)))
+    assert out["metrics"]["jga"] == pytest.approx(100 * 2 / 3)
+    assert out["per_dialogue"][0]["jga"] == [1, 2]
+    assert set(out) >= {"task", "metrics", "intervals", "signature", "counts", "warnings"}
+
+
+def test_paired_tests_work_for_any_task():
+    from scoring.taskapi import paired_tests
+
+    task = get_task("dvd")
+    gold = _src({"a": ["<obj1> SIZE large"], "b": ["<obj2> COLOR red"]}, "g")
+    same = run(task, gold, gold, resampling=FEW)
+    other = run(task, gold, _src({"a": ["<obj1> SIZE small"], "b": [""]}, "p"), resampling=FEW)
+    tests = paired_tests(same, other, task.metrics, FEW)
+    assert tests["joint"].difference == pytest.approx(100.0)
+    assert "state_f1" not in tests  # its denominator depends on the prediction
+
+
+def _cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "scoring", *args], capture_output=True, text=True, cwd=ROOT
+    )
+
+
+def test_the_cli_scores_multiwoz22_with_a_schema(fixtures_dir, tmp_path):
+    data = json.loads((fixtures_dir / "sgd" / "metrics_test_refdata.json").read_text())
+    for name, key in (("gold.json", "frame_ref"), ("run.json", "frame_hyp")):
+        dialogue = {"dialogue_id": "d1", "turns": [{"speaker": "USER", "frames": [data[key]]}]}
+        (tmp_path / name).write_text(json.dumps([dialogue]))
+    schema = fixtures_dir / "sgd" / "metrics_test_refschema.json"
+    run_ = _cli(
+        "score", "--task", "multiwoz22", "--gold", str(tmp_path / "gold.json"),
+        "--schema", str(schema), "--pred", str(tmp_path / "run.json"), "--match", "fuzzy",
+        "--json", "--bootstrap", "20",
+    )  # fmt: skip
+    assert run_.returncode == 0, run_.stderr
+    out = json.loads(run_.stdout)
+    assert out["metrics"]["avg_goal"] == pytest.approx(66.75)
+    assert out["signature"].startswith("multiwoz22|match:fuzzy-token-sort-rounded|")
+    missing = _cli("score", "--task", "multiwoz22", "--gold", "x", "--pred", "y")
+    assert missing.returncode == 2
+    assert missing.stderr == "error: the multiwoz22 task needs --schema FILE.\n"
+
+
+def test_the_cli_scores_dvd(tmp_path):
+    (tmp_path / "g.json").write_text(json.dumps({"v1": ["<frame0> <frame10> <obj1> SIZE large"]}))
+    run_ = _cli(
+        "score", "--task", "dvd", "--gold", str(tmp_path / "g.json"),
+        "--pred", str(tmp_path / "g.json"), "--bootstrap", "20",
+    )  # fmt: skip
+    assert run_.returncode == 0, run_.stderr
+    assert "Joint Acc IoU@0.7" in run_.stdout
+    assert "signature   dvd|" in run_.stdout
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(document=json_values)
+def test_arbitrary_json_raises_only_scoring_errors(document):
+    data = json.dumps(document).encode()
+    mwz_gold = json.dumps(
+        [{"dialogue_id": "d1", "turns": [{"speaker": "USER", "frames": []}]}]
+    ).encode()
+    schema = json.dumps(
+        [{"service_name": "hotel", "slots": [{"name": "hotel-area", "is_categorical": True}]}]
+    ).encode()
+    from scoring import dvd, multiwoz22
+    from scoring.seen import read_training_values
+
+    mwz = multiwoz22.load_reference(mwz_gold, schema)
+    dvd_ref = dvd.load_reference(b'{"d1": [""]}')
+    attempts = [
+        lambda: multiwoz22.load_prediction(data, mwz),
+        lambda: multiwoz22.load_reference(data, schema),
+        lambda: multiwoz22.load_reference(mwz_gold, data),
+        lambda: dvd.load_prediction(data, dvd_ref),
+        lambda: dvd.load_reference(data),
+        lambda: read_training_values(data, "t", str.lower, lambda _s, v: v),
+    ]
+    for attempt in attempts:
+        with contextlib.suppress(ScoringError):
+            attempt()
+
+
+token = st.sampled_from(
+    ["<frame1>", "<frame0>", "<obj1>", "<obj2>", "SIZE", "color", "Shape", "large", "<x>", "obj"]
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(states=st.lists(st.lists(token, max_size=8).map(" ".join), min_size=1, max_size=2))
+def test_arbitrary_token_sequences_raise_only_scoring_errors(states):
+    from scoring import dvd
+
+    reference = dvd.load_reference(json.dumps({"d1": [""] * len(states)}).encode())
+    with contextlib.suppress(ScoringError):
+        dvd.load_prediction(json.dumps({"d1": states}).encode(), reference)
+
+
+def test_synthetic_multiwoz22_data_scores_100_against_itself_and_less_when_perturbed():
+    from scoring.multiwoz22 import synth
+
+    schema = _src(synth.make_schema(), "schema.json")
+    gold = synth.make_gold(12, seed=3)
+    task = get_task("multiwoz22")
+    perfect = run(task, _src(gold, "g"), _src(gold, "p"), {"schema": schema}, resampling=FEW)
+    assert perfect.metrics()["jga"] == 100.0
+    noisy = synth.make_prediction(gold, 0.3, seed=4, flat=True)
+    result = run(task, _src(gold, "g"), _src(noisy, "p"), {"schema": schema}, resampling=FEW)
+    assert result.format == "flat-states"
+    assert result.metrics()["jga"] < 100.0
+
+
+def test_synthetic_dvd_data_scores_100_against_itself_and_less_when_perturbed():
+    from scoring.dvd import synth
+
+    gold = synth.make_gold(12, seed=3)
+    task = get_task("dvd")
+    assert run(task, _src(gold, "g"), _src(gold, "p"), resampling=FEW).metrics()["joint"] == 100.0
+    noisy = synth.make_prediction(gold, 0.3, seed=4)
+    assert run(task, _src(gold, "g"), _src(noisy, "p"), resampling=FEW).metrics()["joint"] < 100.0
