@@ -21,7 +21,6 @@ import orjson
 
 from scoring.dstc11 import MISSING_POLICIES
 from scoring.errors import ScoringError
-from scoring.multiwoz22.values import MATCHES
 from scoring.normalise import PROFILES
 from scoring.parallel import ForkedStatistics
 from scoring.results import (
@@ -34,11 +33,14 @@ from scoring.results import (
     compare,
 )
 from scoring.taskapi import Resampling, Source, Task, TaskResult
+from scoring.tasks import NAMES
 
 if TYPE_CHECKING:
     from scoring.stats import PairedTest
 
-TASKS = ("dstc11", "multiwoz22", "dvd")
+TASKS = NAMES
+#: multiwoz22's matching modes (kept here: that task loads only when it is chosen).
+MATCHES = ("exact", "fuzzy")
 EXIT_INVALID = 2
 
 

@@ -12,24 +12,44 @@ files) and its three functions, which return a :class:`~scoring.taskapi.TaskResu
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import importlib
+from collections.abc import Iterator, Mapping
 
-from scoring.dstc11.task import TASK as DSTC11
-from scoring.dvd.task import TASK as DVD
 from scoring.errors import ScoringError
-from scoring.multiwoz22.task import TASK as MULTIWOZ22
 from scoring.results import Statistics
 from scoring.taskapi import Resampling, Source, Task, TaskResult
 
-TASKS: Mapping[str, Task] = {task.name: task for task in (DSTC11, MULTIWOZ22, DVD)}
+#: Each task's module, imported on first use: a run of one task does not pay for loading the
+#: others (fuzzy matching, schema handling) at start-up.
+_MODULES = {
+    "dstc11": "scoring.dstc11.task",
+    "multiwoz22": "scoring.multiwoz22.task",
+    "dvd": "scoring.dvd.task",
+}
+NAMES = tuple(_MODULES)
+
+
+class _Registry(Mapping[str, Task]):
+    def __getitem__(self, name: str) -> Task:
+        module = _MODULES[name]  # KeyError for an unknown name, as a Mapping should
+        task: Task = importlib.import_module(module).TASK
+        return task
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_MODULES)
+
+    def __len__(self) -> int:
+        return len(_MODULES)
+
+
+TASKS: Mapping[str, Task] = _Registry()
 
 
 def get_task(name: str) -> Task:
     """The task called ``name``; an unknown name raises ScoringError."""
-    task = TASKS.get(name)
-    if task is None:
-        raise ScoringError(f"unknown task {name!r}; choose one of: " + ", ".join(TASKS))
-    return task
+    if name not in _MODULES:
+        raise ScoringError(f"unknown task {name!r}; choose one of: " + ", ".join(_MODULES))
+    return TASKS[name]
 
 
 def run(
@@ -58,4 +78,4 @@ def run(
     return task.score(reference, loaded, checked, resampling, statistics)
 
 
-__all__ = ["TASKS", "get_task", "run"]
+__all__ = ["NAMES", "TASKS", "get_task", "run"]
