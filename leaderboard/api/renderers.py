@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from typing import Any
 
 from rest_framework.renderers import BaseRenderer
@@ -26,6 +27,11 @@ class CSVRenderer(BaseRenderer):
             # An error in the format asked for: its code and message.
             writer.writerow(["error", "message"])
             writer.writerow([data["error"]["code"], data["error"]["message"]])
+        elif isinstance(data, dict):
+            # Anything else that is not a table (e.g. OPTIONS metadata): one row per field.
+            writer.writerow(["field", "value"])
+            for name, value in data.items():
+                writer.writerow([name, _cell(json.dumps(value, default=str))])
         elif data:
             header = list(data[0])
             writer.writerow(header)
