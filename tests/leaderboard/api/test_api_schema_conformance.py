@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 import schemathesis
+from django.core import signals
 from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
@@ -31,7 +33,19 @@ CHECKS = [
 
 
 @pytest.fixture
-def member_key(actors, settings):
+def keep_test_connection():
+    """Calls go straight to the WSGI handler, which closes the database connection after
+    each request; inside the test's transaction that would close it for good (on Postgres).
+    Django's own test client disconnects the same handlers."""
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    yield
+    signals.request_started.connect(close_old_connections)
+    signals.request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def member_key(actors, settings, keep_test_connection):
     # Generous rates: the point here is conformance, not throttling (tested elsewhere).
     rates = dict.fromkeys(settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "10000/min")
     settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
