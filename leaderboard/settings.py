@@ -139,6 +139,11 @@ INSTALLED_APPS = [
     "leaderboard.submissions",
     "leaderboard.rankings",
     "leaderboard.accounts",
+    "rest_framework",
+    "drf_spectacular",
+    # Swagger UI and Redoc as static files from a package: the docs page needs no CDN.
+    "drf_spectacular_sidecar",
+    "leaderboard.api",
 ]
 
 MIDDLEWARE = [
@@ -253,6 +258,62 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = env_str("TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True
+
+# --- REST API -----------------------------------------------------------------------------
+
+
+def env_rate(name: str, default: str) -> str:
+    """A DRF throttle rate such as ``30/hour``; a malformed value stops start-up."""
+    raw = env_str(name, default).strip()
+    count, _, period = raw.partition("/")
+    if not count.isdigit() or period not in {"s", "sec", "second", "m", "min", "minute",
+                                              "h", "hour", "d", "day"}:  # fmt: skip
+        raise ImproperlyConfigured(f"{name}={raw!r} is not a rate like 30/hour or 5/min")
+    return raw
+
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "leaderboard.api.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": [
+        "rest_framework.parsers.JSONParser",
+        "rest_framework.parsers.MultiPartParser",
+        "rest_framework.parsers.FormParser",
+    ],
+    "DEFAULT_PAGINATION_CLASS": "leaderboard.api.pagination.Pagination",
+    "PAGE_SIZE": env_int("TRACKBOARD_API_PAGE_SIZE", 50, minimum=1),
+    "EXCEPTION_HANDLER": "leaderboard.api.errors.exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "leaderboard.api.schema.AutoSchema",
+    # Per user and per IP address; each can be set from the environment.
+    "DEFAULT_THROTTLE_RATES": {
+        "submit-user": env_rate("TRACKBOARD_THROTTLE_SUBMIT_USER", "30/hour"),
+        "submit-ip": env_rate("TRACKBOARD_THROTTLE_SUBMIT_IP", "60/hour"),
+        "token-user": env_rate("TRACKBOARD_THROTTLE_TOKEN_USER", "10/hour"),
+        "token-ip": env_rate("TRACKBOARD_THROTTLE_TOKEN_IP", "20/hour"),
+        "auth-failure-ip": env_rate("TRACKBOARD_THROTTLE_AUTH_FAILURE_IP", "20/min"),
+    },
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Trackboard API",
+    "DESCRIPTION": "Challenges, leaderboards and submissions of a Trackboard site.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": r"/api/v1",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "SubmissionStatusEnum": "leaderboard.submissions.models.Submission.Status",
+        "ParticipationStatusEnum": "leaderboard.teams.models.Participation.Status",
+    },
+}
+#: Access tokens a user may hold at once.
+API_MAX_TOKENS_PER_USER = env_int("TRACKBOARD_API_MAX_TOKENS", 20, minimum=1)
 
 # --- Celery -------------------------------------------------------------------------------
 if REDIS_URL:

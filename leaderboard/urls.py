@@ -10,6 +10,7 @@ from leaderboard.views import healthz
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    path("api/v1/", include("leaderboard.api.urls")),
     path("accounts/", include("leaderboard.accounts.urls")),
     # login, logout (POST), password_change*, password_reset* under their default names.
     path("accounts/", include("django.contrib.auth.urls")),

@@ -15,3 +15,12 @@ class SignUpForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         model = get_user_model()
         fields = ("username", "email")
+
+
+class TokenForm(forms.Form):
+    name = forms.CharField(
+        max_length=100,
+        required=False,
+        label="Token name",
+        help_text="To recognise it later, e.g. “laptop” or “cluster”.",
+    )

@@ -8,4 +8,6 @@ app_name = "accounts"
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
     path("profile/", views.profile, name="profile"),
+    path("profile/tokens/", views.create_token, name="token-create"),
+    path("profile/tokens/<int:pk>/revoke/", views.revoke_token, name="token-revoke"),
 ]

@@ -1,0 +1,45 @@
+"""Token authentication: ``Authorization: Bearer <key>`` (``Token <key>`` is accepted too)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import exceptions
+from rest_framework.authentication import BaseAuthentication, get_authorization_header
+
+from leaderboard.api import services
+from leaderboard.api.throttles import AuthFailureIPThrottle
+
+KEYWORDS = (b"bearer", b"token")
+
+
+class TokenAuthentication(BaseAuthentication):
+    """Authenticates a personal access token made on the profile page.
+
+    Wrong keys are counted per IP address; past the ``auth-failure-ip`` rate the address gets
+    429 with ``Retry-After`` until the window has passed, whatever key it sends.
+    """
+
+    def authenticate(self, request: Any) -> tuple[Any, None] | None:
+        parts = get_authorization_header(request).split()
+        if not parts or parts[0].lower() not in KEYWORDS:
+            return None
+        if len(parts) != 2:
+            raise exceptions.AuthenticationFailed(
+                "Invalid Authorization header: use 'Bearer <token>'."
+            )
+        throttle = AuthFailureIPThrottle()
+        if throttle.blocked(request):
+            raise exceptions.Throttled(wait=throttle.wait())
+        try:
+            key = parts[1].decode()
+        except UnicodeDecodeError:
+            key = ""
+        user = services.user_for_key(key) if key else None
+        if user is None:
+            throttle.record_failure(request)
+            raise exceptions.AuthenticationFailed("Invalid or revoked token.")
+        return user, None
+
+    def authenticate_header(self, request: Any) -> str:
+        return 'Bearer realm="api"'

@@ -1,0 +1,50 @@
+"""CSV for leaderboards (``?format=csv``): one header line, then one line per ranked row."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from rest_framework.renderers import BaseRenderer
+
+
+class CSVRenderer(BaseRenderer):
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(
+        self,
+        data: Any,
+        accepted_media_type: str | None = None,
+        renderer_context: dict[str, Any] | None = None,
+    ) -> bytes:
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        if isinstance(data, dict) and "error" in data:
+            # An error in the format asked for: its code and message.
+            writer.writerow(["error", "message"])
+            writer.writerow([data["error"]["code"], data["error"]["message"]])
+        elif isinstance(data, dict):
+            # Anything else that is not a table (e.g. OPTIONS metadata): one row per field.
+            writer.writerow(["field", "value"])
+            for name, value in data.items():
+                writer.writerow([name, _cell(json.dumps(value, default=str))])
+        elif data:
+            header = list(data[0])
+            writer.writerow(header)
+            for row in data:
+                writer.writerow([_cell(row.get(name)) for name in header])
+        return out.getvalue().encode(self.charset)
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    text = str(value)
+    # Spreadsheets run cells starting with these as formulas (CSV injection): quote them.
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text

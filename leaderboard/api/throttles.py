@@ -1,0 +1,75 @@
+"""DRF throttles: submission creation and token endpoints, per user and per IP address.
+
+Rates live in ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` (each one overridable from the
+environment, see settings). DRF's ``SimpleRateThrottle`` copies the rates when its module is
+imported; these classes read them on every request instead, so a deployment's settings and a
+test's ``settings`` fixture both take effect. A throttled call answers 429 with ``Retry-After``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework.settings import api_settings
+from rest_framework.throttling import SimpleRateThrottle
+
+
+class _Throttle(SimpleRateThrottle):
+    def __init__(self) -> None:
+        # Deliberately skips the parent's __init__, which reads the rates at import time.
+        self.rate = self.get_rate()
+        self.num_requests, self.duration = self.parse_rate(self.rate)
+
+    def get_rate(self) -> str | None:
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+
+class _PerUser(_Throttle):
+    def get_cache_key(self, request: Any, view: Any) -> str | None:
+        if not request.user.is_authenticated:
+            return None  # anonymous calls are refused before they count
+        return self.cache_format % {"scope": self.scope, "ident": request.user.pk}
+
+
+class _PerIP(_Throttle):
+    def get_cache_key(self, request: Any, view: Any) -> str | None:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+class SubmitUserThrottle(_PerUser):
+    scope = "submit-user"
+
+
+class SubmitIPThrottle(_PerIP):
+    scope = "submit-ip"
+
+
+class TokenUserThrottle(_PerUser):
+    scope = "token-user"
+
+
+class TokenIPThrottle(_PerIP):
+    scope = "token-ip"
+
+
+class AuthFailureIPThrottle(_PerIP):
+    """Counts wrong tokens per IP address, so keys cannot be guessed at speed."""
+
+    scope = "auth-failure-ip"
+
+    def blocked(self, request: Any) -> bool:
+        """Whether this address has used up its failures (without counting a new one)."""
+        self.key = self.get_cache_key(request, None)
+        self.history = self.cache.get(self.key, [])
+        self.now = self.timer()
+        while self.history and self.history[-1] <= self.now - self.duration:
+            self.history.pop()
+        return len(self.history) >= self.num_requests
+
+    def record_failure(self, request: Any) -> None:
+        if not self.blocked(request):
+            self.throttle_success()
+
+
+SUBMIT_THROTTLES = [SubmitUserThrottle, SubmitIPThrottle]
+TOKEN_THROTTLES = [TokenUserThrottle, TokenIPThrottle]

@@ -1,0 +1,37 @@
+"""``/api/v1/``: the endpoints of issue 4, the OpenAPI schema and its docs page."""
+
+from __future__ import annotations
+
+from django.urls import path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from rest_framework.permissions import AllowAny
+
+from leaderboard.api import views
+
+app_name = "api"
+urlpatterns = [
+    path("challenges/", views.ChallengeList.as_view(), name="challenges"),
+    path("challenges/<slug:slug>/", views.ChallengeDetail.as_view(), name="challenge"),
+    path("phases/<int:pk>/leaderboard/", views.PhaseLeaderboard.as_view(), name="leaderboard"),
+    path("phases/<int:pk>/submissions/", views.SubmissionCreate.as_view(), name="submit"),
+    path("submissions/", views.SubmissionList.as_view(), name="submissions"),
+    path("submissions/<int:pk>/", views.SubmissionDetail.as_view(), name="submission"),
+    path("submissions/<int:pk>/cancel/", views.SubmissionCancel.as_view(), name="cancel"),
+    path("teams/mine/", views.TeamsMine.as_view(), name="teams-mine"),
+    path(
+        "schema/",
+        SpectacularAPIView.as_view(permission_classes=[AllowAny]),
+        name="schema",
+    ),
+    path(
+        "docs/",
+        SpectacularSwaggerView.as_view(url_name="api:schema", permission_classes=[AllowAny]),
+        name="docs",
+    ),
+    path(
+        "redoc/",
+        SpectacularRedocView.as_view(url_name="api:schema", permission_classes=[AllowAny]),
+        name="redoc",
+    ),
+    re_path(r"^.*$", views.NotFound.as_view(), name="not-found"),
+]

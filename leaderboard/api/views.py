@@ -1,0 +1,314 @@
+"""REST API views (``/api/v1/``). Each one is a thin shell over the services and selectors the
+pages use, so a rule (404 for another team's submission, hidden results, quotas) holds in
+both places by construction."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Prefetch, QuerySet
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import generics, status
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from leaderboard.api import serializers as s
+from leaderboard.api.errors import ApiError
+from leaderboard.api.pagination import Pagination
+from leaderboard.api.permissions import require_results_visible, submitting_team
+from leaderboard.api.renderers import CSVRenderer
+from leaderboard.api.throttles import SUBMIT_THROTTLES
+from leaderboard.challenges.models import Challenge, Phase
+from leaderboard.challenges.services import can_see_results
+from leaderboard.rankings.services import leaderboard
+from leaderboard.submissions import selectors, services
+from leaderboard.submissions.models import Submission
+from leaderboard.teams.models import Membership, Team
+from leaderboard.teams.services import is_member, teams_of
+
+# --- challenges ----------------------------------------------------------------------------
+
+
+@extend_schema(summary="List challenges", tags=["challenges"])
+class ChallengeList(generics.ListAPIView):
+    permission_classes = [AllowAny]
+    serializer_class = s.ChallengeSummarySerializer
+    queryset = Challenge.objects.prefetch_related("phases").order_by("-created", "pk")
+
+
+@extend_schema(summary="One challenge with its phases and conditions", tags=["challenges"])
+class ChallengeDetail(generics.RetrieveAPIView):
+    permission_classes = [AllowAny]
+    serializer_class = s.ChallengeSerializer
+    lookup_field = "slug"
+    queryset = Challenge.objects.prefetch_related("phases__conditions")
+
+
+# --- leaderboards ----------------------------------------------------------------------------
+
+
+def _phase(pk: int) -> Phase:
+    return get_object_or_404(Phase.objects.select_related("challenge"), pk=pk)
+
+
+def _condition_csv(row: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "rank": row["rank"],
+        "team": row["team"]["name"],
+        "team_slug": row["team"]["slug"],
+        "method": row["method_name"],
+        "submission_id": row["submission_id"],
+        "baseline": row["is_baseline"],
+        "submitted_at": row["submitted_at"],
+        "jga": row["jga"],
+        "jga_low": row["jga_ci"][0],
+        "jga_high": row["jga_ci"][1],
+        "ser": row["ser"],
+        "ser_low": row["ser_ci"][0],
+        "ser_high": row["ser_ci"][1],
+        "submissions": row["submissions"],
+        "signature": row["signature"],
+    }
+
+
+def _overview_csv(row: dict[str, Any], keys: list[str]) -> dict[str, Any]:
+    flat = {
+        "rank": row["rank"],
+        "team": row["team"]["name"],
+        "team_slug": row["team"]["slug"],
+        "method": row["method_name"],
+        "submission_id": row["submission_id"],
+        "baseline": row["is_baseline"],
+        "submitted_at": row["submitted_at"],
+        "jga": row["jga"],
+        "ser": row["ser"],
+    }
+    for key in keys:
+        metrics = row["per_condition"].get(key) or {}
+        flat[f"{key}_jga"] = metrics.get("jga")
+        flat[f"{key}_ser"] = metrics.get("ser")
+    flat["submissions"] = row["submissions"]
+    return flat
+
+
+@extend_schema(
+    summary="A phase's leaderboard: the overview, or one condition's ranking",
+    tags=["leaderboards"],
+    parameters=[
+        OpenApiParameter("condition", str, description="a condition key; without it, the overview"),
+        OpenApiParameter("page", int),
+        OpenApiParameter("page_size", int),
+        OpenApiParameter(
+            "format", str, enum=["json", "csv"], description="csv: every row, not paginated"
+        ),
+    ],
+    responses={
+        (200, "application/json"): s.LeaderboardSerializer,
+        (200, "text/csv"): OpenApiTypes.STR,
+    },
+)
+class PhaseLeaderboard(APIView):
+    permission_classes = [AllowAny]
+    renderer_classes = [JSONRenderer, CSVRenderer]
+
+    def get(self, request: Request, pk: int) -> Response:
+        phase = _phase(pk)
+        require_results_visible(phase, request.user)
+        board = leaderboard(phase)
+        key = request.query_params.get("condition") or None
+        conditions = list(phase.conditions.order_by("order", "key"))
+        if key is None:
+            rows: list[Any] = list(s.OverviewRowSerializer(board.overview, many=True).data)
+        else:
+            selected = next((c for c in board.conditions if c.key == key), None)
+            if selected is None:
+                raise ApiError(
+                    "invalid",
+                    "The request is invalid; see details.",
+                    details={"condition": [f"This phase has no condition {key!r}."]},
+                )
+            rows = list(s.ConditionRowSerializer(selected.rows, many=True).data)
+        if request.accepted_renderer.format == "csv":
+            keys = [c.key for c in conditions]
+            flat = [_condition_csv(r) if key else _overview_csv(r, keys) for r in rows]
+            name = f"{phase.challenge.slug}-{phase.slug}-{key or 'overview'}.csv"
+            return Response(flat, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+        paginator = Pagination()
+        page = paginator.paginate_queryset(rows, request, view=self)
+        return Response(
+            {
+                "count": paginator.page.paginator.count,
+                "next": paginator.get_next_link(),
+                "previous": paginator.get_previous_link(),
+                "phase": s.PhaseRefSerializer(phase).data,
+                "primary_metric": board.primary_metric,
+                "conditions": s.ConditionSerializer(conditions, many=True).data,
+                "condition": key,
+                "results": page,
+            }
+        )
+
+
+# --- submissions ---------------------------------------------------------------------------
+
+
+def _detail_response(request: Request, submission: Submission, code: int = 200) -> Response:
+    """A submission as its detail page shows it to this user."""
+    submission = (
+        Submission.objects.select_related("team", "phase__challenge")
+        .prefetch_related(selectors.active_results(), "files__condition")
+        .get(pk=submission.pk)
+    )
+    context = {
+        "request": request,
+        "show_scores": can_see_results(submission.phase, request.user),
+        "can_cancel": submission.status == Submission.Status.QUEUED
+        and is_member(submission.team, request.user),
+    }
+    return Response(s.SubmissionSerializer(submission, context=context).data, status=code)
+
+
+@extend_schema(
+    summary="Submit prediction files to a phase",
+    description="Multipart form: one file field per condition key (e.g. `tts-verbatim`), plus "
+    "`method_name` and optionally `method_description`, `url` and `team`. A file the scorer "
+    "rejects gives 400 with its message per condition key in `error.details.conditions`; "
+    "such an upload does not count against the quota.",
+    tags=["submissions"],
+    request={
+        "multipart/form-data": {
+            "type": "object",
+            "properties": {
+                "method_name": {"type": "string", "maxLength": 200},
+                "method_description": {"type": "string"},
+                "url": {"type": "string", "format": "uri"},
+                "team": {"type": "string"},
+            },
+            "required": ["method_name"],
+            "additionalProperties": {"type": "string", "format": "binary"},
+        }
+    },
+    responses={201: s.SubmissionSerializer},
+)
+class SubmissionCreate(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_classes = SUBMIT_THROTTLES
+
+    def post(self, request: Request, pk: int) -> Response:
+        phase = _phase(pk)
+        form = s.SubmissionCreateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        team = submitting_team(request.user, phase, form.validated_data["team"])
+        try:
+            submission = services.submit(
+                team=team,
+                phase=phase,
+                user=request.user,
+                files=dict(request.FILES.items()),
+                method_name=form.validated_data["method_name"],
+                method_description=form.validated_data["method_description"],
+                url=form.validated_data["url"],
+            )
+        except services.SubmissionRejected as exc:
+            details: dict[str, Any] = {"conditions": exc.messages}
+            if exc.submission is not None:
+                details["submission_id"] = exc.submission.pk
+            raise ApiError(
+                "submission_rejected",
+                "The upload was rejected and does not count against your quota; see details.",
+                details=details,
+            ) from exc
+        except services.QuotaExceeded as exc:
+            raise ApiError("quota_exceeded", str(exc), status_code=403) from exc
+        except services.SubmissionNotAllowed as exc:
+            raise ApiError("submission_not_allowed", str(exc), status_code=403) from exc
+        return _detail_response(request, submission, status.HTTP_201_CREATED)
+
+
+@extend_schema(
+    summary="Your teams' submissions, newest first",
+    tags=["submissions"],
+    parameters=[
+        OpenApiParameter("phase", int, description="only this phase's"),
+        OpenApiParameter("status", str, enum=[c.value for c in Submission.Status]),
+    ],
+)
+class SubmissionList(generics.ListAPIView):
+    serializer_class = s.SubmissionSummarySerializer
+
+    def get_queryset(self) -> QuerySet[Submission]:
+        rows = selectors.own_submissions(self.request.user).order_by("-created_at", "-pk")
+        phase = self.request.query_params.get("phase", "")
+        if phase:
+            if not phase.isdigit():
+                raise ApiError(
+                    "invalid",
+                    "The request is invalid; see details.",
+                    details={"phase": ["A phase id is a whole number."]},
+                )
+            rows = rows.filter(phase_id=int(phase))
+        wanted = self.request.query_params.get("status", "")
+        if wanted:
+            rows = rows.filter(status=wanted)
+        return rows
+
+
+@extend_schema(
+    summary="One submission: status, attempts, error, and per condition its metrics",
+    tags=["submissions"],
+)
+class SubmissionDetail(generics.RetrieveAPIView):
+    serializer_class = s.SubmissionSerializer
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        # Only rows this user may see are searched: another team's id is simply not found.
+        submission = get_object_or_404(selectors.visible_submissions(request.user), pk=kwargs["pk"])
+        return _detail_response(request, submission)
+
+
+@extend_schema(
+    summary="Cancel a queued submission (it stops counting against the quota)",
+    tags=["submissions"],
+    request=None,
+    responses={200: s.SubmissionSerializer},
+)
+class SubmissionCancel(APIView):
+    def post(self, request: Request, pk: int) -> Response:
+        submission = get_object_or_404(selectors.own_submissions(request.user), pk=pk)
+        try:
+            services.cancel(submission, request.user)
+        except services.SubmissionNotAllowed as exc:
+            raise ApiError("not_cancellable", str(exc), status_code=409) from exc
+        return _detail_response(request, submission)
+
+
+# --- teams ---------------------------------------------------------------------------------
+
+
+@extend_schema(summary="The teams you belong to, with their registrations", tags=["teams"])
+class TeamsMine(generics.ListAPIView):
+    serializer_class = s.TeamSerializer
+
+    def get_queryset(self) -> QuerySet[Team]:
+        return teams_of(self.request.user).prefetch_related(
+            Prefetch("memberships", queryset=Membership.objects.filter(user=self.request.user)),
+            "participations__challenge",
+        )
+
+
+@extend_schema(exclude=True)
+class NotFound(APIView):
+    """Any other path under /api/v1/: a 404 in the API's error shape."""
+
+    permission_classes = [AllowAny]
+
+    def http_method_not_allowed(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        raise ApiError("not_found", "Not found.", status_code=404)
+
+    def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        raise ApiError("not_found", "Not found.", status_code=404)

@@ -1,0 +1,146 @@
+"""Submitting through the API: 201 with the submission, 400 with the scorer's message per
+condition (not charged), 403 for quotas and closed phases, cancelling, listing, results."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.utils import timezone
+
+from leaderboard.challenges.models import Phase
+from leaderboard.submissions import services
+from leaderboard.submissions.models import Submission
+from tests.leaderboard.api.conftest import token_client
+from tests.leaderboard.factories import KEYS, ParticipationFactory, TeamFactory
+from tests.leaderboard.web import JGA, MALFORMED, SER, prediction_file
+
+pytestmark = pytest.mark.django_db
+
+
+def _files(content=None) -> dict:
+    return {key: prediction_file() if content is None else prediction_file(content) for key in KEYS}
+
+
+def _submit(actors, client=None, **data):
+    client = client or token_client(actors.member)
+    payload = {"method_name": "Tracker", **_files(), **data}
+    return client.post(
+        f"/api/v1/phases/{actors.phase.pk}/submissions/", payload, format="multipart"
+    )
+
+
+def test_a_valid_upload_answers_201_with_the_queued_submission_and_enqueues_it(
+    actors, enqueued, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = _submit(actors, method_description="d", url="https://example.org/paper")
+    assert response.status_code == 201
+    body = response.json()
+    assert body["status"] == "queued" and body["final"] is False and body["can_cancel"] is True
+    assert body["team"]["slug"] == actors.team.slug
+    assert sorted(f["condition"] for f in body["files"]) == sorted(KEYS)
+    assert enqueued == [body["id"]]
+    assert Submission.objects.get(pk=body["id"]).charged
+
+
+def test_the_detail_gives_each_conditions_metrics_intervals_and_signature_once_scored(actors):
+    submission_id = _submit(actors).json()["id"]
+    assert services.run_scoring(submission_id) == "scored"
+    body = token_client(actors.member).get(f"/api/v1/submissions/{submission_id}/").json()
+    assert body["status"] == "scored" and body["attempts"] == 1 and body["error"] == ""
+    assert list(body["results"]) == list(KEYS)
+    for result in body["results"].values():
+        # Hand-worked in tests/leaderboard/web.py: JGA 75.00, SER 16.67.
+        assert f"{result['jga']:.2f}" == JGA
+        assert f"{result['ser']:.2f}" == SER
+        low, high = result["jga_ci"]
+        assert low <= result["jga"] <= high
+        assert result["signature"].startswith("dstc11|norm:default|")
+        assert (result["substitutions"], result["deletions"], result["insertions"]) == (1, 0, 0)
+
+
+@pytest.mark.parametrize("kind", sorted(MALFORMED))
+def test_a_broken_file_is_a_400_with_the_scorers_message_for_its_condition_and_not_charged(
+    actors, kind
+):
+    content, phrase = MALFORMED[kind]
+    files = {**_files(), "human-verbatim": prediction_file(content)}
+    response = _submit(actors, **files)
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "submission_rejected"
+    assert list(error["details"]["conditions"]) == ["human-verbatim"]
+    assert phrase in error["details"]["conditions"]["human-verbatim"]
+    assert services.quota_usage(actors.team, actors.phase) == (0, 0)
+    invalid = Submission.objects.get(pk=error["details"]["submission_id"])
+    assert invalid.status == Submission.Status.INVALID and not invalid.charged
+
+
+def test_a_missing_condition_and_an_unknown_one_are_named(actors):
+    files = {"tts-verbatim": prediction_file(), "no-such-condition": prediction_file()}
+    response = token_client(actors.member).post(
+        f"/api/v1/phases/{actors.phase.pk}/submissions/",
+        {"method_name": "m", **files},
+        format="multipart",
+    )
+    conditions = response.json()["error"]["details"]["conditions"]
+    assert set(conditions) == {"no-such-condition", "human-verbatim", "human-paraphrased"}
+
+
+def test_a_used_quota_is_a_403_with_the_services_message(actors):
+    Phase.objects.filter(pk=actors.phase.pk).update(daily_quota=1)
+    actors.phase.refresh_from_db()
+    assert _submit(actors).status_code == 201
+    response = _submit(actors)
+    assert response.status_code == 403
+    error = response.json()["error"]
+    assert error["code"] == "quota_exceeded"
+    assert "used its 1 submission(s) for today" in error["message"]
+
+
+def test_a_closed_phase_refuses_uploads_with_a_403(actors):
+    Phase.objects.filter(pk=actors.phase.pk).update(
+        opens_at=timezone.now() - dt.timedelta(days=3),
+        closes_at=timezone.now() - dt.timedelta(days=1),
+    )
+    response = _submit(actors)
+    assert response.status_code == 403
+    error = response.json()["error"]
+    assert error["code"] == "submission_not_allowed"
+    assert "not open" in error["message"]
+
+
+def test_a_member_of_two_teams_names_the_team(actors):
+    second = TeamFactory(created_by=actors.member)
+    ParticipationFactory(team=second, challenge=actors.phase.challenge)
+    response = _submit(actors)
+    assert response.status_code == 400
+    assert "team" in response.json()["error"]["details"]
+    chosen = _submit(actors, team=second.slug)
+    assert chosen.status_code == 201
+    assert chosen.json()["team"]["slug"] == second.slug
+    assert _submit(actors, team=actors.other_team.slug).status_code == 400
+
+
+def test_cancel_works_while_queued_and_is_a_409_afterwards(actors):
+    submission_id = _submit(actors).json()["id"]
+    client = token_client(actors.member)
+    response = client.post(f"/api/v1/submissions/{submission_id}/cancel/")
+    assert response.status_code == 200
+    assert response.json()["status"] == "cancelled"
+    again = client.post(f"/api/v1/submissions/{submission_id}/cancel/")
+    assert again.status_code == 409
+    assert again.json()["error"]["code"] == "not_cancellable"
+
+
+def test_the_list_filters_by_phase_and_status_and_is_paginated(actors):
+    for _ in range(3):
+        _submit(actors)
+    client = token_client(actors.member)
+    page = client.get("/api/v1/submissions/?page_size=2").json()
+    assert page["count"] == 3 and len(page["results"]) == 2 and page["next"]
+    assert client.get(f"/api/v1/submissions/?phase={actors.phase.pk}").json()["count"] == 3
+    assert client.get("/api/v1/submissions/?phase=99999").json()["count"] == 0
+    assert client.get("/api/v1/submissions/?status=scored").json()["count"] == 0
+    assert client.get("/api/v1/submissions/?phase=x").status_code == 400

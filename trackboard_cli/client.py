@@ -1,0 +1,110 @@
+"""A small HTTP client for the Trackboard API on the standard library (urllib): JSON in and
+out, multipart uploads, the API's error shape turned into :class:`ApiError`."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from trackboard_cli import __version__
+
+TIMEOUT = 60.0
+
+
+class ApiError(Exception):
+    """An error answer (or no answer) from the server; ``str()`` is the server's message."""
+
+    def __init__(
+        self, message: str, *, status: int = 0, code: str = "", details: Any = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.details = details or {}
+
+
+class Client:
+    def __init__(self, url: str, token: str = "") -> None:
+        self.base = url.rstrip("/") + "/api/v1/"
+        self.token = token
+
+    def url(self, path: str, params: Mapping[str, Any] | None = None) -> str:
+        url = path if path.startswith(("http://", "https://")) else self.base + path.lstrip("/")
+        query = {k: v for k, v in (params or {}).items() if v is not None}
+        if query:
+            url += ("&" if "?" in url else "?") + urllib.parse.urlencode(query)
+        return url
+
+    def get(self, path: str, params: Mapping[str, Any] | None = None) -> Any:
+        return self._send(urllib.request.Request(self.url(path, params), method="GET"))
+
+    def get_all(self, path: str, params: Mapping[str, Any] | None = None) -> Iterator[Any]:
+        """Every item of a paginated list, following ``next`` links."""
+        page = self.get(path, params)
+        while True:
+            yield from page["results"]
+            if not page.get("next"):
+                return
+            page = self.get(page["next"])
+
+    def post(self, path: str) -> Any:
+        return self._send(urllib.request.Request(self.url(path), data=b"", method="POST"))
+
+    def post_multipart(
+        self, path: str, fields: Mapping[str, str], files: Mapping[str, Path]
+    ) -> Any:
+        boundary = "trackboard-" + secrets.token_hex(16)
+        body = bytearray()
+        for name, value in fields.items():
+            head = f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'
+            body += head.encode()
+            body += value.encode() + b"\r\n"
+        for name, file in files.items():
+            body += (
+                f"--{boundary}\r\nContent-Disposition: form-data; "
+                f'name="{name}"; filename="{_quote(file.name)}"\r\n'
+                "Content-Type: application/octet-stream\r\n\r\n"
+            ).encode()
+            body += file.read_bytes() + b"\r\n"
+        body += f"--{boundary}--\r\n".encode()
+        request = urllib.request.Request(self.url(path), data=bytes(body), method="POST")
+        request.add_header("Content-Type", f"multipart/form-data; boundary={boundary}")
+        return self._send(request)
+
+    def _send(self, request: urllib.request.Request) -> Any:
+        request.add_header("Accept", "application/json")
+        request.add_header("User-Agent", f"trackboard-cli/{__version__}")
+        if self.token:
+            request.add_header("Authorization", f"Bearer {self.token}")
+        try:
+            with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
+                return json.loads(response.read() or b"null")
+        except urllib.error.HTTPError as exc:
+            raise _error_from(exc) from None
+        except urllib.error.URLError as exc:
+            raise ApiError(f"Cannot reach {request.full_url}: {exc.reason}") from None
+        except (TimeoutError, ConnectionError) as exc:
+            raise ApiError(f"Cannot reach {request.full_url}: {exc}") from None
+        except ValueError:
+            raise ApiError(f"{request.full_url} did not answer with JSON.") from None
+
+
+def _quote(name: str) -> str:
+    return name.replace("\\", "_").replace('"', "_").replace("\r", "_").replace("\n", "_")
+
+
+def _error_from(exc: urllib.error.HTTPError) -> ApiError:
+    try:
+        error = json.loads(exc.read())["error"]
+        message, code, details = str(error["message"]), str(error["code"]), error.get("details")
+    except (ValueError, KeyError, TypeError):
+        message, code, details = f"The server answered {exc.code} {exc.reason}.", "", None
+    if exc.code == 429 and exc.headers.get("Retry-After"):
+        message += f" (retry after {exc.headers['Retry-After']} s)"
+    return ApiError(message, status=exc.code, code=code, details=details)
