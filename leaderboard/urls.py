@@ -7,6 +7,8 @@ from django.urls import include, path
 
 from leaderboard.views import healthz
 
+handler500 = "leaderboard.views.server_error"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),

@@ -1,9 +1,10 @@
-"""Project-level views: the health check only (pages live in the apps)."""
+"""Project-level views: the health check and the server-error page (pages live in the apps)."""
 
 from __future__ import annotations
 
 from django.db import connection
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.defaults import server_error as html_server_error
 
 
 def healthz(request: HttpRequest) -> JsonResponse:
@@ -14,3 +15,20 @@ def healthz(request: HttpRequest) -> JsonResponse:
     except Exception:
         return JsonResponse({"status": "error", "database": False}, status=503)
     return JsonResponse({"status": "ok", "database": True})
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """An unexpected error: the API's JSON error shape under ``/api/``, the HTML page elsewhere.
+
+    Nothing about the failure reaches the client; the traceback goes to the server's log.
+    """
+    if request.path.startswith("/api/"):
+        from leaderboard.api.errors import error_body
+
+        body = error_body(
+            "server_error",
+            "The server failed to answer this request; the error has been logged. "
+            "Please try again later.",
+        )
+        return JsonResponse(body, status=500)
+    return html_server_error(request)

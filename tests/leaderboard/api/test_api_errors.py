@@ -65,3 +65,18 @@ def test_an_invalid_page_is_a_json_404(actors):
     response = token_client().get("/api/v1/challenges/?page=99")
     assert response.status_code == 404
     _shape(response)
+
+
+def test_an_unexpected_failure_is_json_without_internals(client, monkeypatch):
+    from leaderboard.api import views
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("secret internals: /srv/private/gold.json")
+
+    monkeypatch.setattr(views.ChallengeList, "get_queryset", broken)
+    client.raise_request_exception = False
+    response = client.get("/api/v1/challenges/")
+    assert response.status_code == 500
+    body = response.json()
+    assert body["error"]["code"] == "server_error"
+    assert "secret" not in response.text and "Traceback" not in response.text
