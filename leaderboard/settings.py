@@ -220,6 +220,12 @@ STATIC_URL = "static/"
 STATIC_ROOT = env_path("STATIC_ROOT", VAR_DIR / "static")
 #: Our own small, hand-written CSS and JS (no front-end framework, no CDN).
 STATICFILES_DIRS = [BASE_DIR / "static"]
+#: plotly.js comes from the installed ``plotly`` package (see leaderboard/staticfinders.py).
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "leaderboard.staticfinders.PackageAssetFinder",
+]
 WHITENOISE_USE_FINDERS = True
 # collectstatic fills STATIC_ROOT in production; the folder must exist for whitenoise either way.
 with contextlib.suppress(OSError):

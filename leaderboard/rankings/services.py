@@ -10,7 +10,8 @@ ranks after those that cover every condition.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
@@ -18,9 +19,10 @@ from django.db.models import Count, F, OrderBy, Window
 from django.db.models.functions import Rank, RowNumber
 
 from leaderboard.challenges.models import Condition, Phase
+from leaderboard.rankings.groups import rank_groups
 from leaderboard.submissions.models import Result, Submission
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 HIDDEN_STATUSES = (Submission.Status.INVALID, Submission.Status.CANCELLED)
 
 
@@ -42,6 +44,8 @@ class Row:
     ser_high: float | None
     signature: str
     submissions: int
+    #: ranks this entry is statistically tied with, e.g. "1-2" (see ``groups``)
+    group: str = ""
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,9 @@ class OverviewRow:
     #: condition key -> (jga, ser) of this submission
     per_condition: dict[str, tuple[float | None, float | None]]
     submissions: int
+    #: JGA on the first condition minus JGA on the last (by condition order), in points:
+    #: how much this submission loses from TTS-Verbatim to Human-Paraphrased.
+    gap: float | None = None
 
 
 @dataclass(frozen=True)
@@ -75,6 +82,8 @@ class Leaderboard:
     primary_metric: str
     conditions: tuple[ConditionBoard, ...]
     overview: tuple[OverviewRow, ...]
+    #: Plotly figures (data and layout) keyed by chart id, built once with the board
+    charts: dict[str, Any] = field(default_factory=dict)
 
 
 def cache_key(phase_id: int) -> str:
@@ -113,13 +122,17 @@ def compute(phase: Phase) -> Leaderboard:
         .values_list("team_id", "n")
     )
     conditions = list(phase.conditions.order_by("order", "key"))
-    boards = tuple(_condition_board(c, primary, counts) for c in conditions)
-    return Leaderboard(
+    scorer = phase.challenge.scoring_settings()
+    boards = tuple(_condition_board(c, primary, counts, scorer) for c in conditions)
+    board = Leaderboard(
         phase_id=phase.pk,
         primary_metric=primary,
         conditions=boards,
         overview=_overview(phase, conditions, primary, counts),
     )
+    from leaderboard.rankings.charts import figures
+
+    return replace(board, charts=figures(board))
 
 
 def _counted(phase: Phase):  # type: ignore[no-untyped-def]
@@ -128,7 +141,9 @@ def _counted(phase: Phase):  # type: ignore[no-untyped-def]
     )
 
 
-def _condition_board(condition: Condition, primary: str, counts: dict[int, int]) -> ConditionBoard:
+def _condition_board(
+    condition: Condition, primary: str, counts: dict[int, int], scorer: Any
+) -> ConditionBoard:
     order = _ordering(primary)
     best = (
         _counted(condition.phase)
@@ -137,11 +152,24 @@ def _condition_board(condition: Condition, primary: str, counts: dict[int, int])
         .filter(nth=1)
         .values_list("pk", flat=True)
     )
-    ranked = (
+    ranked = list(
         Result.objects.filter(pk__in=list(best))
         .select_related("submission__team")
+        .defer("breakdown")
         .annotate(rank=Window(Rank(), order_by=order))
         .order_by(*order)
+    )
+    # Only the per-dialogue counts are needed for the rank groups: one query for all rows.
+    dialogues = dict(
+        Result.objects.filter(pk__in=[r.pk for r in ranked]).values_list(
+            "pk", "breakdown__per_dialogue"
+        )
+    )
+    labels = rank_groups(
+        [r.rank for r in ranked],
+        [dialogues.get(r.pk) if getattr(r, primary) is not None else None for r in ranked],
+        primary,
+        scorer,
     )
     rows = tuple(
         Row(
@@ -161,8 +189,9 @@ def _condition_board(condition: Condition, primary: str, counts: dict[int, int])
             ser_high=r.ser_high,
             signature=r.signature,
             submissions=counts.get(r.submission.team_id, 0),
+            group=label,
         )
-        for r in ranked
+        for r, label in zip(ranked, labels, strict=True)
     )
     return ConditionBoard(condition.pk, condition.key, condition.label, rows)
 
@@ -175,7 +204,8 @@ def _overview(
     keys = {c.pk: c.key for c in conditions}
     per_submission: dict[int, dict[str, tuple[float | None, float | None]]] = {}
     meta: dict[int, Result] = {}
-    for r in _counted(phase).select_related("submission__team").order_by("created_at"):
+    results = _counted(phase).select_related("submission__team").defer("breakdown")
+    for r in results.order_by("created_at"):
         per_submission.setdefault(r.submission_id, {})[keys[r.condition_id]] = (r.jga, r.ser)
         meta[r.submission_id] = r
 
@@ -221,6 +251,18 @@ def _overview(
                 ser=ser,
                 per_condition=per_submission[pk],
                 submissions=counts.get(submission.team_id, 0),
+                gap=_gap(per_submission[pk], conditions),
             )
         )
     return tuple(rows)
+
+
+def _gap(
+    per_condition: dict[str, tuple[float | None, float | None]], conditions: list[Condition]
+) -> float | None:
+    """JGA on the first condition minus JGA on the last; None if either is missing."""
+    if len(conditions) < 2:
+        return None
+    first = per_condition.get(conditions[0].key, (None, None))[0]
+    last = per_condition.get(conditions[-1].key, (None, None))[0]
+    return None if first is None or last is None else first - last

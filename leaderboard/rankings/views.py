@@ -8,6 +8,7 @@ from django.utils.cache import add_never_cache_headers
 
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.services import can_see_results
+from leaderboard.rankings.charts import CHART_LIMIT
 from leaderboard.rankings.services import leaderboard
 
 #: Seconds between two refreshes of the tables by the page's script.
@@ -25,6 +26,7 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
         "visible": visible,
         "board": leaderboard(selected) if visible else None,
         "refresh_seconds": REFRESH_SECONDS,
+        "chart_limit": CHART_LIMIT,
     }
     if request.GET.get("fragment") == "1":
         response = render(request, "rankings/tables.html", context)

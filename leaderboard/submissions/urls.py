@@ -9,6 +9,7 @@ urlpatterns = [
     path("challenges/<slug:slug>/<slug:phase>/submit/", views.submit, name="submit"),
     path("challenges/<slug:slug>/<slug:phase>/submissions/", views.mine, name="mine"),
     path("submissions/<int:pk>/", views.detail, name="detail"),
+    path("submissions/<int:pk>/compare/", views.compare, name="compare"),
     path("submissions/<int:pk>/status.json", views.status, name="status"),
     path("submissions/<int:pk>/cancel/", views.cancel, name="cancel"),
 ]

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.services import can_see_results
-from leaderboard.submissions import selectors, services
+from leaderboard.submissions import analysis, selectors, services
 from leaderboard.submissions.forms import SubmissionForm
 from leaderboard.submissions.models import Submission
 from leaderboard.teams.services import approved_teams, is_member, registrations
@@ -112,13 +112,35 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         pk=pk,
     )
     show_scores = can_see_results(submission.phase, request.user)
-    results = [(result, selectors.breakdown_tables(result)) for result in submission.active_results]
+    results = []
+    figures: dict[str, object] = {}
+    if show_scores:
+        for result in submission.active_results:
+            positions = analysis.by_position(result)
+            figures.update(analysis.result_figures(result, positions))
+            tables = {
+                **selectors.breakdown_tables(result),
+                "errors": analysis.slot_errors(result),
+                "positions": positions,
+                "worst": analysis.worst_dialogues(result),
+            }
+            results.append((result, tables))
+    others = (
+        selectors.visible_submissions(request.user)
+        .filter(team=submission.team, phase=submission.phase, status=Submission.Status.SCORED)
+        .exclude(pk=submission.pk)
+        .order_by("-created_at")
+        if show_scores and results
+        else Submission.objects.none()
+    )
     context = {
+        "figures": figures,
+        "others": others,
         "submission": submission,
         "phase": submission.phase,
         "challenge": submission.phase.challenge,
         "show_scores": show_scores,
-        "results": results if show_scores else [],
+        "results": results,
         "final": selectors.is_final(submission),
         "can_cancel": submission.status == Submission.Status.QUEUED
         and is_member(submission.team, request.user),
@@ -150,3 +172,32 @@ def cancel(request: HttpRequest, pk: int) -> HttpResponse:
         messages.success(request, f"Submission #{submission.pk} cancelled; it does not count.")
     phase = submission.phase
     return redirect("submissions:mine", phase.challenge.slug, phase.slug)
+
+
+@login_required
+def compare(request: HttpRequest, pk: int) -> HttpResponse:
+    """Two submissions of the same team and phase, condition by condition: paired tests and the
+    dialogues one gets right and the other wrong. ``?with=<id>`` names the second one."""
+    visible = selectors.visible_submissions(request.user).prefetch_related(
+        selectors.active_results()
+    )
+    first = get_object_or_404(visible, pk=pk)
+    try:
+        other_pk = int(request.GET.get("with", ""))
+    except ValueError:
+        raise Http404 from None
+    second = get_object_or_404(visible, pk=other_pk, team=first.team, phase=first.phase)
+    phase = first.phase
+    if not can_see_results(phase, request.user):
+        raise Http404
+    context = {
+        "a": first,
+        "b": second,
+        "phase": phase,
+        "challenge": phase.challenge,
+        "conditions": analysis.compare(
+            first.active_results, second.active_results, phase.challenge.scoring_settings()
+        ),
+        "limit": analysis.DIFFERING_DIALOGUES,
+    }
+    return render(request, "submissions/compare.html", context)

@@ -1,14 +1,83 @@
-// Refresh the leaderboard tables in place: fetch the same page with ?fragment=1 every few
-// seconds and swap the returned partial in. Polling pauses while the tab is hidden.
+// Refresh the leaderboard tables and charts in place: fetch the same page with ?fragment=1
+// every few seconds and swap the returned partial in, keeping the chart elements Plotly has
+// already drawn (they are redrawn from the new figures) and the table's chosen sort order.
+// Polling pauses while the tab is hidden.
 (function () {
   "use strict";
   var box = document.getElementById("leaderboard-tables");
-  if (!box || !window.fetch) { return; }
+  if (!box) { return; }
   var url = box.getAttribute("data-refresh-url");
   var every = (parseInt(box.getAttribute("data-refresh-seconds"), 10) || 5) * 1000;
   var status = document.getElementById("refresh-status");
   var timer = null;
   var busy = false;
+  var last = null;  // the last fragment swapped in (the DOM itself changes when sorted)
+  var sorted = {};  // table id -> {column, descending}
+
+  // --- sortable tables: a button in each th[data-sort]; cells carry data-value -----------
+  function cellValue(row, column) {
+    var cell = row.children[column];
+    var raw = cell ? cell.getAttribute("data-value") : null;
+    var value = raw === null || raw === "" ? NaN : parseFloat(raw);
+    return value;
+  }
+
+  function sortTable(table, column, descending) {
+    var body = table.tBodies[0];
+    var rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function (a, b) {
+      var x = cellValue(a, column), y = cellValue(b, column);
+      if (isNaN(x) && isNaN(y)) { return 0; }
+      if (isNaN(x)) { return 1; }  // missing values last, either direction
+      if (isNaN(y)) { return -1; }
+      return descending ? y - x : x - y;
+    });
+    rows.forEach(function (row) { body.appendChild(row); });
+    var heads = table.tHead.rows[0].cells;
+    for (var i = 0; i < heads.length; i++) {
+      if (heads[i].hasAttribute("data-sort")) {
+        heads[i].setAttribute("aria-sort", i === column ? (descending ? "descending" : "ascending") : "none");
+      }
+    }
+    sorted[table.id] = { column: column, descending: descending };
+  }
+
+  function enableSorting() {
+    var tables = box.querySelectorAll("table.sortable");
+    Array.prototype.forEach.call(tables, function (table) {
+      var heads = table.tHead.rows[0].cells;
+      Array.prototype.forEach.call(heads, function (th, column) {
+        if (!th.hasAttribute("data-sort") || th.querySelector("button")) { return; }
+        var button = document.createElement("button");
+        button.type = "button";
+        button.className = "sort";
+        while (th.firstChild) { button.appendChild(th.firstChild); }
+        th.appendChild(button);
+        th.setAttribute("aria-sort", "none");
+        button.addEventListener("click", function () {
+          var state = sorted[table.id];
+          var descending = state && state.column === column ? !state.descending : false;
+          sortTable(table, column, descending);
+        });
+      });
+      var state = sorted[table.id];
+      if (state) { sortTable(table, state.column, state.descending); }
+    });
+  }
+
+  // --- swapping in a new fragment --------------------------------------------------------
+  function swap(html) {
+    var template = document.createElement("template");
+    template.innerHTML = html;  // rendered and escaped by the server, like the page itself
+    var slots = template.content.querySelectorAll("[data-chart]");
+    Array.prototype.forEach.call(slots, function (slot) {
+      var drawn = document.getElementById(slot.id);
+      if (drawn) { slot.parentNode.replaceChild(drawn, slot); }
+    });
+    box.replaceChildren(template.content);
+    enableSorting();
+    if (window.Trackboard && window.Trackboard.drawCharts) { window.Trackboard.drawCharts(); }
+  }
 
   function schedule() {
     if (timer === null && !document.hidden) { timer = window.setTimeout(refresh, every); }
@@ -16,7 +85,7 @@
 
   function refresh() {
     timer = null;
-    if (busy || document.hidden) { return; }
+    if (busy || document.hidden || !window.fetch) { return; }
     busy = true;
     fetch(url, { credentials: "same-origin", headers: { "X-Requested-With": "fetch" } })
       .then(function (response) {
@@ -24,8 +93,8 @@
         return response.text();
       })
       .then(function (html) {
-        // The partial is rendered (and escaped) by the server, like the page itself.
-        if (html !== box.innerHTML) { box.innerHTML = html; }
+        if (html !== last) { swap(html); }
+        last = html;
         if (status) { status.textContent = "Updated at " + new Date().toLocaleTimeString() + "."; }
       })
       .catch(function () {
@@ -41,5 +110,6 @@
       refresh();
     }
   });
+  enableSorting();
   schedule();
 })();

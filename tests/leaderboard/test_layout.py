@@ -18,7 +18,12 @@ def test_pages_use_only_local_assets_and_have_a_phone_viewport(client):
     phase = phase_with_references(GOLD_BYTES)
     page = client.get(reverse("rankings:leaderboard", args=[phase.challenge.slug, phase.slug])).text
     assets = re.findall(r'(?:src|href)="([^"]+\.(?:js|css))"', page)
-    assert assets == ["/static/css/trackboard.css", "/static/js/leaderboard.js"]
+    assert assets == [
+        "/static/css/trackboard.css",
+        "/static/vendor/plotly.min.js",
+        "/static/js/charts.js",
+        "/static/js/leaderboard.js",
+    ]
     for asset in assets:
         assert finders.find(asset.removeprefix("/static/")) is not None
     assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in page

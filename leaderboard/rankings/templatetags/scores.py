@@ -52,3 +52,15 @@ def get_item(mapping: Any, key: str) -> Any:
         return mapping.get(key)
     except AttributeError:
         return None
+
+
+@register.filter
+def turn_marks(flags: str) -> str:
+    """``"1101"`` as ``✓✓✗✓``: the scorer's per-turn verdicts of one dialogue."""
+    return "".join("\u2713" if flag == "1" else "\u2717" for flag in flags or "")
+
+
+@register.filter
+def pair_with(only_a: list[Any], only_b: list[Any]) -> list[tuple[str, list[Any], str]]:
+    """The two sides of a comparison as (side, rows, other side), for one template loop."""
+    return [("A", only_a, "B"), ("B", only_b, "A")]

@@ -40,7 +40,7 @@ def test_it_shows_the_overview_and_one_table_per_condition_with_intervals(client
     team = approved_team(phase)
     scored_submission(team, phase, method="Tracker A")
     page = client.get(_url(phase)).text
-    assert page.count('<table class="ranking">') == 4
+    assert page.count('<table class="ranking') == 4
     for label in ("Tts-Verbatim", "Human-Verbatim", "Human-Paraphrased"):
         assert f'<h2 id="condition-{label.lower()}">{label}</h2>' in page
     rows = [row for row in _rows(page) if team.name in row]
@@ -48,7 +48,7 @@ def test_it_shows_the_overview_and_one_table_per_condition_with_intervals(client
     for row in rows[1:]:
         assert re.search(rf"<td>1</td>.*Tracker A.*{JGA} <span class=\"ci\"", row, flags=re.S)
         assert f'{SER} <span class="ci"' in row
-    assert "<caption>" in page
+    assert page.count("<caption") == 4
     assert "Scorer signature" in page and "dstc11|norm:default|" in page
 
 

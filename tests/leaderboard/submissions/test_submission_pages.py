@@ -95,7 +95,7 @@ def test_a_teammate_sees_the_full_result(client, scored, teammate):
     assert page.count(f'{SER} <span class="ci"') == 3
     assert "S 1 / D 0 / I 0 of 6" in page  # hand-worked in tests/leaderboard/web.py
     assert "<code>gold-json</code>" in page
-    assert "Per domain" in page and "Per slot" in page
+    assert "JGA per domain" in page and "Errors per slot" in page
     assert ">train-leaveat</th>" in page
     assert "dstc11|norm:default|" in page
     # The stored prediction files are named, never linked: they have no URL.

@@ -1,0 +1,130 @@
+"""Leaderboard page speed and weight with 500 teams x 3 conditions, against a bare page of the
+same tables measured in the same run.
+
+- time to render the page with a cold cache (the board, its rank groups and figures are
+  computed) and a warm one (everything from the cache), median of ``--repeat`` runs;
+- the baseline: the same cached board rendered as the tables alone, in a minimal template
+  (no charts, no rank groups, no figure data), i.e. what the page would cost without issue 5;
+- bytes: the HTML, the figure data inside it (``json_script``), our JS and plotly.min.js (raw
+  and gzip-compressed, as a compressing proxy or whitenoise's compressed storage serves it).
+
+Uses a throw-away SQLite database and a local-memory cache. Run:
+``.venv/bin/python benchmarks/leaderboard.py [--teams 500] [--repeat 5]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+BARE = """{% load scores %}<!doctype html><html><body>
+{% for row in board.overview %}<tr><td>{{ row.rank }}</td><th>{{ row.team_name }}</th>
+<td>{{ row.method_name }}</td><td>{{ row.jga|score }}</td><td>{{ row.ser|score }}</td></tr>
+{% endfor %}{% for c in board.conditions %}<table>{% for row in c.rows %}<tr><td>{{ row.rank }}
+</td><th>{{ row.team_name }}</th><td>{{ row.method_name }}</td>
+<td>{% with_ci row.jga row.jga_low row.jga_high %}</td>
+<td>{% with_ci row.ser row.ser_low row.ser_high %}</td></tr>{% endfor %}</table>{% endfor %}
+</body></html>"""
+
+
+def timed(function: Callable[[], object], repeat: int) -> float:
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        function()
+        samples.append((time.perf_counter() - start) * 1000)
+    return statistics.median(samples)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--teams", type=int, default=500)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+
+    workdir = tempfile.mkdtemp(prefix="trackboard-bench-")
+    os.environ["TRACKBOARD_VAR_DIR"] = workdir
+    os.environ.pop("DATABASE_URL", None)
+    os.environ.pop("REDIS_URL", None)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
+    import django
+
+    django.setup()
+    import json
+
+    from django.contrib.staticfiles import finders
+    from django.core.management import call_command
+    from django.template import Context, Template
+    from django.test import Client
+    from django.urls import reverse
+
+    from leaderboard.rankings.services import invalidate, leaderboard
+    from scoring.synth import make_gold
+    from tests.leaderboard import bulk
+    from tests.leaderboard.factories import phase_with_references
+
+    call_command("migrate", verbosity=0)
+    phase = phase_with_references(json.dumps(make_gold(3, seed=1)).encode())
+    bulk.build(phase, args.teams)
+    url = reverse("rankings:leaderboard", args=[phase.challenge.slug, phase.slug])
+    client = Client()
+
+    def cold() -> bytes:
+        invalidate(phase.pk)
+        return client.get(url).content
+
+    def warm() -> bytes:
+        return client.get(url).content
+
+    bare_template = Template(BARE)
+
+    def bare() -> str:
+        return bare_template.render(Context({"board": leaderboard(phase)}))
+
+    cold_ms = timed(cold, args.repeat)
+    warm()
+    warm_ms = timed(warm, args.repeat)
+    bare_ms = timed(bare, args.repeat)
+    page = warm()
+    bare_bytes = bare().encode()
+    start = page.index(b'<script id="chart-data"')
+    data = page[start : page.index(b"</script>", start)]
+    assets = {
+        name: Path(finders.find(name)).read_bytes()
+        for name in (
+            "vendor/plotly.min.js",
+            "js/charts.js",
+            "js/leaderboard.js",
+            "css/trackboard.css",
+        )
+    }
+
+    def kb(raw: bytes) -> str:
+        return f"{len(raw) / 1024:8.1f} KiB raw {len(gzip.compress(raw)) / 1024:8.1f} KiB gzip"
+
+    print(f"leaderboard, {args.teams} teams x 3 conditions, median of {args.repeat}")
+    print(f"  render cold cache   {cold_ms:8.1f} ms  ({cold_ms / bare_ms:5.1f} x bare tables)")
+    print(f"  render warm cache   {warm_ms:8.1f} ms  ({warm_ms / bare_ms:5.1f} x bare tables)")
+    print(f"  bare tables         {bare_ms:8.1f} ms  (baseline: same board, tables only)")
+    print(f"  HTML page           {kb(page)}  ({len(page) / len(bare_bytes):4.1f} x bare)")
+    print(f"    of which figures  {kb(data)}")
+    print(f"  bare tables HTML    {kb(bare_bytes)}")
+    for name, raw in assets.items():
+        print(f"  {name:<19} {kb(raw)}")
+    total = len(page) + sum(len(raw) for raw in assets.values())
+    total_gz = len(gzip.compress(page)) + sum(len(gzip.compress(r)) for r in assets.values())
+    print(f"  first visit total   {total / 1024:8.1f} KiB raw {total_gz / 1024:8.1f} KiB gzip")
+
+
+if __name__ == "__main__":
+    main()

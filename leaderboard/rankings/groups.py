@@ -1,0 +1,92 @@
+"""Rank groups: runs of adjacent leaderboard entries that the paired test cannot tell apart.
+
+Walking one condition's rows in rank order, an entry joins the previous entry's group when the
+difference between the two in the primary metric is not significant under
+``scoring.stats.paired_test`` (approximate randomisation over dialogues, on the same reference);
+otherwise it starts a new group. Groups are chains of adjacent pairs, so the first and last
+entries of a long group may differ significantly; the label says which ranks are tied with
+their neighbours, as "1-2". The web layer computes no metric: numerators and denominators are
+the per-dialogue counts the scorer stored in ``Result.breakdown``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from scoring.errors import ScoringError
+from scoring.stats import paired_test
+
+EN_DASH = "\u2013"
+
+#: metric -> (per-dialogue numerator, per-dialogue denominator) from ``per_dialogue`` entries
+COUNTS = {
+    "jga": (lambda d: d["correct"], lambda d: d["turns"]),
+    "ser": (lambda d: d["sub"] + d["del"] + d["ins"], lambda d: d["n_ref"]),
+}
+
+
+def columns(
+    metric: str, dialogues: Sequence[dict[str, Any]]
+) -> tuple[list[str], list[float], list[float]]:
+    """(dialogue ids, numerators, denominators) of ``metric`` from a stored per-dialogue list."""
+    numerator, denominator = COUNTS[metric]
+    return (
+        [d["id"] for d in dialogues],
+        [float(numerator(d)) for d in dialogues],
+        [float(denominator(d)) for d in dialogues],
+    )
+
+
+def comparable(a: Sequence[dict[str, Any]] | None, b: Sequence[dict[str, Any]] | None) -> bool:
+    """Whether two per-dialogue lists come from the same reference (same dialogues in the same
+    order, with the same turn and slot counts): only then is a paired test meaningful."""
+    if not a or not b or len(a) != len(b):
+        return False
+    return all(
+        x["id"] == y["id"] and x["turns"] == y["turns"] and x["n_ref"] == y["n_ref"]
+        for x, y in zip(a, b, strict=True)
+    )
+
+
+def tied(
+    metric: str,
+    a: Sequence[dict[str, Any]] | None,
+    b: Sequence[dict[str, Any]] | None,
+    settings: Any,
+) -> bool:
+    """Whether A and B are not significantly different in ``metric`` (False when the test
+    cannot be run: different references or nothing to count)."""
+    if a is None or b is None or not comparable(a, b):
+        return False
+    _, num_a, den = columns(metric, a)
+    _, num_b, _ = columns(metric, b)
+    try:
+        test = paired_test(
+            metric, num_a, num_b, den, settings.n_boot, settings.seed, settings.level
+        )
+    except ScoringError:
+        return False
+    return not test.significant
+
+
+def rank_groups(
+    ranks: Sequence[int],
+    dialogues: Sequence[Sequence[dict[str, Any]] | None],
+    metric: str,
+    settings: Any,
+) -> list[str]:
+    """One group label per entry (entries in rank order), e.g. ``["1-2", "1-2", "3"]``."""
+    groups: list[list[int]] = []
+    for i in range(len(ranks)):
+        if i and tied(metric, dialogues[i - 1], dialogues[i], settings):
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    labels = [""] * len(ranks)
+    for group in groups:
+        first, last = ranks[group[0]], ranks[group[-1]]
+        label = str(first) if first == last else f"{first}{EN_DASH}{last}"
+        for i in group:
+            labels[i] = label
+    return labels

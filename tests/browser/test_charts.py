@@ -1,0 +1,94 @@
+"""Issue 5 in Chromium: the demo leaderboard and a result page draw their charts without
+console errors, with one bar per team and one line per team, and a team named like markup is
+shown as text everywhere, charts included (the ``page`` fixture fails on any dialog)."""
+
+from __future__ import annotations
+
+import pytest
+
+from leaderboard.challenges import demo
+from leaderboard.rankings.services import invalidate
+from leaderboard.submissions.models import Submission
+from leaderboard.teams.models import Team
+from tests.browser.conftest import screenshot
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+EVIL = "<img src=x onerror=alert(1)>"
+
+
+def _log_in(page, username):
+    page.goto("/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", demo.PASSWORD)
+    page.click("main button[type=submit]")
+    page.wait_for_load_state()
+
+
+def _wait_for_charts(page, count):
+    page.wait_for_function(
+        f"document.querySelectorAll('[data-chart].drawn').length === {count}", timeout=15_000
+    )
+
+
+def test_the_demo_leaderboard_and_a_result_page_draw_their_charts(page):
+    phase = demo.build().phases.get()
+    page.goto(f"/challenges/{demo.SLUG}/{phase.slug}/leaderboard/")
+    _wait_for_charts(page, 8)  # 3 conditions x (JGA, SER) + robustness + scatter
+    for key in ("tts-verbatim", "human-verbatim", "human-paraphrased"):
+        for metric in ("jga", "ser"):
+            assert page.locator(f"#chart-{metric}-{key} .trace.bars .point").count() == 3
+    assert page.locator("#chart-robustness .scatterlayer .trace").count() == 3
+    assert page.locator("#chart-scatter .scatterlayer .trace").count() == 3
+    assert page.locator("#chart-scatter .scatterlayer .point").count() == 9
+    # The gap column sorts (ascending: the most robust team first).
+    page.get_by_role("button", name="Gap (JGA points)").click()
+    gaps = page.locator("#overview-table td.gap").all_inner_texts()
+    assert [float(g) for g in gaps] == sorted(float(g) for g in gaps)
+    screenshot(page, "leaderboard-charts")
+
+    submission = Submission.objects.get(method_name="Beta cascade + LM rescoring")
+    _log_in(page, "bob")
+    page.goto(f"/submissions/{submission.pk}/")
+    _wait_for_charts(page, 9)  # 3 conditions x (heatmap, domains, positions)
+    assert page.locator("#chart-slots-tts-verbatim .hm").count() == 1
+    assert page.locator("#chart-positions-tts-verbatim .scatterlayer .trace").count() == 1
+    screenshot(page, "result-page")
+    page.select_option("#compare-with", label=None, index=0)
+    page.get_by_role("button", name="Compare").click()
+    page.wait_for_selector("table.paired")
+    assert page.locator("table.paired").count() == 3
+    screenshot(page, "compare")
+
+
+def test_a_team_named_like_markup_is_text_everywhere_charts_included(page):
+    phase = demo.build().phases.get()
+    Team.objects.filter(name="Team Alpha").update(name=EVIL)
+    Submission.objects.filter(team__name=EVIL).update(method_name=EVIL)
+    invalidate(phase.pk)
+    page.goto(f"/challenges/{demo.SLUG}/{phase.slug}/leaderboard/")
+    _wait_for_charts(page, 8)
+    assert page.locator("img").count() == 0
+    assert EVIL in page.inner_text("#overview-table")
+    # Plotly draws the escaped name as SVG text: the tick labels and the legend say it verbatim.
+    ticks = page.locator("#chart-jga-tts-verbatim .ytick text").all_text_contents()
+    assert EVIL in ticks
+    legend = page.locator("#chart-robustness .legendtext").all_text_contents()
+    assert any(text.startswith(EVIL) for text in legend)
+    # Plotly's drag layer sits above the bars: move the mouse there rather than "hover" them.
+    bar = page.locator("#chart-jga-tts-verbatim .trace.bars .point >> nth=0")
+    bar.scroll_into_view_if_needed()
+    box = bar.bounding_box()
+    page.mouse.move(box["x"] + 2, box["y"] + 2)
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.wait_for_selector("#chart-jga-tts-verbatim .hoverlayer .hovertext", timeout=5_000)
+    hover = page.locator("#chart-jga-tts-verbatim .hoverlayer").text_content()
+    assert EVIL in hover
+    screenshot(page, "leaderboard-hostile-name")
+
+    _log_in(page, "alice")
+    submission = Submission.objects.get(team__name=EVIL)
+    page.goto(f"/submissions/{submission.pk}/")
+    _wait_for_charts(page, 9)
+    assert page.locator("main img").count() == 0
+    assert EVIL in page.inner_text("h1")

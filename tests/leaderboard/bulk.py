@@ -1,0 +1,89 @@
+"""A large leaderboard made with bulk_create (no scoring): teams x conditions of Results whose
+per-dialogue counts are random but consistent, for the query-count test and the benchmark."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from leaderboard.challenges.models import Phase
+from leaderboard.submissions.models import Result, Submission
+from leaderboard.teams.models import Team
+
+DIALOGUES = 20
+TURNS = 6
+SLOTS = 10
+
+
+def _breakdown(rng: random.Random) -> dict:
+    dialogues = []
+    for d in range(DIALOGUES):
+        flags = "".join(rng.choice("0111") for _ in range(TURNS))
+        sub, dele, ins = rng.randint(0, 3), rng.randint(0, 3), rng.randint(0, 2)
+        dialogues.append(
+            {
+                "id": f"dlg{d:04d}",
+                "turns": TURNS,
+                "correct": flags.count("1"),
+                "n_ref": SLOTS,
+                "sub": sub,
+                "del": dele,
+                "ins": ins,
+                "turn_correct": flags,
+            }
+        )
+    return {"per_dialogue": dialogues}
+
+
+def build(phase: Phase, teams: int, seed: int = 7, baselines: int = 3) -> None:
+    """``teams`` teams, each with one scored submission and a Result per condition."""
+    rng = random.Random(seed)
+    users = get_user_model().objects.bulk_create(
+        get_user_model()(username=f"bulk{n}", password="!") for n in range(teams)
+    )
+    created = Team.objects.bulk_create(
+        Team(name=f"Bulk team {n}", slug=f"bulk-team-{n}", created_by=u, invite_code=f"bulk{n}")
+        for n, u in enumerate(users)
+    )
+    t0 = timezone.now() - dt.timedelta(days=1)
+    submissions = Submission.objects.bulk_create(
+        Submission(
+            team=team,
+            phase=phase,
+            method_name=f"method {n}",
+            status=Submission.Status.SCORED,
+            charged=True,
+            is_baseline=n < baselines,
+            created_at=t0 + dt.timedelta(seconds=n),
+        )
+        for n, team in enumerate(created)
+    )
+    results = []
+    for condition in phase.conditions.order_by("order"):
+        reference = condition.references.get(active=True)
+        for submission in submissions:
+            breakdown = _breakdown(rng)
+            dialogues = breakdown["per_dialogue"]
+            turns = sum(d["turns"] for d in dialogues)
+            jga = 100.0 * sum(d["correct"] for d in dialogues) / turns
+            errors = sum(d["sub"] + d["del"] + d["ins"] for d in dialogues)
+            ser = 100.0 * errors / (SLOTS * DIALOGUES)
+            results.append(
+                Result(
+                    submission=submission,
+                    condition=condition,
+                    reference=reference,
+                    signature="bulk",
+                    jga=jga,
+                    jga_low=jga - 3,
+                    jga_high=jga + 3,
+                    ser=ser,
+                    ser_low=ser - 3,
+                    ser_high=ser + 3,
+                    breakdown=breakdown,
+                )
+            )
+    Result.objects.bulk_create(results, batch_size=500)

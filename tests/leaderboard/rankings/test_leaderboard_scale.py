@@ -1,0 +1,50 @@
+"""500 teams x 3 conditions: the leaderboard page costs a constant number of queries, and the
+charts come from the cached board (a warm page makes no ranking query at all)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from leaderboard.rankings.services import invalidate
+from scoring.synth import make_gold
+from tests.leaderboard import bulk
+from tests.leaderboard.factories import phase_with_references
+
+pytestmark = pytest.mark.django_db
+
+GOLD = json.dumps(make_gold(3, seed=1)).encode()
+#: sessions/auth are not touched by an anonymous visitor: the phase, then the ranking queries
+#: (counts, conditions, and per condition: best rows, ranked rows, per-dialogue counts, then
+#: the overview), whatever the number of teams.
+COLD_QUERIES = 14
+WARM_QUERIES = 1
+
+
+def _url(phase):
+    return reverse("rankings:leaderboard", args=[phase.challenge.slug, phase.slug])
+
+
+@pytest.mark.parametrize("teams", [5, 500])
+def test_the_page_costs_the_same_queries_for_5_or_500_teams(
+    client, teams, django_assert_max_num_queries
+):
+    phase = phase_with_references(GOLD)
+    bulk.build(phase, teams)
+    invalidate(phase.pk)
+    with django_assert_max_num_queries(COLD_QUERIES):
+        cold = client.get(_url(phase))
+    with django_assert_max_num_queries(WARM_QUERIES):
+        warm = client.get(_url(phase))
+    assert cold.status_code == warm.status_code == 200
+    page = warm.text
+    assert page.count('<tr class="baseline">') == 3 * 4  # overview + three conditions
+    assert "Bulk team 499" in page or teams == 5
+    charts = json.loads(page.split('id="chart-data" type="application/json">')[1].split("<")[0])
+    for key in ("tts-verbatim", "human-verbatim", "human-paraphrased"):
+        (bars,) = charts[f"chart-jga-{key}"]["data"]
+        assert len(bars["x"]) == min(teams, 50)
+    assert len(charts["chart-robustness"]["data"]) == min(teams, 50)
+    assert sum(len(t["x"]) for t in charts["chart-scatter"]["data"]) == 3 * teams
