@@ -143,3 +143,34 @@ def paired_test(
         significant=p_value < 0.05,
         method=f"approximate-randomisation-{n_boot}-dialogue",
     )
+
+
+def paired_p_values(
+    numerators_a: Sequence[Sequence[float]],
+    numerators_b: Sequence[Sequence[float]],
+    denominator: Sequence[float],
+    n_boot: int,
+    seed: int,
+) -> list[float]:
+    """The p-values of :func:`paired_test` for many pairs (A_k, B_k) on one reference at once.
+
+    Pair ``k`` gives exactly ``paired_test(m, numerators_a[k], numerators_b[k], denominator,
+    n_boot, seed, level).p_value``: the same sign flips (one draw for every pair) applied to
+    each pair's per-dialogue differences, in a single matrix product. Counts are whole
+    numbers, so every sum is exact and the order of summation cannot change a p-value. A
+    leaderboard with hundreds of entries gets its rank groups in one call instead of hundreds.
+    """
+    check_settings(n_boot, 0.95)
+    den = np.asarray(denominator, dtype=np.float64)
+    total = float(den.sum())
+    if total == 0:
+        raise ScoringError("the metric is undefined on this reference (nothing to count).")
+    deltas = np.asarray(numerators_a, dtype=np.float64) - np.asarray(numerators_b, dtype=np.float64)
+    if deltas.size == 0:
+        return []
+    deltas = deltas.reshape(len(numerators_a), den.size)
+    observed = np.abs(100.0 * deltas.sum(axis=1) / total)
+    signs = np.random.default_rng(seed).integers(0, 2, size=(n_boot, den.size)) * 2 - 1
+    shuffled = np.abs(100.0 * (signs @ deltas.T) / total)  # (n_boot, pairs)
+    extreme = np.count_nonzero(shuffled >= observed - 1e-9, axis=0)
+    return [float(p) for p in (1 + extreme) / (1 + n_boot)]

@@ -15,7 +15,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from scoring.errors import ScoringError
-from scoring.stats import paired_test
+from scoring.stats import paired_p_values
+
+#: The paired test's threshold, as ``scoring.stats.PairedTest.significant`` uses it.
+SIGNIFICANCE = 0.05
 
 EN_DASH = "\u2013"
 
@@ -49,25 +52,32 @@ def comparable(a: Sequence[dict[str, Any]] | None, b: Sequence[dict[str, Any]] |
     )
 
 
-def tied(
-    metric: str,
-    a: Sequence[dict[str, Any]] | None,
-    b: Sequence[dict[str, Any]] | None,
-    settings: Any,
-) -> bool:
-    """Whether A and B are not significantly different in ``metric`` (False when the test
-    cannot be run: different references or nothing to count)."""
-    if a is None or b is None or not comparable(a, b):
-        return False
-    _, num_a, den = columns(metric, a)
-    _, num_b, _ = columns(metric, b)
-    try:
-        test = paired_test(
-            metric, num_a, num_b, den, settings.n_boot, settings.seed, settings.level
-        )
-    except ScoringError:
-        return False
-    return not test.significant
+def adjacent_ties(
+    metric: str, dialogues: Sequence[Sequence[dict[str, Any]] | None], settings: Any
+) -> list[bool]:
+    """``ties[i]``: entry ``i`` is not significantly different from entry ``i - 1`` (False for
+    the first entry, and wherever the test cannot be run: different references, nothing to
+    count). One vectorised call per reference computes every adjacent pair's p-value."""
+    ties = [False] * len(dialogues)
+    by_reference: dict[tuple[float, ...], list[tuple[int, list[float], list[float]]]] = {}
+    for i in range(1, len(dialogues)):
+        a, b = dialogues[i - 1], dialogues[i]
+        if a is None or b is None or not comparable(a, b):
+            continue
+        _, num_a, den = columns(metric, a)
+        _, num_b, _ = columns(metric, b)
+        by_reference.setdefault(tuple(den), []).append((i, num_a, num_b))
+    for den, pairs in by_reference.items():
+        try:
+            p_values = paired_p_values(
+                [a for _, a, _ in pairs], [b for _, _, b in pairs], den, settings.n_boot,
+                settings.seed,
+            )  # fmt: skip
+        except ScoringError:
+            continue
+        for (i, _, _), p_value in zip(pairs, p_values, strict=True):
+            ties[i] = p_value >= SIGNIFICANCE
+    return ties
 
 
 def rank_groups(
@@ -77,9 +87,10 @@ def rank_groups(
     settings: Any,
 ) -> list[str]:
     """One group label per entry (entries in rank order), e.g. ``["1-2", "1-2", "3"]``."""
+    ties = adjacent_ties(metric, dialogues, settings)
     groups: list[list[int]] = []
     for i in range(len(ranks)):
-        if i and tied(metric, dialogues[i - 1], dialogues[i], settings):
+        if ties[i]:
             groups[-1].append(i)
         else:
             groups.append([i])

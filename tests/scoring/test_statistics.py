@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import scoring
+from scoring import stats
 from scoring.synth import make_gold, make_prediction
 
 
@@ -118,3 +119,16 @@ def test_gold_against_augpt_is_significant(fixtures_dir):
     assert comparison.ser.significant
     assert comparison.jga.difference == pytest.approx(100 - 17.93, abs=0.01)
     assert comparison.jga.p_value == pytest.approx(1 / 1001)
+
+
+def test_many_paired_p_values_at_once_equal_one_test_each():
+    rng = np.random.default_rng(0)
+    turns = rng.integers(1, 9, size=60)
+    systems = [rng.integers(0, turns + 1) for _ in range(6)]
+    a, b = systems[:-1], systems[1:]  # adjacent pairs, as on a leaderboard
+    together = stats.paired_p_values(a, b, turns, 300, 17)
+    one_by_one = [
+        stats.paired_test("jga", x, y, turns, 300, 17, 0.95).p_value
+        for x, y in zip(a, b, strict=True)
+    ]
+    assert together == one_by_one
