@@ -49,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "example":
         return _example(args)
-    statistics = ForkedStatistics.start()
+    statistics: ForkedStatistics | None = None
     try:
         from scoring.tasks import get_task
 
@@ -66,11 +66,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings.check()
         files = _files(task, args)
         gold = Source(_read(args.gold), Path(args.gold).name)
-        reference = task.load_reference(gold, files, options)
-        predictions = [
-            task.load_prediction(Source(_read(path), Path(path).name), reference, options)
-            for path in args.pred
-        ]
+        sources = [Source(_read(path), Path(path).name) for path in args.pred]
+        prelude = None
+        if task.name == "dstc11":
+            # Read the reference in the forked child while this process reads the predictions.
+            def prelude() -> Any:
+                return _compact_dstc11_reference(task, gold, files, options)
+
+        statistics = ForkedStatistics.start(prelude)
+        reference = None
+        if prelude is not None and statistics is not None:
+            sources = _read_ahead(sources)
+            reference = statistics.prelude_result()  # the reference's own error comes first
+        if reference is None:
+            reference = task.load_reference(gold, files, options)
+        predictions = [_load(task, source, reference, options) for source in sources]
         if args.command == "score":
             if len(predictions) != 1:
                 raise ScoringError("'score' takes exactly one --pred; use 'compare' for two.")
@@ -97,6 +107,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         if statistics is not None:
             statistics.close()
     return 0
+
+
+def _compact_dstc11_reference(
+    task: Task, gold: Source, files: dict[str, Source], options: dict[str, str]
+) -> Any:
+    import dataclasses
+
+    reference = task.load_reference(gold, files, options)
+    return dataclasses.replace(
+        reference, gold=reference.gold.compact(options.get("profile", "default"))
+    )
+
+
+def _read_ahead(sources: list[Source]) -> list[Source]:
+    """Read each prediction file now. A file that cannot be read keeps its error as its
+    ``parsed``, raised by :func:`_load` in the order of an ordinary run."""
+    from scoring.formats import read_file
+
+    read = []
+    for source in sources:
+        try:
+            parsed: object = read_file(source.data, source.name)
+        except ScoringError as error:
+            parsed = error
+        read.append(Source(source.data, source.name, parsed))
+    return read
+
+
+def _load(task: Task, source: Source, reference: Any, options: dict[str, str]) -> Any:
+    if isinstance(source.parsed, ScoringError):
+        raise source.parsed
+    return task.load_prediction(source, reference, options)
 
 
 def _options(task: str, args: argparse.Namespace) -> dict[str, str]:

@@ -1,21 +1,27 @@
-"""The command line's statistics, computed in a process forked before the files are read.
+"""Work the command line hands to a process forked before the files are read.
 
-Importing numpy costs about as much as reading a reference file (~50 ms). A command-line run
-forks first: the child imports numpy while the parent reads, checks and counts, then computes
-the intervals from the per-dialogue counts the parent sends. The child runs the very functions
-of :mod:`scoring.stats` on the same inputs, so the numbers are identical to an in-process run;
-where ``fork`` is missing or the child fails, the parent computes them itself.
+Reading the reference and importing numpy each cost about as much as reading the prediction
+(~50 ms). A command-line run forks first: the child reads the reference (the optional
+*prelude*) while the parent reads the prediction, sends the reference back compactly, then
+imports numpy and computes the intervals from the per-dialogue counts the parent sends. The
+child runs the very same functions on the same inputs, so the numbers and messages are
+identical to an in-process run; where ``fork`` is missing or the child fails, the parent does
+the work itself.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import pickle
 import struct
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import orjson
+
+from scoring.errors import ScoringError
 
 if TYPE_CHECKING:
     from scoring.stats import PairedTest
@@ -33,8 +39,9 @@ class ForkedStatistics:
         self._broken = False
 
     @classmethod
-    def start(cls) -> ForkedStatistics | None:
-        """Fork the child (which starts importing numpy at once), or None if unsupported."""
+    def start(cls, prelude: Callable[[], Any] | None = None) -> ForkedStatistics | None:
+        """Fork the child, or None if unsupported. The child runs ``prelude`` first (its result
+        is collected with :meth:`prelude_result`), then imports numpy."""
         if not hasattr(os, "fork"):
             return None
         requests_read, requests_write = os.pipe()
@@ -50,6 +57,17 @@ class ForkedStatistics:
             os.close(replies_read)
             status = 0
             try:
+                sending = None
+                if prelude is not None:
+                    # The parent drains the reply while this process imports numpy: a pipe
+                    # write blocks outside the interpreter lock, so the two overlap.
+                    reply = _run_prelude(prelude)
+                    sending = threading.Thread(target=_send, args=(replies_write, reply))
+                    sending.start()
+                from scoring import stats  # noqa: F401  (the slow import)
+
+                if sending is not None:
+                    sending.join()
                 _serve(requests_read, replies_write)
             except BaseException:
                 status = 1
@@ -59,6 +77,18 @@ class ForkedStatistics:
         os.close(requests_read)
         os.close(replies_write)
         return cls(pid, requests_write, replies_read)
+
+    def prelude_result(self) -> Any:
+        """What the prelude returned; raises its ScoringError (same message) if it refused the
+        input; None when the child could not run it (the caller then does the work itself)."""
+        try:
+            status, payload = pickle.loads(_receive(self._from_child))
+        except (OSError, EOFError, pickle.UnpicklingError):
+            self._broken = True
+            return None
+        if status == "invalid":
+            raise ScoringError(payload)
+        return payload if status == "ok" else None
 
     def bootstrap_ci(
         self,
@@ -117,6 +147,16 @@ class ForkedStatistics:
             # The child's error is re-raised by the same call made locally.
             return None
         return payload
+
+
+def _run_prelude(prelude: Callable[[], Any]) -> bytes:
+    # Our own forked child is the only writer of this pipe, so pickle is safe here.
+    try:
+        return pickle.dumps(("ok", prelude()), protocol=pickle.HIGHEST_PROTOCOL)
+    except ScoringError as error:
+        return pickle.dumps(("invalid", str(error)))
+    except Exception:
+        return pickle.dumps(("failed", None))
 
 
 def _serve(requests: int, replies: int) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import chain
 
 from scoring.dstc11.states import State, normalise_dialogues
@@ -37,10 +37,26 @@ class Reference:
 
     parsed: ParsedFile
     _facts: dict[str, GoldFacts] = field(default_factory=dict, repr=False, compare=False)
+    #: False for a copy made by :meth:`compact`, which keeps the facts of one profile only.
+    complete: bool = field(default=True, compare=False)
 
     @property
     def sha256(self) -> str:
         return self.parsed.sha256
+
+    def compact(self, profile: str) -> Reference:
+        """A copy that keeps what scoring under ``profile`` needs and drops the raw states.
+
+        Raw turns become shared empty placeholders (their count is all alignment uses), so
+        the copy is small to send to another process; asking it for another profile's facts
+        is a programming error.
+        """
+        facts = self.facts(profile)
+        parsed = self.parsed
+        blank: RawTurn = {}
+        placeholders = {key: (blank,) * len(turns) for key, turns in parsed.dialogues.items()}
+        light = replace(parsed, dialogues=placeholders)
+        return Reference(light, {profile: facts}, complete=False)
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -51,6 +67,8 @@ class Reference:
         """Normalised gold states and their counts, computed once per profile."""
         cached = self._facts.get(profile)
         if cached is None:
+            if not self.complete:
+                raise RuntimeError(f"this compact reference has no facts for {profile!r}")
             parsed = self.parsed
             states = normalise_dialogues(parsed.name, self.ids, parsed.dialogues.values(), profile)
             # Repeated turns share one state object: describe each object once.
@@ -137,19 +155,23 @@ def load_prediction(
     name: str = "prediction",
     missing: str = "reject",
     profile: str = "default",
+    parsed: ParsedFile | None = None,
 ) -> Prediction:
     """Read a prediction file and check it against the reference's dialogue ids and turn counts.
 
     With ``missing="reject"`` (the default) missing dialogues or turns make the file invalid;
     with ``missing="empty"`` they are scored as empty states. Unknown dialogues and extra turns
-    are always invalid.
+    are always invalid. ``parsed``, when given, is ``data`` already read by
+    :func:`scoring.formats.read_file` (the command line reads predictions while another process
+    reads the reference).
     """
     if missing not in MISSING_POLICIES:
         raise ScoringError(
             f"unknown missing-turn policy {missing!r}; choose one of: "
             + ", ".join(MISSING_POLICIES)
         )
-    parsed = read_file(data, name)
+    if parsed is None:
+        parsed = read_file(data, name)
     gold = reference.parsed
     unknown = [parsed.original_ids[k] for k in parsed.dialogues if k not in gold.dialogues]
     if unknown:

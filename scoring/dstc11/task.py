@@ -93,6 +93,7 @@ def load_prediction(
         source.name,
         options.get("missing", "reject"),
         options.get("profile", "default"),
+        parsed=source.parsed,
     )
 
 

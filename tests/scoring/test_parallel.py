@@ -49,3 +49,52 @@ def test_a_dead_child_means_computing_locally(forked):
 def test_errors_are_raised_by_the_local_call(forked):
     with pytest.raises(ValueError, match="undefined on this reference"):
         forked.paired_test("jga", [0], [0], [0], 10, 1, 0.95)
+
+
+def _cli(*args: str):
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-m", "scoring", *args], capture_output=True, text=True, check=False
+    )
+
+
+def test_the_cli_reports_a_broken_reference_first(tmp_path):
+    gold = tmp_path / "gold.json"
+    gold.write_text('{"d1": [{"hotel": {"area": 3}}]}')
+    pred = tmp_path / "pred.json"
+    pred.write_text("[")
+    run = _cli("score", "--gold", str(gold), "--pred", str(pred))
+    assert run.returncode == 2
+    assert run.stderr == (
+        "error: gold.json: dialogue 'd1', turn 0: slot 'hotel-area': the value must be a "
+        "string, found the number 3.\n"
+    )
+
+
+def test_the_cli_reports_a_broken_prediction_after_a_good_reference(tmp_path):
+    gold = tmp_path / "gold.json"
+    gold.write_text('{"d1": [{"hotel": {"area": "north"}}]}')
+    pred = tmp_path / "pred.json"
+    pred.write_text('{"d1": [{"hotel": {"area": "north"}}], "d2": [{}]}')
+    run = _cli("score", "--gold", str(gold), "--pred", str(pred))
+    assert run.returncode == 2
+    assert run.stderr == "error: pred.json: 1 dialogue id(s) are not in the reference: d2.\n"
+
+
+def test_a_compact_reference_scores_like_the_full_one():
+    import json
+
+    import scoring
+    from scoring.synth import make_gold, make_prediction
+
+    gold = make_gold(20, seed=4)
+    data = json.dumps(make_prediction(gold, 0.3, seed=5)).encode()
+    full = scoring.load_reference(json.dumps(gold).encode(), "gold.json")
+    compact = full.compact("default")
+    a = scoring.score(full, scoring.load_prediction(data, full, "p.json"))
+    b = scoring.score(compact, scoring.load_prediction(data, compact, "p.json"))
+    assert a.as_dict(per_dialogue=True) == b.as_dict(per_dialogue=True)
+    with pytest.raises(RuntimeError):
+        compact.facts("strict")
