@@ -28,7 +28,9 @@ class ConditionSerializer(serializers.ModelSerializer):
 
 
 class PhaseSummarySerializer(serializers.ModelSerializer):
-    state = serializers.ChoiceField(choices=["upcoming", "open", "closed"], read_only=True)
+    state = serializers.ChoiceField(
+        choices=["upcoming", "open", "closed", "revealed"], read_only=True
+    )
 
     class Meta:
         model = Phase
@@ -37,6 +39,7 @@ class PhaseSummarySerializer(serializers.ModelSerializer):
 
 class PhaseSerializer(PhaseSummarySerializer):
     results_public = serializers.BooleanField(read_only=True)
+    has_split = serializers.BooleanField(read_only=True)
     conditions = ConditionSerializer(many=True, read_only=True)
 
     class Meta(PhaseSummarySerializer.Meta):
@@ -48,6 +51,8 @@ class PhaseSerializer(PhaseSummarySerializer):
             "results_visibility",
             "results_public",
             "revealed",
+            "has_split",
+            "split_fraction",
             "max_final_selections",
             "conditions",
         ]
@@ -232,17 +237,30 @@ class SubmissionSerializer(SubmissionSummarySerializer):
         ]
 
     def get_results_visible(self, submission: Submission) -> bool:
-        return bool(self.context.get("show_scores"))
+        return bool(self.context.get("show_scores") or self.context.get("public_only"))
 
     def get_can_cancel(self, submission: Submission) -> bool:
         return bool(self.context.get("can_cancel"))
 
     @extend_schema_field(serializers.DictField(child=ResultSerializer()))
     def get_results(self, submission: Submission) -> dict[str, Any]:
-        """Per condition key, once scored (empty while the phase's results are hidden)."""
+        """Per condition key, once scored (empty while the phase's results are hidden; only
+        ``part: "public"`` figures while a split phase is not revealed)."""
+        results = getattr(submission, "active_results", None) or []
+        if self.context.get("public_only"):
+            return {
+                r.condition.key: {
+                    "condition": r.condition.key,
+                    "part": "public",
+                    "jga": r.public_jga,
+                    "jga_ci": [r.public_jga_low, r.public_jga_high],
+                    "ser": r.public_ser,
+                    "ser_ci": [r.public_ser_low, r.public_ser_high],
+                }
+                for r in results
+            }
         if not self.context.get("show_scores"):
             return {}
-        results = getattr(submission, "active_results", None) or []
         return {r.condition.key: ResultSerializer(r).data for r in results}
 
 

@@ -24,7 +24,7 @@ from leaderboard.api.permissions import require_results_visible, submitting_team
 from leaderboard.api.renderers import CSVRenderer
 from leaderboard.api.throttles import SUBMIT_THROTTLES
 from leaderboard.challenges.models import Challenge, Phase
-from leaderboard.challenges.services import can_see_results
+from leaderboard.challenges.visibility import access
 from leaderboard.rankings.services import leaderboard
 from leaderboard.submissions import selectors, services
 from leaderboard.submissions.models import Submission
@@ -119,7 +119,7 @@ class PhaseLeaderboard(APIView):
     def get(self, request: Request, pk: int) -> Response:
         phase = _phase(pk)
         require_results_visible(phase, request.user)
-        board = leaderboard(phase)
+        board = leaderboard(phase, "public")
         key = request.query_params.get("condition") or None
         conditions = list(phase.conditions.order_by("order", "key"))
         if key is None:
@@ -164,9 +164,11 @@ def _detail_response(request: Request, submission: Submission, code: int = 200) 
         .prefetch_related(selectors.active_results(), "files__condition")
         .get(pk=submission.pk)
     )
+    prefix = selectors.score_prefix(submission.phase, access(submission.phase, request.user))
     context = {
         "request": request,
-        "show_scores": can_see_results(submission.phase, request.user),
+        "show_scores": prefix == "",
+        "public_only": prefix == "public_",
         "can_cancel": submission.status == Submission.Status.QUEUED
         and is_member(submission.team, request.user),
     }

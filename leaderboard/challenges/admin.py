@@ -53,10 +53,32 @@ class ConditionInline(admin.TabularInline):
 
 @admin.register(Phase)
 class PhaseAdmin(OrganiserScoped):
-    list_display = ("__str__", "opens_at", "closes_at", "daily_quota", "total_quota", "revealed")
+    list_display = ("__str__", "state", "opens_at", "closes_at", "results_visibility", "revealed")
     list_filter = ("challenge", "results_visibility", "revealed")
     prepopulated_fields = {"slug": ("name",)}
+    # ``revealed`` is set by the reveal action (which also freezes the snapshot), never by hand.
+    readonly_fields = ("revealed",)
     inlines = [ConditionInline]
+    actions = ["reveal", "rescore"]
+
+    @admin.action(description="Reveal: publish the private leaderboard as a new snapshot")
+    def reveal(self, request: HttpRequest, queryset: Any) -> None:
+        from leaderboard.rankings.snapshots import RevealError, reveal
+
+        for phase in queryset:
+            try:
+                snapshot = reveal(phase, request.user)
+            except RevealError as exc:
+                self.message_user(request, f"{phase}: {exc}", level="error")
+            else:
+                self.message_user(request, f"{phase}: published snapshot {snapshot.number}.")
+
+    @admin.action(description="Re-score every scored submission (after a scorer change)")
+    def rescore(self, request: HttpRequest, queryset: Any) -> None:
+        from leaderboard.submissions.services import rescore_all
+
+        n = sum(len(rescore_all(phase=phase)) for phase in queryset)
+        self.message_user(request, f"{n} submission(s) queued for re-scoring.")
 
 
 class ReferenceForm(forms.ModelForm):
@@ -126,7 +148,7 @@ class ReferenceAdmin(OrganiserScoped):
     def make_active(self, request: HttpRequest, queryset: Any) -> None:
         for reference in queryset:
             activate_reference(reference)
-        self.message_user(request, "Activated; use 'rescore' on submissions to score them again.")
+        self.message_user(request, "Activated; every scored submission of it is being re-scored.")
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         # Versions are kept: Results point to the reference they were computed against.

@@ -3,10 +3,12 @@
 Shape (paths of reference files are relative to the config file)::
 
     challenge: {slug, title, description, rules, task, primary_metric, registration,
-                scorer_options: {profile, missing, n_boot, seed}, organisers: [username]}
+                max_team_size, scorer_options: {profile, missing, n_boot, seed},
+                organisers: [username]}
     phases:
       - {name, slug, order, opens_at, closes_at, daily_quota, total_quota, allow_partial,
          results_visibility, split_fraction, split_seed, max_final_selections,
+         show_own_public_score,
          conditions: [{key, label, reference: path}]}
 """
 
@@ -36,6 +38,7 @@ CHALLENGE_FIELDS = (
     "primary_metric",
     "registration",
     "scorer_options",
+    "max_team_size",
 )
 PHASE_FIELDS = (
     "daily_quota",
@@ -45,6 +48,7 @@ PHASE_FIELDS = (
     "split_fraction",
     "split_seed",
     "max_final_selections",
+    "show_own_public_score",
     "revealed",
 )
 

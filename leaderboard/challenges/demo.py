@@ -20,9 +20,12 @@ from django.utils import timezone
 
 from leaderboard.challenges.models import Challenge, Condition, Phase
 from leaderboard.challenges.services import add_reference
+from leaderboard.rankings.models import ReportedResult
 from scoring.synth import make_gold, make_prediction
 
 SLUG = "dstc11-demo"
+#: the demo's second phase: hidden results, public/private split
+HIDDEN_SLUG = "final"
 PASSWORD = "trackboard-demo"
 ORGANISER = "organiser"
 #: username -> team name (None: no team yet, to try the sign-up-free path)
@@ -78,8 +81,36 @@ def build(stdout: Any = None) -> Challenge:
             Condition.objects.create(phase=phase, key=key, label=label, order=i)
             for i, (key, label, _) in enumerate(CONDITIONS)
         ]
+        # A second phase as organisers run a final test: results hidden until the reveal,
+        # half of the dialogues public, teams see their own public-part score, two finals.
+        hidden = Phase.objects.create(
+            challenge=challenge,
+            name="Final test (hidden)",
+            slug=HIDDEN_SLUG,
+            order=1,
+            opens_at=now - dt.timedelta(days=1),
+            closes_at=now + dt.timedelta(days=30),
+            daily_quota=5,
+            results_visibility=Phase.Visibility.HIDDEN,
+            split_fraction=0.5,
+            split_seed=2023,
+            show_own_public_score=True,
+            max_final_selections=2,
+        )
+        hidden_conditions = [
+            Condition.objects.create(phase=hidden, key=key, label=label, order=i)
+            for i, (key, label, _) in enumerate(CONDITIONS)
+        ]
+        ReportedResult.objects.create(
+            phase=phase,
+            condition=conditions[0],
+            label="Published system (synthetic example)",
+            jga=45.0,
+            source="An example of a figure reported in a paper; not scored here.",
+            shown=True,
+        )
     data = json.dumps(gold).encode()
-    for condition in conditions:
+    for condition in conditions + hidden_conditions:
         add_reference(condition, data, "demo-gold.json")
 
     systems = {
@@ -112,6 +143,23 @@ def build(stdout: Any = None) -> Challenge:
             )
             # The same service the Celery task calls, run here so the demo needs no worker.
             run_scoring(submission.pk)
+            if m == 0 and team_name != "Baselines":
+                hidden_files = {
+                    key: _as_file(
+                        make_prediction(gold, rate + extra, seed=7 + n + i), f"{key}.json"
+                    )
+                    for i, (key, _, extra) in enumerate(CONDITIONS)
+                }
+                hidden_run = submit(
+                    team=team,
+                    phase=hidden,
+                    user=user,
+                    files=hidden_files,
+                    method_name=method,
+                    method_description="Synthetic demo system.",
+                    enqueue=False,
+                )
+                run_scoring(hidden_run.pk)
     if stdout is not None:
         stdout.write(f"created demo challenge {SLUG!r}")
     return challenge

@@ -33,6 +33,9 @@ class Challenge(models.Model):
     registration = models.CharField(
         max_length=16, choices=Registration.choices, default=Registration.AUTO
     )
+    max_team_size = models.PositiveIntegerField(
+        null=True, blank=True, help_text="most members a registered team may have; empty: no limit"
+    )
     organisers = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="organised_challenges"
     )
@@ -78,6 +81,10 @@ class Phase(models.Model):
     split_seed = models.IntegerField(default=0)
     max_final_selections = models.PositiveIntegerField(default=1)
     revealed = models.BooleanField(default=False)
+    show_own_public_score = models.BooleanField(
+        default=False,
+        help_text="while results are hidden, a team sees its own score on the public split",
+    )
 
     class Meta:
         ordering = ["challenge", "order", "opens_at"]
@@ -95,11 +102,21 @@ class Phase(models.Model):
 
     @property
     def state(self) -> str:
-        """``upcoming``, ``open`` or ``closed`` now (shown on the challenge pages)."""
+        """``upcoming``, ``open``, ``closed`` or ``revealed`` now (dates and the revealed flag).
+
+        A phase is revealed once an organiser published its private leaderboard; uploads are
+        accepted only while it is ``open`` (``is_open``)."""
+        if self.revealed:
+            return "revealed"
         now = timezone.now()
         if now < self.opens_at:
             return "upcoming"
         return "open" if now < self.closes_at else "closed"
+
+    @property
+    def has_split(self) -> bool:
+        """Whether the reference is split into a public and a private part (fraction < 1)."""
+        return self.split_fraction < 1.0
 
     @property
     def results_public(self) -> bool:

@@ -54,6 +54,7 @@ def add_reference(condition: Condition, data: bytes, name: str) -> Reference:
         raise
     _remember(parsed)
     _invalidate_rankings(condition)
+    _rescore(condition)
     return reference
 
 
@@ -66,6 +67,15 @@ def activate_reference(reference: Reference) -> None:
         )
         Reference.objects.filter(pk=reference.pk).update(active=True)
     _invalidate_rankings(reference.condition)
+    _rescore(reference.condition)
+
+
+def _rescore(condition: Condition) -> None:
+    """A new active reference re-scores every scored submission with a file for it: new
+    Result rows; the old ones stay, tagged with their reference and signature."""
+    from leaderboard.submissions.services import rescore_all
+
+    rescore_all(condition=condition)
 
 
 def parsed_reference(reference: Reference) -> scoring.Reference:
@@ -110,5 +120,7 @@ def is_organiser(challenge: Challenge, user: AbstractBaseUser) -> bool:
 
 
 def can_see_results(phase: Phase, user: AbstractBaseUser) -> bool:
-    """Scores of a hidden phase are shown to its organisers only, until it is revealed."""
-    return phase.results_public or is_organiser(phase.challenge, user)
+    """Whether ``user`` may see the phase's live (public-split) leaderboard."""
+    from leaderboard.challenges.visibility import access
+
+    return access(phase, user).board

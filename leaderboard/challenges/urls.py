@@ -2,11 +2,22 @@ from __future__ import annotations
 
 from django.urls import path
 
-from leaderboard.challenges import views
+from leaderboard.challenges import organise, views
 
 app_name = "challenges"
 urlpatterns = [
     path("", views.challenge_list, name="list"),
     path("challenges/<slug:slug>/", views.detail, name="detail"),
     path("challenges/<slug:slug>/register/", views.register, name="register"),
+    path("challenges/<slug:slug>/organise/", organise.organise, name="organise"),
+    path(
+        "challenges/<slug:slug>/organise/registrations/<int:pk>/",
+        organise.decide,
+        name="decide",
+    ),
+    path(
+        "challenges/<slug:slug>/organise/<slug:phase>/rescore/",
+        organise.rescore_phase,
+        name="rescore",
+    ),
 ]

@@ -39,7 +39,11 @@ def register(request: HttpRequest, slug: str) -> HttpResponse:
     team = teams.member_team(request.user, pk=int(team_id)) if team_id.isdigit() else None
     if team is None:
         raise Http404
-    participation = teams.register(team=team, challenge=challenge)
+    try:
+        participation = teams.register(team=team, challenge=challenge)
+    except teams.TeamError as exc:
+        messages.error(request, str(exc))
+        return redirect("challenges:detail", challenge.slug)
     if participation.status == Participation.Status.APPROVED:
         messages.success(request, f"{team.name} is registered for {challenge.title}.")
     elif participation.status == Participation.Status.PENDING:

@@ -1,4 +1,10 @@
-"""Leaderboards: queries over Results, ranked by the ORM, cached per phase.
+"""Leaderboards: queries over Results, ranked by the ORM, cached per phase and part.
+
+A phase has two boards: ``public`` (every counted submission, ranked on the public part of the
+split) and ``private`` (only each team's final selections, ranked on the private part; shown
+to readers only as published snapshots). Without a split both use the whole reference. Only
+``current`` Results on the *active* reference count. Anonymous teams are named
+"Anonymous team ..." in every board, so no page, export or chart built from it shows them.
 
 Per condition: each team's best Result on the condition's *active* reference, by the primary
 metric (JGA higher is better, SER lower is better; the other metric breaks ties, then the
@@ -20,9 +26,11 @@ from django.db.models.functions import Rank, RowNumber
 
 from leaderboard.challenges.models import Condition, Phase
 from leaderboard.rankings.groups import rank_groups
+from leaderboard.rankings.models import ReportedResult
 from leaderboard.submissions.models import Result, Submission
 
-CACHE_VERSION = 2
+CACHE_VERSION = 3
+PARTS = ("public", "private")
 HIDDEN_STATUSES = (Submission.Status.INVALID, Submission.Status.CANCELLED)
 
 
@@ -81,38 +89,79 @@ class Leaderboard:
     phase_id: int
     primary_metric: str
     conditions: tuple[ConditionBoard, ...]
+    #: ``public`` or ``private``
+    part: str
     overview: tuple[OverviewRow, ...]
     #: Plotly figures (data and layout) keyed by chart id, built once with the board
     charts: dict[str, Any] = field(default_factory=dict)
+    #: figures reported elsewhere that the organisers show (unranked, "not scored here")
+    reported: tuple[dict[str, Any], ...] = ()
 
 
-def cache_key(phase_id: int) -> str:
-    return f"leaderboard:v{CACHE_VERSION}:phase:{phase_id}"
+def cache_key(phase_id: int, part: str = "public") -> str:
+    return f"leaderboard:v{CACHE_VERSION}:phase:{phase_id}:{part}"
 
 
 def invalidate(phase_id: int) -> None:
-    cache.delete(cache_key(phase_id))
+    cache.delete_many([cache_key(phase_id, part) for part in PARTS])
 
 
-def leaderboard(phase: Phase) -> Leaderboard:
-    """The phase's rankings; cached until a Result (or reference, or submission) changes."""
-    key = cache_key(phase.pk)
+def leaderboard(phase: Phase, part: str = "public") -> Leaderboard:
+    """The phase's rankings; cached until a Result (or reference, or submission) changes.
+
+    Who may see which part is decided by ``challenges.visibility``, not here."""
+    key = cache_key(phase.pk, part)
     board = cache.get(key)
     if board is None:
-        board = compute(phase)
+        board = compute(phase, part)
         cache.set(key, board, settings.LEADERBOARD_CACHE_SECONDS)
     return board
 
 
-def _ordering(primary: str) -> list[OrderBy]:
-    jga = F("jga").desc(nulls_last=True)
-    ser = F("ser").asc(nulls_last=True)
+def prefix(phase: Phase, part: str) -> str:
+    """Column prefix of ``part``'s metrics: ``public_``/``private_`` with a split, else none."""
+    if part not in PARTS:
+        raise ValueError(f"unknown leaderboard part {part!r}")
+    return f"{part}_" if phase.has_split else ""
+
+
+def team_label(team: Any) -> tuple[str, str]:
+    """(name, slug) as boards show them: anonymous teams get a neutral label and no slug."""
+    if team.anonymous:
+        return f"Anonymous team {team.pk}", ""
+    return team.name, team.slug
+
+
+def reported_rows(phase: Phase, *, organiser: bool = False) -> list[dict[str, Any]]:
+    """Figures reported elsewhere that the organisers chose to show (all, for organisers)."""
+    rows = ReportedResult.objects.filter(phase=phase).select_related("condition")
+    if not organiser:
+        rows = rows.filter(shown=True)
+    return [
+        {
+            "condition": r.condition.key,
+            "label": r.label,
+            "jga": r.jga,
+            "ser": r.ser,
+            "source": r.source,
+            "shown": r.shown,
+            "scored_here": False,
+        }
+        for r in rows
+    ]
+
+
+def _ordering(primary: str, p: str = "") -> list[OrderBy]:
+    jga = F(f"{p}jga").desc(nulls_last=True)
+    ser = F(f"{p}ser").asc(nulls_last=True)
     metrics = [ser, jga] if primary == "ser" else [jga, ser]
     return [*metrics, F("submission__created_at").asc(), F("submission_id").asc()]
 
 
-def compute(phase: Phase) -> Leaderboard:
+def compute(phase: Phase, part: str = "public") -> Leaderboard:
     """Build the leaderboard without the cache."""
+    from leaderboard.rankings.finals import final_submission_ids
+
     primary = phase.challenge.primary_metric
     counts = dict(
         Submission.objects.filter(phase=phase)
@@ -123,30 +172,61 @@ def compute(phase: Phase) -> Leaderboard:
     )
     conditions = list(phase.conditions.order_by("order", "key"))
     scorer = phase.challenge.scoring_settings()
-    boards = tuple(_condition_board(c, primary, counts, scorer) for c in conditions)
+    scope = _Scope(
+        phase=phase,
+        part=part,
+        p=prefix(phase, part),
+        only=final_submission_ids(phase) if part == "private" else None,
+    )
+    boards = tuple(_condition_board(c, primary, counts, scorer, scope) for c in conditions)
     board = Leaderboard(
         phase_id=phase.pk,
         primary_metric=primary,
         conditions=boards,
-        overview=_overview(phase, conditions, primary, counts),
+        part=part,
+        overview=_overview(scope, conditions, primary, counts),
+        reported=tuple(reported_rows(phase)) if part == "public" else (),
     )
     from leaderboard.rankings.charts import figures
 
     return replace(board, charts=figures(board))
 
 
-def _counted(phase: Phase):  # type: ignore[no-untyped-def]
-    return Result.objects.filter(submission__phase=phase, reference__active=True).exclude(
-        submission__status__in=HIDDEN_STATUSES
-    )
+@dataclass(frozen=True)
+class _Scope:
+    phase: Phase
+    part: str
+    #: column prefix of the part's metrics
+    p: str
+    #: the submissions ranked (final selections), or None for all counted ones
+    only: frozenset[int] | None
+
+
+def _counted(scope: _Scope):  # type: ignore[no-untyped-def]
+    rows = Result.objects.filter(
+        submission__phase=scope.phase, reference__active=True, current=True
+    ).exclude(submission__status__in=HIDDEN_STATUSES)
+    if scope.only is not None:
+        rows = rows.filter(submission_id__in=scope.only)
+    return rows
+
+
+def _dialogues(scope: _Scope, stored: Any) -> Any:
+    """The stored per-dialogue counts restricted to the part's dialogues (for rank groups)."""
+    if stored is None or not scope.phase.has_split:
+        return stored
+    from leaderboard.challenges.split import select
+
+    return select(scope.phase, scope.part, stored)
 
 
 def _condition_board(
-    condition: Condition, primary: str, counts: dict[int, int], scorer: Any
+    condition: Condition, primary: str, counts: dict[int, int], scorer: Any, scope: _Scope
 ) -> ConditionBoard:
-    order = _ordering(primary)
+    p = scope.p
+    order = _ordering(primary, p)
     best = (
-        _counted(condition.phase)
+        _counted(scope)
         .filter(condition=condition)
         .annotate(nth=Window(RowNumber(), partition_by=[F("submission__team_id")], order_by=order))
         .filter(nth=1)
@@ -167,7 +247,10 @@ def _condition_board(
     )
     labels = rank_groups(
         [r.rank for r in ranked],
-        [dialogues.get(r.pk) if getattr(r, primary) is not None else None for r in ranked],
+        [
+            _dialogues(scope, dialogues.get(r.pk)) if getattr(r, p + primary) is not None else None
+            for r in ranked
+        ],
         primary,
         scorer,
     )
@@ -175,18 +258,18 @@ def _condition_board(
         Row(
             rank=r.rank,
             team_id=r.submission.team_id,
-            team_name=r.submission.team.name,
-            team_slug=r.submission.team.slug,
+            team_name=team_label(r.submission.team)[0],
+            team_slug=team_label(r.submission.team)[1],
             submission_id=r.submission_id,
             method_name=r.submission.method_name,
             is_baseline=r.submission.is_baseline,
             submitted_at=r.submission.created_at,
-            jga=r.jga,
-            jga_low=r.jga_low,
-            jga_high=r.jga_high,
-            ser=r.ser,
-            ser_low=r.ser_low,
-            ser_high=r.ser_high,
+            jga=getattr(r, f"{p}jga"),
+            jga_low=getattr(r, f"{p}jga_low"),
+            jga_high=getattr(r, f"{p}jga_high"),
+            ser=getattr(r, f"{p}ser"),
+            ser_low=getattr(r, f"{p}ser_low"),
+            ser_high=getattr(r, f"{p}ser_high"),
             signature=r.signature,
             submissions=counts.get(r.submission.team_id, 0),
             group=label,
@@ -197,16 +280,20 @@ def _condition_board(
 
 
 def _overview(
-    phase: Phase, conditions: list[Condition], primary: str, counts: dict[int, int]
+    scope: _Scope, conditions: list[Condition], primary: str, counts: dict[int, int]
 ) -> tuple[OverviewRow, ...]:
     # Means over conditions need every Result of every submission; the result is cached, so
     # this Python pass runs once per Result write, not once per request.
     keys = {c.pk: c.key for c in conditions}
     per_submission: dict[int, dict[str, tuple[float | None, float | None]]] = {}
     meta: dict[int, Result] = {}
-    results = _counted(phase).select_related("submission__team").defer("breakdown")
+    results = _counted(scope).select_related("submission__team").defer("breakdown")
+    p = scope.p
     for r in results.order_by("created_at"):
-        per_submission.setdefault(r.submission_id, {})[keys[r.condition_id]] = (r.jga, r.ser)
+        per_submission.setdefault(r.submission_id, {})[keys[r.condition_id]] = (
+            getattr(r, f"{p}jga"),
+            getattr(r, f"{p}ser"),
+        )
         meta[r.submission_id] = r
 
     def mean(values: list[float | None]) -> float | None:
@@ -241,8 +328,8 @@ def _overview(
             OverviewRow(
                 rank=rank,
                 team_id=submission.team_id,
-                team_name=submission.team.name,
-                team_slug=submission.team.slug,
+                team_name=team_label(submission.team)[0],
+                team_slug=team_label(submission.team)[1],
                 submission_id=pk,
                 method_name=submission.method_name,
                 is_baseline=submission.is_baseline,

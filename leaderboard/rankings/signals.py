@@ -9,6 +9,7 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from leaderboard.challenges.models import Reference
+from leaderboard.rankings.models import ReportedResult
 from leaderboard.rankings.services import invalidate
 from leaderboard.submissions.models import Result, Submission
 
@@ -37,3 +38,8 @@ def submission_changed(sender: Any, instance: Submission, **kwargs: Any) -> None
 @receiver([post_save, post_delete], sender=Reference)
 def reference_changed(sender: Any, instance: Reference, **kwargs: Any) -> None:
     _later(instance.condition.phase_id)
+
+
+@receiver([post_save, post_delete], sender=ReportedResult)
+def reported_changed(sender: Any, instance: ReportedResult, **kwargs: Any) -> None:
+    _later(instance.phase_id)

@@ -5,10 +5,13 @@ from django.urls import path
 from leaderboard.rankings import views
 
 app_name = "rankings"
+_PHASE = "challenges/<slug:slug>/<slug:phase>/"
 urlpatterns = [
-    path(
-        "challenges/<slug:slug>/<slug:phase>/leaderboard/",
-        views.phase_leaderboard,
-        name="leaderboard",
-    ),
+    path(f"{_PHASE}leaderboard/", views.phase_leaderboard, name="leaderboard"),
+    path(f"{_PHASE}leaderboard.json", views.export_json, name="export-json"),
+    path(f"{_PHASE}leaderboard.csv", views.export_csv, name="export-csv"),
+    path(f"{_PHASE}archive.json", views.export_archive, name="archive"),
+    path(f"{_PHASE}snapshots/", views.snapshots, name="snapshots"),
+    path(f"{_PHASE}snapshots/<int:number>/", views.snapshot, name="snapshot"),
+    path(f"{_PHASE}reveal/", views.reveal_phase, name="reveal"),
 ]

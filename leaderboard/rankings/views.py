@@ -1,30 +1,50 @@
-"""The leaderboard page of a phase; ``?fragment=1`` returns only its tables (for polling)."""
+"""The leaderboard page of a phase (``?fragment=1`` returns only its tables, for polling), the
+published snapshots, the reveal action, and the exports. Every view asks
+``challenges.visibility.access`` what this user may see."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+import json
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.serializers.json import DjangoJSONEncoder
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import add_never_cache_headers
+from django.views.decorators.http import require_POST
 
 from leaderboard.challenges.models import Phase
-from leaderboard.challenges.services import can_see_results
+from leaderboard.challenges.visibility import access
+from leaderboard.rankings import exports
 from leaderboard.rankings.charts import CHART_LIMIT
 from leaderboard.rankings.services import leaderboard
+from leaderboard.rankings.snapshots import RevealError, latest, load, reveal
 
 #: Seconds between two refreshes of the tables by the page's script.
 REFRESH_SECONDS = 5
 
 
-def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
-    selected = get_object_or_404(
+def _phase(slug: str, phase: str) -> Phase:
+    return get_object_or_404(
         Phase.objects.select_related("challenge"), challenge__slug=slug, slug=phase
     )
-    visible = can_see_results(selected, request.user)
+
+
+def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    selected = _phase(slug, phase)
+    rights = access(selected, request.user)
+    snapshot = latest(selected) if rights.snapshots and selected.revealed else None
+    board = leaderboard(selected, "public") if rights.board else None
     context = {
         "phase": selected,
         "challenge": selected.challenge,
-        "visible": visible,
-        "board": leaderboard(selected) if visible else None,
+        "visible": rights.board,
+        "organiser": rights.organiser,
+        "board": board,
+        "snapshot": snapshot,
+        "final_board": load(snapshot) if snapshot is not None else None,
+        "reported": board.reported if board is not None else (),
         "refresh_seconds": REFRESH_SECONDS,
         "chart_limit": CHART_LIMIT,
     }
@@ -32,5 +52,84 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
         response = render(request, "rankings/tables.html", context)
     else:
         response = render(request, "rankings/leaderboard.html", context)
+    add_never_cache_headers(response)
+    return response
+
+
+def snapshots(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    selected = _phase(slug, phase)
+    if not access(selected, request.user).snapshots:
+        raise Http404
+    context = {
+        "phase": selected,
+        "challenge": selected.challenge,
+        "snapshots": selected.snapshots.order_by("-number"),
+    }
+    return render(request, "rankings/snapshots.html", context)
+
+
+def snapshot(request: HttpRequest, slug: str, phase: str, number: int) -> HttpResponse:
+    """The permalink of one published snapshot: the same tables and charts, frozen."""
+    selected = _phase(slug, phase)
+    if not access(selected, request.user).snapshots:
+        raise Http404
+    found = get_object_or_404(selected.snapshots, number=number)
+    context = {
+        "phase": selected,
+        "challenge": selected.challenge,
+        "snapshot": found,
+        "board": load(found),
+        "visible": True,
+        "chart_limit": CHART_LIMIT,
+    }
+    return render(request, "rankings/snapshot.html", context)
+
+
+@login_required
+@require_POST
+def reveal_phase(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    selected = _phase(slug, phase)
+    if not access(selected, request.user).organiser:
+        raise Http404
+    try:
+        published = reveal(selected, request.user)
+    except RevealError as exc:
+        messages.error(request, str(exc))
+        return redirect("challenges:organise", selected.challenge.slug)
+    messages.success(request, f"Published snapshot {published.number} of {selected.name}.")
+    return redirect("rankings:snapshot", selected.challenge.slug, selected.slug, published.number)
+
+
+def export_json(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    selected = _phase(slug, phase)
+    data = exports.reader_export(selected, request.user)
+    response = HttpResponse(
+        json.dumps(data, cls=DjangoJSONEncoder, indent=1), content_type="application/json"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{slug}-{phase}-leaderboard.json"'
+    add_never_cache_headers(response)
+    return response
+
+
+def export_csv(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    selected = _phase(slug, phase)
+    text = exports.reader_csv(exports.reader_export(selected, request.user))
+    response = HttpResponse(text, content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{slug}-{phase}-leaderboard.csv"'
+    add_never_cache_headers(response)
+    return response
+
+
+@login_required
+def export_archive(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    """Organisers only: every Result, signature and the per-dialogue correctness matrix."""
+    selected = _phase(slug, phase)
+    if not access(selected, request.user).organiser:
+        raise Http404
+    response = HttpResponse(
+        json.dumps(exports.archive(selected), cls=DjangoJSONEncoder),
+        content_type="application/json",
+    )
+    response["Content-Disposition"] = f'attachment; filename="{slug}-{phase}-archive.json"'
     add_never_cache_headers(response)
     return response

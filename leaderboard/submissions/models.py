@@ -168,6 +168,23 @@ class Result(models.Model):
     dele = models.PositiveIntegerField(default=0)
     ins = models.PositiveIntegerField(default=0)
     slot_f1 = models.FloatField(null=True)
+    # The same metrics on the phase's public and private parts of the reference (see
+    # ``leaderboard.challenges.split``), from the per-dialogue counts in ``breakdown``.
+    public_jga = models.FloatField(null=True)
+    public_jga_low = models.FloatField(null=True)
+    public_jga_high = models.FloatField(null=True)
+    public_ser = models.FloatField(null=True)
+    public_ser_low = models.FloatField(null=True)
+    public_ser_high = models.FloatField(null=True)
+    private_jga = models.FloatField(null=True)
+    private_jga_low = models.FloatField(null=True)
+    private_jga_high = models.FloatField(null=True)
+    private_ser = models.FloatField(null=True)
+    private_ser_low = models.FloatField(null=True)
+    private_ser_high = models.FloatField(null=True)
+    #: the newest row of its (submission, condition); older ones (another reference version
+    #: or scorer signature) are kept for the record but never ranked.
+    current = models.BooleanField(default=True)
     breakdown = models.JSONField(default=dict)
     created_at = models.DateTimeField(default=timezone.now)
 

@@ -48,7 +48,7 @@ def active_results() -> Prefetch:
     """Prefetch of a submission's Results on the active references, as ``active_results``."""
     return Prefetch(
         "results",
-        queryset=Result.objects.filter(reference__active=True)
+        queryset=Result.objects.filter(reference__active=True, current=True)
         .select_related("condition")
         .order_by("condition__order", "condition__key"),
         to_attr="active_results",
@@ -88,17 +88,35 @@ def is_final(submission: Submission) -> bool:
     return submission.status in FINAL_STATUSES
 
 
-def status_summary(submission: Submission, *, show_scores: bool) -> dict[str, Any]:
+def score_prefix(phase: Phase, rights: Any) -> str | None:
+    """Which of a Result's columns this user may see of their own submission: ``""`` (whole
+    reference), ``"public_"`` (public part only) or None (no numbers at all)."""
+    if rights.own_full:
+        return ""
+    if rights.own_public:
+        return "public_" if phase.has_split else ""
+    return None
+
+
+def shown_metrics(result: Result, prefix: str) -> dict[str, float | None]:
+    return {
+        name: getattr(result, f"{prefix}{name}")
+        for name in ("jga", "jga_low", "jga_high", "ser", "ser_low", "ser_high")
+    }
+
+
+def status_summary(submission: Submission, *, prefix: str | None) -> dict[str, Any]:
     """The small JSON the "my submissions" page polls: status, attempts, error, and per
-    condition JGA/SER once scored (unless the phase's results are hidden from this user)."""
+    condition JGA/SER once scored, as far as this user may see them (``score_prefix``)."""
     results: dict[str, dict[str, float | None]] = {}
-    if show_scores and submission.status == Submission.Status.SCORED:
+    if prefix is not None and submission.status == Submission.Status.SCORED:
         for result in (
-            submission.results.filter(reference__active=True)
+            submission.results.filter(reference__active=True, current=True)
             .select_related("condition")
             .order_by("condition__order", "condition__key")
         ):
-            results[result.condition.key] = {"jga": result.jga, "ser": result.ser}
+            metrics = shown_metrics(result, prefix)
+            results[result.condition.key] = {"jga": metrics["jga"], "ser": metrics["ser"]}
     return {
         "id": submission.pk,
         "status": submission.status,
@@ -107,4 +125,5 @@ def status_summary(submission: Submission, *, show_scores: bool) -> dict[str, An
         "attempts": submission.attempts,
         "error": submission.error,
         "results": results,
+        "part": {"": "all", "public_": "public"}.get(prefix or "", "all") if results else None,
     }

@@ -12,4 +12,5 @@ urlpatterns = [
     path("submissions/<int:pk>/compare/", views.compare, name="compare"),
     path("submissions/<int:pk>/status.json", views.status, name="status"),
     path("submissions/<int:pk>/cancel/", views.cancel, name="cancel"),
+    path("submissions/<int:pk>/final/", views.final, name="final"),
 ]

@@ -11,7 +11,8 @@ from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_POST
 
 from leaderboard.challenges.models import Phase
-from leaderboard.challenges.services import can_see_results
+from leaderboard.challenges.visibility import access
+from leaderboard.rankings.finals import SelectionError, select_final
 from leaderboard.submissions import analysis, selectors, services
 from leaderboard.submissions.forms import SubmissionForm
 from leaderboard.submissions.models import Submission
@@ -91,11 +92,17 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
 @login_required
 def mine(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     selected = _phase(slug, phase)
+    prefix = selectors.score_prefix(selected, access(selected, request.user))
+    submissions = list(selectors.team_submissions(request.user, selected))
+    for submission in submissions:
+        for result in submission.active_results:
+            result.shown = selectors.shown_metrics(result, prefix or "")
     context = {
         "phase": selected,
         "challenge": selected.challenge,
-        "submissions": selectors.team_submissions(request.user, selected),
-        "show_scores": can_see_results(selected, request.user),
+        "submissions": submissions,
+        "show_scores": prefix is not None,
+        "public_only": prefix == "public_",
         "conditions": list(selected.conditions.order_by("order", "key")),
         "final_statuses": selectors.FINAL_STATUSES,
         "poll_ms": POLL_MS,
@@ -111,7 +118,14 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         ),
         pk=pk,
     )
-    show_scores = can_see_results(submission.phase, request.user)
+    rights = access(submission.phase, request.user)
+    show_scores = rights.own_full
+    prefix = selectors.score_prefix(submission.phase, rights)
+    public_results = (
+        [(r, selectors.shown_metrics(r, prefix)) for r in submission.active_results]
+        if prefix == "public_"
+        else []
+    )
     results = []
     figures: dict[str, object] = {}
     if show_scores:
@@ -140,7 +154,16 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         "phase": submission.phase,
         "challenge": submission.phase.challenge,
         "show_scores": show_scores,
+        "public_results": public_results,
+        "history": submission.results.select_related("condition", "reference").order_by(
+            "condition__order", "-created_at"
+        )
+        if show_scores
+        else [],
         "results": results,
+        "can_select": is_member(submission.team, request.user)
+        and submission.status == Submission.Status.SCORED
+        and not submission.phase.revealed,
         "final": selectors.is_final(submission),
         "can_cancel": submission.status == Submission.Status.QUEUED
         and is_member(submission.team, request.user),
@@ -152,8 +175,8 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def status(request: HttpRequest, pk: int) -> JsonResponse:
     submission = get_object_or_404(selectors.visible_submissions(request.user), pk=pk)
-    show_scores = can_see_results(submission.phase, request.user)
-    response = JsonResponse(selectors.status_summary(submission, show_scores=show_scores))
+    prefix = selectors.score_prefix(submission.phase, access(submission.phase, request.user))
+    response = JsonResponse(selectors.status_summary(submission, prefix=prefix))
     add_never_cache_headers(response)
     return response
 
@@ -188,7 +211,7 @@ def compare(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404 from None
     second = get_object_or_404(visible, pk=other_pk, team=first.team, phase=first.phase)
     phase = first.phase
-    if not can_see_results(phase, request.user):
+    if not access(phase, request.user).own_full:
         raise Http404
     context = {
         "a": first,
@@ -201,3 +224,21 @@ def compare(request: HttpRequest, pk: int) -> HttpResponse:
         "limit": analysis.DIFFERING_DIALOGUES,
     }
     return render(request, "submissions/compare.html", context)
+
+
+@login_required
+@require_POST
+def final(request: HttpRequest, pk: int) -> HttpResponse:
+    """Mark (``selected=1``) or unmark one of the team's final submissions."""
+    submission = selectors.own_submissions(request.user).filter(pk=pk).first()
+    if submission is None:
+        raise Http404
+    selected = request.POST.get("selected") == "1"
+    try:
+        select_final(submission, request.user, selected)
+    except SelectionError as exc:
+        messages.error(request, str(exc))
+    else:
+        verb = "selected as final" if selected else "no longer a final selection"
+        messages.success(request, f"Submission #{submission.pk} is {verb}.")
+    return redirect("submissions:detail", submission.pk)

@@ -19,7 +19,7 @@ class MembershipInline(admin.TabularInline):
 
 @admin.register(Team)
 class TeamAdmin(admin.ModelAdmin):
-    list_display = ("name", "slug", "created_by", "created")
+    list_display = ("name", "slug", "anonymous", "created_by", "created")
     search_fields = ("name", "slug")
     prepopulated_fields = {"slug": ("name",)}
     readonly_fields = ("invite_code",)

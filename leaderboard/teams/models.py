@@ -23,6 +23,8 @@ class Team(models.Model):
     members = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="Membership", related_name="teams"
     )
+    #: shown as "Anonymous team" to everyone but the challenge's organisers (and its members)
+    anonymous = models.BooleanField(default=False)
     created = models.DateTimeField(default=timezone.now)
 
     class Meta:

@@ -38,12 +38,47 @@ def create_team(*, name: str, user: AbstractBaseUser) -> Team:
     return team
 
 
+def size_limit(team: Team) -> int | None:
+    """The smallest ``max_team_size`` of the challenges ``team`` is registered for."""
+    limits = [
+        p.challenge.max_team_size
+        for p in team.participations.select_related("challenge")
+        if p.challenge.max_team_size is not None
+    ]
+    return min(limits) if limits else None
+
+
 def join_team(*, invite_code: str, user: AbstractBaseUser) -> Team:
     team = Team.objects.filter(invite_code=invite_code.strip()).first()
     if team is None:
         raise TeamError("This invite code is not valid.")
-    Membership.objects.get_or_create(team=team, user=user)
+    with transaction.atomic():
+        # The team row serialises joins, so two people cannot both take the last place.
+        Team.objects.select_for_update().get(pk=team.pk)
+        if team.memberships.filter(user=user).exists():
+            return team
+        limit = size_limit(team)
+        if limit is not None and team.memberships.count() >= limit:
+            raise TeamError(
+                f"{team.name} is full: a challenge it is registered for allows {limit} "
+                "member(s) per team."
+            )
+        Membership.objects.create(team=team, user=user)
     return team
+
+
+def set_anonymous(*, team: Team, user: AbstractBaseUser, anonymous: bool) -> None:
+    """Owner action: hide (or show again) the team's name on every public board and export."""
+    if not is_owner(team, user):
+        raise TeamError("Only an owner of the team can change how it is shown.")
+    Team.objects.filter(pk=team.pk).update(anonymous=anonymous)
+    team.anonymous = anonymous
+    from leaderboard.rankings.services import invalidate
+    from leaderboard.submissions.models import Submission
+
+    phases = set(Submission.objects.filter(team=team).values_list("phase_id", flat=True))
+    for phase_id in phases:
+        transaction.on_commit(lambda pk=phase_id: invalidate(pk))
 
 
 def leave_team(*, team: Team, user: AbstractBaseUser) -> None:
@@ -69,6 +104,9 @@ def register(*, team: Team, challenge: Challenge) -> Participation:
         if challenge.registration == Challenge.Registration.AUTO
         else Participation.Status.PENDING
     )
+    limit = challenge.max_team_size
+    if limit is not None and team.memberships.count() > limit:
+        raise TeamError(f"{challenge.title} allows at most {limit} member(s) per team.")
     participation, _ = Participation.objects.get_or_create(
         team=team, challenge=challenge, defaults={"status": status}
     )

@@ -13,4 +13,5 @@ urlpatterns = [
     path("<slug:slug>/", views.detail, name="detail"),
     path("<slug:slug>/leave/", views.leave, name="leave"),
     path("<slug:slug>/invite-code/", views.regenerate, name="regenerate"),
+    path("<slug:slug>/anonymous/", views.anonymous, name="anonymous"),
 ]

@@ -64,7 +64,11 @@ def join(request: HttpRequest) -> HttpResponse:
 def join_link(request: HttpRequest, code: str) -> HttpResponse:
     team = get_object_or_404(Team, invite_code=code)
     if request.method == "POST":
-        services.join_team(invite_code=code, user=request.user)
+        try:
+            services.join_team(invite_code=code, user=request.user)
+        except services.TeamError as exc:
+            messages.error(request, str(exc))
+            return redirect("teams:mine")
         messages.success(request, f"You joined {team.name}.")
         return redirect("teams:detail", team.slug)
     already = services.is_member(team, request.user)
@@ -98,4 +102,24 @@ def regenerate(request: HttpRequest, slug: str) -> HttpResponse:
         messages.error(request, str(exc))
     else:
         messages.success(request, "New invite code created; the old code and link no longer work.")
+    return redirect("teams:detail", team.slug)
+
+
+@login_required
+@require_POST
+def anonymous(request: HttpRequest, slug: str) -> HttpResponse:
+    """Owner action: show the team as "Anonymous team" on public boards (``anonymous=1``)."""
+    team = services.member_team(request.user, slug=slug)
+    if team is None:
+        raise Http404
+    wanted = request.POST.get("anonymous") == "1"
+    try:
+        services.set_anonymous(team=team, user=request.user, anonymous=wanted)
+    except services.TeamError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request, "Your team is now anonymous on public boards." if wanted else
+            "Your team's name is shown on public boards again."
+        )  # fmt: skip
     return redirect("teams:detail", team.slug)

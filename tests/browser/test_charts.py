@@ -32,7 +32,7 @@ def _wait_for_charts(page, count):
 
 
 def test_the_demo_leaderboard_and_a_result_page_draw_their_charts(page):
-    phase = demo.build().phases.get()
+    phase = demo.build().phases.get(slug="test")
     page.goto(f"/challenges/{demo.SLUG}/{phase.slug}/leaderboard/")
     _wait_for_charts(page, 8)  # 3 conditions x (JGA, SER) + robustness + scatter
     for key in ("tts-verbatim", "human-verbatim", "human-paraphrased"):
@@ -47,7 +47,9 @@ def test_the_demo_leaderboard_and_a_result_page_draw_their_charts(page):
     assert [float(g) for g in gaps] == sorted(float(g) for g in gaps)
     screenshot(page, "leaderboard-charts")
 
-    submission = Submission.objects.get(method_name="Beta cascade + LM rescoring")
+    submission = Submission.objects.get(
+        method_name="Beta cascade + LM rescoring", phase__slug="test"
+    )
     _log_in(page, "bob")
     page.goto(f"/submissions/{submission.pk}/")
     _wait_for_charts(page, 9)  # 3 conditions x (heatmap, domains, positions)
@@ -62,7 +64,7 @@ def test_the_demo_leaderboard_and_a_result_page_draw_their_charts(page):
 
 
 def test_a_team_named_like_markup_is_text_everywhere_charts_included(page):
-    phase = demo.build().phases.get()
+    phase = demo.build().phases.get(slug="test")
     Team.objects.filter(name="Team Alpha").update(name=EVIL)
     Submission.objects.filter(team__name=EVIL).update(method_name=EVIL)
     invalidate(phase.pk)
@@ -87,7 +89,7 @@ def test_a_team_named_like_markup_is_text_everywhere_charts_included(page):
     screenshot(page, "leaderboard-hostile-name")
 
     _log_in(page, "alice")
-    submission = Submission.objects.get(team__name=EVIL)
+    submission = Submission.objects.get(team__name=EVIL, phase__slug="test")
     page.goto(f"/submissions/{submission.pk}/")
     _wait_for_charts(page, 9)
     assert page.locator("main img").count() == 0

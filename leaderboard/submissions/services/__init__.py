@@ -21,6 +21,7 @@ from leaderboard.submissions.services.processing import (
     cancel,
     reap_expired_leases,
     rescore,
+    rescore_all,
     run_scoring,
 )
 
@@ -35,6 +36,7 @@ __all__ = [
     "quota_usage",
     "reap_expired_leases",
     "rescore",
+    "rescore_all",
     "run_scoring",
     "submit",
 ]

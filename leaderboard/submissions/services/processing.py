@@ -23,6 +23,8 @@ from leaderboard.submissions.services.intake import (
     SubmissionNotAllowed,
     TransientScoringError,
 )
+from leaderboard.submissions.services.notify import notify_team
+from leaderboard.submissions.subsets import split_columns
 
 log = logging.getLogger(__name__)
 
@@ -52,21 +54,25 @@ def run_scoring(submission_id: int) -> str:
         if attempts is None:
             return "skipped"
         if attempts >= settings.SCORING_MAX_ATTEMPTS:
-            Submission.fail(submission_id, FAILED_MESSAGE.format(attempts=attempts))
-            return "failed"
+            return _failed(submission_id, FAILED_MESSAGE.format(attempts=attempts))
         Submission.release(submission_id)
         raise TransientScoringError(str(exc)) from exc
     except scoring.ScoringError as exc:
         # The file was valid at upload; this happens when an organiser replaced the reference.
-        Submission.fail(submission_id, str(exc))
-        return "failed"
+        return _failed(submission_id, str(exc))
     except Submission.DoesNotExist:
         return "skipped"
     except Exception:
         log.exception("scoring submission %s failed", submission_id)
-        Submission.fail(submission_id, INTERNAL_ERROR_MESSAGE)
-        return "failed"
+        return _failed(submission_id, INTERNAL_ERROR_MESSAGE)
+    transaction.on_commit(lambda: notify_team(submission_id))
     return "scored"
+
+
+def _failed(submission_id: int, message: str) -> str:
+    if Submission.fail(submission_id, message):
+        transaction.on_commit(lambda: notify_team(submission_id))
+    return "failed"
 
 
 def _score_claimed(submission_id: int) -> None:
@@ -88,13 +94,19 @@ def _score_claimed(submission_id: int) -> None:
         rows.append((item.condition_id, reference.pk, scoring.score(gold, prediction, options)))
     with transaction.atomic():
         for condition_id, reference_id, result in rows:
-            Result.objects.update_or_create(
+            columns = _result_columns(result)
+            columns.update(split_columns(submission.phase, columns["breakdown"], options))  # type: ignore[arg-type]
+            row, _ = Result.objects.update_or_create(
                 submission_id=submission_id,
                 condition_id=condition_id,
                 reference_id=reference_id,
                 signature=result.signature,
-                defaults=_result_columns(result),
+                defaults={**columns, "current": True},
             )
+            # Older rows (another reference version or scorer signature) stay, not current.
+            Result.objects.filter(submission_id=submission_id, condition_id=condition_id).exclude(
+                pk=row.pk
+            ).update(current=False)
         # If the lease expired and the row was re-queued meanwhile, the identical Results
         # above are harmless and the next claim finishes the row.
         Submission.finish(submission_id)
@@ -195,8 +207,28 @@ def cancel(submission: Submission, user: AbstractBaseUser) -> None:
 
 
 def rescore(submission: Submission) -> bool:
-    """Organiser action: score a scored submission again (new reference or scorer version)."""
+    """Organiser action: score a scored submission again (new reference or scorer version).
+
+    The new Results are new rows (their reference or signature differs); the old ones stay,
+    no longer ``current``."""
     if not Submission.requeue(submission.pk):
         return False
-    transaction.on_commit(lambda: intake.enqueue_scoring(submission.pk))
+    pk = submission.pk
+    transaction.on_commit(lambda: intake.enqueue_scoring(pk))
     return True
+
+
+def rescore_all(
+    *, phase: object = None, condition: object = None, challenge: object = None
+) -> list[int]:
+    """Re-queue every scored submission of a challenge, a phase, or (those with a file for) a
+    condition; returns their ids. Called after a reference version is activated, by the
+    ``rescore`` command and by the admin actions."""
+    rows = Submission.objects.filter(status=Submission.Status.SCORED)
+    if challenge is not None:
+        rows = rows.filter(phase__challenge=challenge)
+    if phase is not None:
+        rows = rows.filter(phase=phase)
+    if condition is not None:
+        rows = rows.filter(files__condition=condition)
+    return [s.pk for s in rows.distinct() if rescore(s)]

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def demo_phase():
-    return demo.build().phases.get()
+    return demo.build().phases.get(slug="test")
 
 
 def _charts(page: str) -> dict:

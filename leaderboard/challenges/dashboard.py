@@ -1,0 +1,86 @@
+"""Figures for the organiser dashboard: phases and their states, queue health, daily volume."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Count, Min
+from django.db.models.functions import TruncDate
+from django.utils import timezone
+
+from leaderboard.challenges.models import Challenge
+from leaderboard.submissions.models import Submission
+
+DAYS = 14
+
+
+@dataclass(frozen=True)
+class QueueHealth:
+    queued: int
+    scoring: int
+    oldest_queued_age: dt.timedelta | None
+    failed_24h: int
+
+
+def queue_health(challenge: Challenge, now: dt.datetime | None = None) -> QueueHealth:
+    now = now or timezone.now()
+    rows = Submission.objects.filter(phase__challenge=challenge)
+    counts = dict(
+        rows.filter(status__in=[Submission.Status.QUEUED, Submission.Status.SCORING])
+        .values_list("status")
+        .annotate(n=Count("pk"))
+        .values_list("status", "n")
+    )
+    oldest = rows.filter(status=Submission.Status.QUEUED).aggregate(t=Min("created_at"))["t"]
+    failed = rows.filter(
+        status=Submission.Status.FAILED, created_at__gte=now - dt.timedelta(hours=24)
+    ).count()
+    return QueueHealth(
+        queued=counts.get(Submission.Status.QUEUED, 0),
+        scoring=counts.get(Submission.Status.SCORING, 0),
+        oldest_queued_age=None if oldest is None else now - oldest,
+        failed_24h=failed,
+    )
+
+
+def per_day(challenge: Challenge, now: dt.datetime | None = None) -> list[tuple[dt.date, int]]:
+    """Submissions (every status) per day over the last ``DAYS`` days, oldest first."""
+    now = now or timezone.now()
+    today = timezone.localdate(now)
+    start = today - dt.timedelta(days=DAYS - 1)
+    counts = dict(
+        Submission.objects.filter(phase__challenge=challenge, created_at__date__gte=start)
+        .annotate(day=TruncDate("created_at"))
+        .values_list("day")
+        .annotate(n=Count("pk"))
+        .values_list("day", "n")
+    )
+    return [
+        (start + dt.timedelta(days=i), counts.get(start + dt.timedelta(days=i), 0))
+        for i in range(DAYS)
+    ]
+
+
+def phases(challenge: Challenge) -> list[dict[str, Any]]:
+    out = []
+    for phase in challenge.phases.prefetch_related("conditions__references").order_by(
+        "order", "opens_at"
+    ):
+        statuses = dict(
+            phase.submissions.values_list("status")
+            .annotate(n=Count("pk"))
+            .values_list("status", "n")
+        )
+        out.append(
+            {
+                "phase": phase,
+                "statuses": statuses,
+                "snapshots": list(phase.snapshots.order_by("-number")[:5]),
+                "conditions": [
+                    (c, list(c.references.order_by("-uploaded_at"))) for c in phase.conditions.all()
+                ],
+            }
+        )
+    return out

@@ -1,0 +1,48 @@
+"""Who may see which numbers of a phase: the one rule pages, API, exports and charts share.
+
+=====================  =======================  ================================
+phase                  readers, other teams      the team's own submissions
+=====================  =======================  ================================
+public, no split       live leaderboard          every number
+public, with split     live public leaderboard   public-split numbers only
+hidden                 nothing                   status only, or public-split
+                                                 numbers if ``show_own_public_score``
+revealed               public leaderboard and    every number
+                       published snapshots
+=====================  =======================  ================================
+
+Organisers of the challenge see everything. Whole-reference numbers of a split phase mix in
+the private part, so before the reveal they count as private.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from leaderboard.challenges.models import Phase
+
+
+@dataclass(frozen=True)
+class Access:
+    organiser: bool
+    #: the live leaderboard on the public split (the whole reference without a split)
+    board: bool
+    #: published private-leaderboard snapshots
+    snapshots: bool
+    #: every number of the user's own team's submissions (whole reference, private part)
+    own_full: bool
+    #: the public-split numbers of the user's own team's submissions
+    own_public: bool
+
+
+def access(phase: Phase, user: Any) -> Access:
+    from leaderboard.challenges.services import is_organiser
+
+    if is_organiser(phase.challenge, user):
+        return Access(True, True, True, True, True)
+    if phase.revealed:
+        return Access(False, True, True, True, True)
+    if phase.results_visibility == Phase.Visibility.PUBLIC:
+        return Access(False, True, False, not phase.has_split, True)
+    return Access(False, False, False, False, phase.show_own_public_score)

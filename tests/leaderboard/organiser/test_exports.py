@@ -1,0 +1,104 @@
+"""Exports parse, and their numbers equal the page's: the reader JSON/CSV hold exactly what
+the leaderboard page shows (public board, then the published snapshot); the organisers'
+archive holds every Result and the per-dialogue correctness matrix."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+import pytest
+from django.urls import reverse
+
+from leaderboard.challenges.models import Phase
+from leaderboard.rankings.snapshots import reveal
+from tests.leaderboard.organiser import construction as c
+from tests.leaderboard.organiser.conftest import close
+from tests.leaderboard.web import log_in
+
+pytestmark = pytest.mark.django_db
+
+
+def _urls(phase):
+    args = [phase.challenge.slug, phase.slug]
+    return (
+        reverse("rankings:leaderboard", args=args),
+        reverse("rankings:export-json", args=args),
+        reverse("rankings:export-csv", args=args),
+        reverse("rankings:archive", args=args),
+    )
+
+
+def _page_rows(html: str, table_id: str) -> list[list[str]]:
+    table = html.split(f'id="{table_id}"', 1)[1].split("</table>", 1)[0]
+    body = table.split("<tbody>", 1)[1]
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", body, re.S)
+    cell = re.compile(r"<t[dh][^>]*>(.*?)</t[dh]>", re.S)
+    return [[re.sub(r"<[^>]+>", "", c).strip() for c in cell.findall(row)] for row in rows]
+
+
+def test_reader_exports_equal_the_page_on_a_public_split_phase(world, client):
+    Phase.objects.filter(pk=world.phase.pk).update(results_visibility=Phase.Visibility.PUBLIC)
+    world.phase.refresh_from_db()
+    page_url, json_url, csv_url, archive_url = _urls(world.phase)
+    page = client.get(page_url).text
+    data = client.get(json_url).json()
+    table = _page_rows(page, "overview-table")
+    # by construction: A 100, B 75 (B2), C 25 (C1) on the public part
+    assert [(row[0], row[3]) for row in table] == [("1", "100.00"), ("2", "75.00"), ("3", "25.00")]
+    exported = [(str(r["rank"]), f"{r['jga']:.2f}") for r in data["public"]["overview"]]
+    assert exported == [(row[0], row[3]) for row in table]
+    assert data["final"] is None
+    lines = list(csv.DictReader(io.StringIO(client.get(csv_url).text)))
+    overview = [line for line in lines if line["condition"] == "overview"]
+    assert [(line["rank"], f"{float(line['jga']):.2f}") for line in overview] == exported
+    condition = [line for line in lines if line["condition"] == "tts-verbatim"]
+    assert [line["method"] for line in condition] == ["run A1", "run B2", "run C1"]
+    assert all(line["board"] == "public" for line in lines)
+    assert client.get(archive_url).status_code in (302, 404)  # readers get no archive
+
+
+def test_after_the_reveal_the_exports_carry_the_snapshot_as_the_page_shows_it(world, client):
+    close(world.phase)
+    reveal(world.phase, world.organiser)
+    page_url, json_url, csv_url, _ = _urls(world.phase)
+    page = client.get(page_url).text
+    final_rows = _page_rows(page, "final-table")
+    assert [(r[0], r[2], r[3]) for r in final_rows] == [
+        ("1", "run B1", "85.71"),
+        ("2", "run C1", "42.86"),
+        ("3", "run A1", "14.29"),
+    ]
+    data = client.get(json_url).json()
+    assert data["final"]["snapshot"] == 1
+    assert [
+        (str(r["rank"]), r["method_name"], f"{r['jga']:.2f}") for r in data["final"]["overview"]
+    ] == [(r[0], r[2], r[3]) for r in final_rows]
+    lines = list(csv.DictReader(io.StringIO(client.get(csv_url).text)))
+    final = [line for line in lines if line["board"] == "final" and line["condition"] == "overview"]
+    assert [f"{float(line['jga']):.2f}" for line in final] == ["85.71", "42.86", "14.29"]
+
+
+def test_the_archive_has_every_result_and_the_correctness_matrix(world, client):
+    *_, archive_url = _urls(world.phase)
+    log_in(client, world.teams["A"].created_by)
+    assert client.get(archive_url).status_code == 404
+    log_in(client, world.organiser)
+    data = client.get(archive_url).json()
+    assert len(data["results"]) == len(c.RUNS)
+    by_method = {row["method"]: row for row in data["results"]}
+    for name, (public, private) in c.RUNS.items():
+        row = by_method[f"run {name}"]
+        assert row["public_jga"] == pytest.approx(100 * public / 4)
+        assert row["private_jga"] == pytest.approx(100 * private / 7)
+        assert row["signature"].startswith("dstc11|") and row["current"]
+    assert by_method["run B1"]["final_selection"] and not by_method["run B2"]["final_selection"]
+    assert by_method["run C1"]["final_selection"] and not by_method["run C2"]["final_selection"]
+    matrix = data["correctness"]["tts-verbatim"]
+    order = matrix["dialogues"]
+    assert sorted(order) == sorted(c.PUBLIC_IDS + c.PRIVATE_IDS)
+    a1 = dict(zip(order, matrix["correct"][str(world.runs["A1"].pk)], strict=True))
+    # A1: every public turn right; the first private turn right (1 of 7)
+    assert [a1[d] for d in c.PUBLIC_IDS] == [1, 1, 1, 1]
+    assert [a1[d] for d in c.PRIVATE_IDS] == [1, 0, 0]

@@ -1,0 +1,130 @@
+"""The whole lifecycle of a hidden, split phase: open, three teams submit, final selections,
+close, reveal; the private ranking differs from the public one as constructed, and the
+published snapshot does not move after a later re-score."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from leaderboard.challenges.services import add_reference
+from leaderboard.rankings.models import ImmutableError
+from leaderboard.rankings.services import compute, leaderboard
+from leaderboard.submissions import services
+from leaderboard.submissions.models import Result, Submission
+from tests.leaderboard.factories import upload
+from tests.leaderboard.organiser import construction as c
+from tests.leaderboard.organiser.conftest import KEY, close
+from tests.leaderboard.web import log_in
+
+pytestmark = pytest.mark.django_db
+
+
+def _ranking(board):
+    (condition,) = board.conditions
+    return [(r.rank, r.method_name, round(r.jga, 2)) for r in condition.rows]
+
+
+def test_public_and_private_subset_columns_are_the_hand_worked_ratios(world):
+    for name, (public, private) in c.RUNS.items():
+        result = Result.objects.get(submission=world.runs[name], current=True)
+        assert result.public_jga == pytest.approx(100 * public / 4)
+        assert result.private_jga == pytest.approx(100 * private / 7)
+        assert result.jga == pytest.approx(100 * (public + private) / 11)
+        # one gold slot per turn, every wrong turn one substitution
+        assert result.private_ser == pytest.approx(100 * (7 - private) / 7)
+
+
+def test_the_whole_lifecycle(world, client, django_capture_on_commit_callbacks, enqueued):
+    phase = world.phase
+    assert phase.state == "open"
+    # Open: the public board ranks each team's best public run.
+    assert _ranking(compute(phase, "public")) == [
+        (1, "run A1", 100.0),
+        (2, "run B2", 75.0),
+        (3, "run C1", 25.0),
+    ]
+    # Closed: no upload is accepted, through the service or the API.
+    close(phase)
+    assert phase.state == "closed"
+    with pytest.raises(services.SubmissionNotAllowed):
+        services.submit(
+            team=world.teams["A"], phase=phase, user=world.teams["A"].created_by,
+            files={KEY: upload(c.prediction(4, 7))}, method_name="late", enqueue=False,
+        )  # fmt: skip
+    log_in(client, world.teams["A"].created_by)
+    api = client.post(
+        f"/api/v1/phases/{phase.pk}/submissions/",
+        {"method_name": "late", KEY: upload(c.prediction(4, 7))},
+    )
+    assert api.status_code == 403 and api.json()["error"]["code"] == "submission_not_allowed"
+    # Reveal by the organiser's button.
+    log_in(client, world.organiser)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("rankings:reveal", args=[phase.challenge.slug, phase.slug]))
+    assert response.status_code == 302
+    phase.refresh_from_db()
+    assert phase.state == "revealed"
+    snapshot = phase.snapshots.get()
+    private = [
+        (r["rank"], r["method_name"], round(r["jga"], 2))
+        for r in snapshot.data["conditions"][0]["rows"]
+    ]
+    # B's selection (B1, not its best public B2) and C's default (best public C1, not C2).
+    assert private == [(1, "run B1", 85.71), (2, "run C1", 42.86), (3, "run A1", 14.29)]
+    page = client.get(reverse("rankings:snapshot", args=[phase.challenge.slug, phase.slug, 1]))
+    before = page.content.decode()
+    for value in ("85.71", "42.86", "14.29"):
+        assert value in before
+
+    # A later re-score (a new reference version: every private turn's gold changes to a
+    # value nobody predicted) changes the live rows but not the snapshot.
+    changed = c.gold()
+    for d in c.PRIVATE_IDS:
+        changed[d] = [{"hotel": {"area": "west"}} for _ in changed[d]]
+    condition = phase.conditions.get()
+    with django_capture_on_commit_callbacks(execute=True):
+        add_reference(condition, json.dumps(changed).encode(), "v2.json")
+    assert sorted(enqueued) == sorted(s.pk for s in world.runs.values())
+    for pk in enqueued:
+        assert services.run_scoring(pk) == "scored"
+    assert compute(phase, "private").conditions[0].rows[0].jga == 0.0
+    snapshot.refresh_from_db()
+    assert [r["jga"] for r in snapshot.data["conditions"][0]["rows"]] == pytest.approx(
+        [600 / 7, 300 / 7, 100 / 7]
+    )
+    after = client.get(reverse("rankings:snapshot", args=[phase.challenge.slug, phase.slug, 1]))
+    assert after.content.decode().count("85.71") == before.count("85.71")
+    with pytest.raises(ImmutableError):
+        snapshot.save()
+    # A new snapshot can be published; the history lists both.
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("rankings:reveal", args=[phase.challenge.slug, phase.slug]))
+    assert list(phase.snapshots.values_list("number", flat=True)) == [2, 1]
+    history = client.get(reverse("rankings:snapshots", args=[phase.challenge.slug, phase.slug]))
+    assert "Snapshot 1" in history.text and "Snapshot 2" in history.text
+
+
+def test_a_team_cannot_select_more_than_its_allowance(world):
+    from leaderboard.rankings.finals import SelectionError, select_final
+
+    with pytest.raises(SelectionError):
+        select_final(world.runs["B2"], world.teams["B"].created_by, True)
+    with pytest.raises(SelectionError):
+        select_final(world.runs["A1"], world.teams["B"].created_by, True)  # not B's run
+    assert not Submission.objects.get(pk=world.runs["B2"].pk).selected_for_final
+
+
+def test_reveal_is_refused_while_the_phase_is_open_and_to_non_organisers(world, client):
+    log_in(client, world.organiser)
+    client.post(reverse("rankings:reveal", args=[world.phase.challenge.slug, world.phase.slug]))
+    assert not world.phase.snapshots.exists()
+    close(world.phase)
+    log_in(client, world.teams["A"].created_by)
+    response = client.post(
+        reverse("rankings:reveal", args=[world.phase.challenge.slug, world.phase.slug])
+    )
+    assert response.status_code == 404 and not world.phase.snapshots.exists()
+    assert leaderboard(world.phase, "public").conditions[0].rows

@@ -1,0 +1,172 @@
+"""Participant approval, team size, anonymous teams, reported figures, the organiser
+dashboard, phase states on the pages, and the team's e-mail when a run is scored or fails."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.core import mail
+from django.urls import reverse
+from django.utils import timezone
+
+from leaderboard.challenges.models import Challenge, Phase
+from leaderboard.rankings.models import ReportedResult
+from leaderboard.rankings.services import invalidate
+from leaderboard.submissions import services
+from leaderboard.submissions.models import Submission
+from leaderboard.teams.models import Participation
+from leaderboard.teams.services import TeamError, join_team, register
+from tests.leaderboard.factories import (
+    ChallengeFactory,
+    TeamFactory,
+    UserFactory,
+    approved_team,
+    phase_with_references,
+)
+from tests.leaderboard.web import GOLD_BYTES, log_in, scored_submission
+
+pytestmark = pytest.mark.django_db
+
+
+def test_an_organiser_approves_and_rejects_pending_registrations(client):
+    challenge = ChallengeFactory(registration=Challenge.Registration.APPROVAL)
+    organiser = UserFactory()
+    challenge.organisers.add(organiser)
+    first, second = TeamFactory(name="Waiting One"), TeamFactory(name="Waiting Two")
+    a, b = register(team=first, challenge=challenge), register(team=second, challenge=challenge)
+    assert a.status == b.status == Participation.Status.PENDING
+    url = reverse("challenges:organise", args=[challenge.slug])
+    log_in(client, first.created_by)
+    assert client.get(url).status_code == 404
+    decide = reverse("challenges:decide", args=[challenge.slug, a.pk])
+    assert client.post(decide, {"decision": "approve"}).status_code == 404
+    log_in(client, organiser)
+    page = client.get(url).text
+    assert "Approve Waiting One" in page and "Reject Waiting Two" in page
+    client.post(reverse("challenges:decide", args=[challenge.slug, a.pk]), {"decision": "approve"})
+    client.post(reverse("challenges:decide", args=[challenge.slug, b.pk]), {"decision": "reject"})
+    a.refresh_from_db()
+    b.refresh_from_db()
+    assert (a.status, b.status) == (Participation.Status.APPROVED, Participation.Status.REJECTED)
+
+
+def test_joining_a_full_team_is_refused():
+    challenge = ChallengeFactory(max_team_size=2)
+    team = TeamFactory()
+    register(team=team, challenge=challenge)
+    join_team(invite_code=team.invite_code, user=UserFactory())
+    with pytest.raises(TeamError, match="full"):
+        join_team(invite_code=team.invite_code, user=UserFactory())
+    assert team.memberships.count() == 2
+    # and a team already too big cannot register
+    with pytest.raises(TeamError):
+        register(team=team, challenge=ChallengeFactory(max_team_size=1))
+
+
+def test_an_anonymous_team_is_named_only_for_organisers(client):
+    phase = phase_with_references(GOLD_BYTES)
+    team = approved_team(phase)
+    team.name = "Secret Lab"
+    team.save()
+    scored_submission(team, phase)
+    log_in(client, team.created_by)
+    client.post(reverse("teams:anonymous", args=[team.slug]), {"anonymous": "1"})
+    invalidate(phase.pk)
+    client.logout()
+    args = [phase.challenge.slug, phase.slug]
+    for url in (
+        reverse("rankings:leaderboard", args=args),
+        reverse("rankings:export-json", args=args),
+        reverse("rankings:export-csv", args=args),
+        f"/api/v1/phases/{phase.pk}/leaderboard/",
+        f"/api/v1/phases/{phase.pk}/leaderboard/?format=csv",
+    ):
+        text = client.get(url).content.decode()
+        assert "Secret Lab" not in text and team.slug not in text, url
+        assert f"Anonymous team {team.pk}" in text, url
+    organiser = UserFactory()
+    phase.challenge.organisers.add(organiser)
+    log_in(client, organiser)
+    archive = client.get(reverse("rankings:archive", args=args)).json()
+    assert archive["results"][0]["team"] == "Secret Lab"
+
+
+def test_reported_figures_are_shown_unranked_and_labelled_only_when_chosen(client):
+    phase = phase_with_references(GOLD_BYTES)
+    scored_submission(approved_team(phase), phase)
+    condition = phase.conditions.first()
+    row = ReportedResult.objects.create(
+        phase=phase, condition=condition, label="D3ST-XXL", jga=99.25, source="DSTC11 overview"
+    )
+    url = reverse("rankings:leaderboard", args=[phase.challenge.slug, phase.slug])
+    assert "D3ST-XXL" not in client.get(url).text
+    row.shown = True
+    row.save()
+    invalidate(phase.pk)
+    page = client.get(url).text
+    assert "D3ST-XXL" in page and "not scored here" in page
+    ranked = page.split('id="reported-table"')[0]
+    assert "D3ST-XXL" not in ranked  # never among the ranked tables
+    assert "99.25" in page.split('id="reported-table"')[1]
+
+
+def test_the_dashboard_shows_states_queue_health_and_daily_counts(client, enqueued):
+    phase = phase_with_references(GOLD_BYTES)
+    organiser = UserFactory()
+    phase.challenge.organisers.add(organiser)
+    team = approved_team(phase)
+    scored_submission(team, phase)
+    queued = scored_submission(team, phase, "waiting", score=False)
+    Submission.objects.filter(pk=queued.pk).update(
+        created_at=timezone.now() - dt.timedelta(minutes=5)
+    )
+    Submission.objects.create(team=team, phase=phase, method_name="x", status="failed")
+    later = timezone.now() + dt.timedelta(days=3)
+    Phase.objects.create(
+        challenge=phase.challenge,
+        name="Later",
+        slug="later",
+        opens_at=later,
+        closes_at=later + dt.timedelta(days=6),
+    )
+    log_in(client, organiser)
+    detail = client.get(reverse("challenges:detail", args=[phase.challenge.slug])).text
+    assert reverse("challenges:organise", args=[phase.challenge.slug]) in detail
+    assert "opens in" in detail and "closes in" in detail
+    page = client.get(reverse("challenges:organise", args=[phase.challenge.slug])).text
+    assert '<dd id="queued">1</dd>' in page and '<dd id="scoring">0</dd>' in page
+    assert '<dd id="failed">1</dd>' in page
+    oldest = int(page.split('<dd id="oldest">')[1].split(" s<")[0])
+    assert 300 <= oldest < 400
+    assert "state-upcoming" in page and "state-open" in page
+    today = page.split('id="per-day"')[1].split("</tbody>")[0].rsplit("<tr>", 1)[1]
+    assert '<td class="num">3</td>' in today
+    log_in(client, team.created_by)
+    assert (
+        reverse("challenges:organise", args=[phase.challenge.slug])
+        not in client.get(reverse("challenges:detail", args=[phase.challenge.slug])).text
+    )
+
+
+def test_the_team_is_mailed_when_a_run_is_scored_or_fails(django_capture_on_commit_callbacks):
+    phase = phase_with_references(GOLD_BYTES)
+    team = approved_team(phase)
+    with django_capture_on_commit_callbacks(execute=True):
+        run = scored_submission(team, phase)
+    assert len(mail.outbox) == 1
+    assert f"#{run.pk}" in mail.outbox[0].subject and "scored" in mail.outbox[0].subject
+    assert mail.outbox[0].to == [team.created_by.email]
+    assert "75.00" not in mail.outbox[0].body  # no score in the mail
+    broken = scored_submission(team, phase, "broken", score=False)
+    broken.files.update(sha256="x")
+    for f in broken.files.all():
+        f.file.storage.delete(f.file.name)
+    from django.test import override_settings
+
+    with (
+        override_settings(SCORING_MAX_ATTEMPTS=1),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        assert services.run_scoring(broken.pk) == "failed"
+    assert len(mail.outbox) == 2 and "failed" in mail.outbox[1].subject
