@@ -16,6 +16,7 @@ ranks after those that cover every condition.
 from __future__ import annotations
 
 import datetime as dt
+import uuid
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -29,7 +30,7 @@ from leaderboard.rankings.groups import rank_groups
 from leaderboard.rankings.models import ReportedResult
 from leaderboard.submissions.models import Result, Submission
 
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 PARTS = ("public", "private")
 HIDDEN_STATUSES = (Submission.Status.INVALID, Submission.Status.CANCELLED)
 
@@ -96,6 +97,8 @@ class Leaderboard:
     charts: dict[str, Any] = field(default_factory=dict)
     #: figures reported elsewhere that the organisers show (unranked, "not scored here")
     reported: tuple[dict[str, Any], ...] = ()
+    #: unique per build: keys the rendered HTML of this board in the cache (views.py)
+    token: str = ""
 
 
 def cache_key(phase_id: int, part: str = "public") -> str:
@@ -189,7 +192,7 @@ def compute(phase: Phase, part: str = "public") -> Leaderboard:
     )
     from leaderboard.rankings.charts import figures
 
-    return replace(board, charts=figures(board))
+    return replace(board, charts=figures(board), token=uuid.uuid4().hex)
 
 
 @dataclass(frozen=True)
