@@ -186,10 +186,11 @@ def _validate(
         upload = files.get(condition.key)
         if upload is None:
             continue
-        name = upload.name or f"{condition.key}.json"
+        name = storable_text(upload.name or f"{condition.key}.json")
         if upload.size is not None and upload.size > settings.MAX_UPLOAD_BYTES:
             messages[condition.key] = (
-                f"{name}: the file is larger than {settings.MAX_UPLOAD_BYTES // 1_000_000} MB."
+                f"{name}: the file is {upload.size:,} bytes; the largest accepted is "
+                f"{settings.MAX_UPLOAD_BYTES:,} bytes. Compressed files are not accepted."
             )
             continue
         upload.seek(0)
@@ -200,7 +201,7 @@ def _validate(
                 data, reference, name, missing=options.missing, profile=options.profile
             )
         except scoring.ScoringError as exc:
-            messages[condition.key] = str(exc)
+            messages[condition.key] = storable_text(str(exc))
             continue
         checked.append(_Checked(condition, data, name))
     return checked, messages
@@ -219,6 +220,12 @@ def _check_references_readable(references: Iterable[Reference]) -> None:
                 "This phase cannot take submissions right now: a reference file cannot be "
                 "read. The organisers have been notified; nothing was charged."
             ) from None
+
+
+def storable_text(text: str) -> str:
+    """``text`` as Postgres can store it and a page can show it: a message quoting a hostile
+    file may hold a NUL or a lone surrogate (``"\\ud800"`` in JSON), which neither can."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
 
 
 def _store(checked: list[_Checked]) -> list[str]:
