@@ -105,11 +105,12 @@ def test_runs_queued_across_a_redis_restart_are_all_scored_once(
 ):
     settings.SCORING_RESEND_AFTER_SECONDS = 1
     publish_to(own_redis.url)
-    start_worker(
-        broker=own_redis.url,
-        TRACKBOARD_TEST_SCORE_DELAY="0.5",
-        TRACKBOARD_SCORING_LEASE_SECONDS="5",
-    )
+    worker_env = {
+        "broker": own_redis.url,
+        "TRACKBOARD_TEST_SCORE_DELAY": "0.5",
+        "TRACKBOARD_SCORING_LEASE_SECONDS": "5",
+    }
+    workers = [start_worker(**worker_env)]
     phase = phase_with_references(json.dumps(GOLD).encode(), keys=KEYS)
     team = approved_team(phase)
     prediction = make_prediction(GOLD, 0.2, seed=4)
@@ -143,6 +144,10 @@ def test_runs_queued_across_a_redis_restart_are_all_scored_once(
     ids = [s.pk for s in everyone]
 
     def all_done() -> bool:
+        # As a supervisor (systemd, Docker's restart policy) would: Celery's consumer can exit
+        # while closing the dead connection (kombu's restore_unacked on a released channel).
+        if workers[-1].poll() is not None:
+            workers.append(start_worker(**worker_env))
         services.reap_expired_leases()  # as beat would, on a short interval
         return not Submission.objects.filter(pk__in=ids, status__in=["queued", "scoring"]).exists()
 
