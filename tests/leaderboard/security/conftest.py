@@ -61,6 +61,7 @@ class World:
                 "app_label": "submissions",
                 "id": submission.pk,
                 "content_type_id": 1,
+                "number": 1,
             },
             "api:leaderboard": {"pk": phase.pk},
             "api:submit": {"pk": phase.pk},
@@ -68,6 +69,7 @@ class World:
             "teams:detail": {"slug": team.slug},
             "teams:leave": {"slug": team.slug},
             "teams:regenerate": {"slug": team.slug},
+            "teams:anonymous": {"slug": team.slug},
         }
 
 

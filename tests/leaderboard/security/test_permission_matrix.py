@@ -41,6 +41,19 @@ EXPECTED: dict[str, str] = {
     "challenges:detail": PUBLIC,
     "challenges:register": POST_ONLY,
     "rankings:leaderboard": PUBLIC,
+    # Exports carry what each reader may see (this phase's results are public).
+    "rankings:export-json": PUBLIC,
+    "rankings:export-csv": PUBLIC,
+    "rankings:archive": "34444424",  # log-in required; the challenge's organisers only
+    # The phase has not been revealed: nothing is listed (only organisers see the empty
+    # history) and no snapshot exists.
+    "rankings:snapshots": "44444424",
+    "rankings:snapshot": "44444444",
+    "rankings:reveal": "34444444",  # log-in required, then POST only
+    "challenges:organise": "34444424",
+    "challenges:decide": "34444444",
+    "challenges:rescore": "34444444",
+    "submissions:final": "34444444",
     "submissions:submit": LOGIN_REQUIRED,  # shows how to take part when not eligible
     "submissions:mine": LOGIN_REQUIRED,
     # The team and the challenge's organisers; others (a superuser too) get a 404 on pages.
@@ -55,6 +68,7 @@ EXPECTED: dict[str, str] = {
     "teams:detail": PUBLIC,
     "teams:leave": POST_ONLY,
     "teams:regenerate": POST_ONLY,
+    "teams:anonymous": POST_ONLY,
     "api:challenges": PUBLIC,
     "api:challenge": PUBLIC,
     "api:leaderboard": PUBLIC,
