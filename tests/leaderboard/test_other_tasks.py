@@ -1,0 +1,271 @@
+"""Issue 7 on the site: a MultiWOZ 2.2 and a DVD-DST challenge run end to end (upload through
+the submit page, scoring by the Celery task body, leaderboard and API with the task's own
+metrics, directions and charts), and the seen/unseen breakdown of a reference with a
+training-values list.
+
+Every expected number is worked out by hand from the tiny references below (three user turns
+each), never read back from the scorer.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from leaderboard.challenges.services import add_reference
+from leaderboard.rankings.services import leaderboard
+from leaderboard.submissions import tasks
+from leaderboard.submissions.models import Result, Submission
+from tests.leaderboard.factories import (
+    ChallengeFactory,
+    ConditionFactory,
+    PhaseFactory,
+    approved_team,
+    upload,
+)
+from tests.leaderboard.web import log_in
+
+pytestmark = pytest.mark.django_db
+
+OPTIONS = {"n_boot": 200, "seed": 12345}
+
+# --- MultiWOZ 2.2 ---------------------------------------------------------------------------
+SCHEMA = [
+    {
+        "service_name": "hotel",
+        "slots": [
+            {"name": "hotel-area", "is_categorical": True, "possible_values": ["north", "south"]},
+            {"name": "hotel-name", "is_categorical": False, "possible_values": []},
+        ],
+        "intents": [{"name": "find_hotel"}],
+    }
+]
+
+
+def _user(values: dict[str, list[str]]) -> dict:
+    return {
+        "speaker": "USER",
+        "frames": [
+            {
+                "service": "hotel",
+                "state": {
+                    "active_intent": "find_hotel",
+                    "requested_slots": [],
+                    "slot_values": values,
+                },
+            }
+        ],
+    }
+
+
+# Three user turns; the second lists two acceptable names (multi-reference).
+MWZ_GOLD = [
+    {
+        "dialogue_id": "d1",
+        "services": ["hotel"],
+        "turns": [
+            _user({"hotel-area": ["north"]}),
+            {"speaker": "SYSTEM", "frames": []},
+            _user({"hotel-area": ["north"], "hotel-name": ["acorn guest house", "the acorn"]}),
+        ],
+    },
+    {"dialogue_id": "d2", "services": ["hotel"], "turns": [_user({"hotel-name": ["lensfield"]})]},
+]
+# flat-states predictions, one state per user turn
+MWZ_PERFECT = {
+    "d1": [{"hotel-area": "north"}, {"hotel-area": "north", "hotel-name": "acorn guest house"}],
+    "d2": [{"hotel-name": "lensfield"}],
+}
+# turn 1 right; turn 2 right through the *second* listed name; d2 wrong: JGA 2/3 = 66.67.
+# Categorical slots only (area): right in every turn (d2 has none on either side): 100.
+MWZ_PARTIAL = {
+    "d1": [{"hotel-area": "north"}, {"hotel-area": "north", "hotel-name": "the acorn"}],
+    "d2": [{"hotel-name": "alpha milton"}],
+}
+# nothing predicted: every gold state is non-empty, so JGA 0; categorical JGA: only d2 (no
+# categorical gold slot) is right: 1/3 = 33.33.
+MWZ_EMPTY = {"d1": [{}, {}], "d2": [{}]}
+
+# --- DVD-DST --------------------------------------------------------------------------------
+DVD_GOLD = {
+    "v1": [
+        "<frame10> <frame50> <obj1> SIZE large COLOR red",
+        "<obj1> SIZE large <obj2> SHAPE cube",
+    ],
+    "v2": ["<frame0> <frame100> <obj3> MATERIAL metal"],
+}
+DVD_PERFECT = DVD_GOLD
+# the second turn of v1 has a wrong shape: 2 of 3 turns jointly right, Joint Acc 66.67
+DVD_PARTIAL = {
+    "v1": [
+        "<frame10> <frame50> <obj1> SIZE large COLOR red",
+        "<obj1> SIZE large <obj2> SHAPE sphere",
+    ],
+    "v2": ["<frame0> <frame100> <obj3> MATERIAL metal"],
+}
+DVD_EMPTY = {"v1": ["", ""], "v2": [""]}
+
+
+def _phase(task: str, gold: bytes, files: dict | None = None):
+    challenge = ChallengeFactory(task=task, scorer_options=OPTIONS)
+    phase = PhaseFactory(challenge=challenge)
+    condition = ConditionFactory(phase=phase, key="test", label="Test set")
+    add_reference(condition, gold, "gold.json", files)
+    return phase
+
+
+def _submit_through_the_page(client, phase, prediction: dict, method: str) -> Submission:
+    team = approved_team(phase)
+    log_in(client, team.created_by)
+    url = reverse("submissions:submit", args=[phase.challenge.slug, phase.slug])
+    payload = {"method_name": method, "method_description": "", "url": ""}
+    payload["file_test"] = upload(prediction, f"{method}.json")
+    response = client.post(url, payload)
+    assert response.status_code == 302, response.text[:2000]
+    submission = Submission.objects.get(team=team)
+    assert tasks.score_submission(submission.pk) == "scored"
+    return submission
+
+
+def _board_page(client, phase) -> str:
+    client.logout()
+    url = reverse("rankings:leaderboard", args=[phase.challenge.slug, phase.slug])
+    response = client.get(url)
+    assert response.status_code == 200
+    return response.text
+
+
+TASKS = {
+    "multiwoz22": (
+        json.dumps(MWZ_GOLD).encode(),
+        {"schema": (json.dumps(SCHEMA).encode(), "schema.json")},
+        (MWZ_PERFECT, MWZ_PARTIAL, MWZ_EMPTY),
+        "jga",
+        {"jga": (100.0, 200 / 3, 0.0), "jga_cat": (100.0, 100.0, 100 / 3)},
+        ("JGA [95% CI]", "Cat. JGA [95% CI]", "Non-cat. JGA [95% CI]", "Req. slot F1 [95% CI]"),
+    ),
+    "dvd": (
+        json.dumps(DVD_GOLD).encode(),
+        None,
+        (DVD_PERFECT, DVD_PARTIAL, DVD_EMPTY),
+        "joint",
+        {"joint": (100.0, 200 / 3, 0.0)},
+        ("Joint Acc [95% CI]", "Joint Acc IoU@0.5 [95% CI]", "State F1 [95% CI]"),
+    ),
+}
+
+
+@pytest.mark.parametrize("task", list(TASKS))
+def test_a_challenge_of_another_task_runs_end_to_end_with_its_own_metrics(client, task, enqueued):
+    gold, files, predictions, primary, expected, headers = TASKS[task]
+    phase = _phase(task, gold, files)
+    # submitted worst first, so the ranking has to reorder them
+    for prediction, method in zip(
+        reversed(predictions), ("empty", "partial", "perfect"), strict=True
+    ):
+        _submit_through_the_page(client, phase, prediction, method)
+
+    by_method = {r.submission.method_name: r for r in Result.objects.select_related("submission")}
+    for metric, values in expected.items():
+        got = [by_method[m].metrics[metric] for m in ("perfect", "partial", "empty")]
+        assert got == pytest.approx(list(values))
+    assert by_method["partial"].primary == pytest.approx(200 / 3)
+    assert by_method["partial"].jga is None  # dstc11's typed columns stay empty
+    assert by_method["partial"].signature.startswith(f"{task}|")
+
+    (board,) = leaderboard(phase).conditions
+    assert [(r.method_name, r.rank) for r in board.rows] == [
+        ("perfect", 1),
+        ("partial", 2),
+        ("empty", 3),
+    ]
+    page = _board_page(client, phase)
+    for header in headers:
+        assert header in page
+    assert "SER [95% CI]" not in page
+    label = phase.challenge.scoring_task().metric(primary).label
+    assert f"ranked by {label} (higher is better)" in page
+    assert "66.67" in page
+    charts = json.loads(page.split('id="chart-data" type="application/json">')[1].split("<")[0])
+    assert f"chart-{primary.replace('_', '-')}-test" in charts or f"chart-{primary}-test" in charts
+    assert "chart-scatter" in charts
+
+    api = client.get(f"/api/v1/phases/{phase.pk}/leaderboard/", {"condition": "test"}).json()
+    described = {
+        m["name"]: m["direction"] for m in phase.challenge.scoring_task().describe()["metrics"]
+    }
+    assert api["metrics"][0]["name"] == primary
+    assert all(m["direction"] == described[m["name"]] for m in api["metrics"])
+    assert [r["method_name"] for r in api["results"]] == ["perfect", "partial", "empty"]
+    assert api["results"][1]["metrics"][primary]["value"] == pytest.approx(200 / 3)
+
+
+def test_an_invalid_upload_for_another_task_is_refused_with_the_scorers_message(client, enqueued):
+    phase = _phase("dvd", json.dumps(DVD_GOLD).encode())
+    team = approved_team(phase)
+    log_in(client, team.created_by)
+    url = reverse("submissions:submit", args=[phase.challenge.slug, phase.slug])
+    response = client.post(
+        url, {"method_name": "m", "file_test": upload({"v1": ["", ""]}, "short.json")}
+    )
+    assert response.status_code == 200
+    assert "The upload was not accepted" in response.text
+    assert "v2" in response.text  # the missing dialogue is named
+    assert enqueued == []
+
+
+def test_a_multiwoz22_reference_needs_its_schema():
+    import scoring
+
+    challenge = ChallengeFactory(task="multiwoz22", scorer_options=OPTIONS)
+    condition = ConditionFactory(phase=PhaseFactory(challenge=challenge), key="test")
+    with pytest.raises(scoring.ScoringError, match="Schema"):
+        add_reference(condition, json.dumps(MWZ_GOLD).encode(), "gold.json")
+
+
+# --- seen / unseen --------------------------------------------------------------------------
+# dstc11 gold: turn 1 has only area=north (seen in training); turn 2 adds name=acorn (unseen);
+# d2's area=south is unseen. The prediction gets every turn right except d2's.
+# Overall JGA 2/3 = 66.67; seen turns: 1 of 1 right = 100; unseen turns: 1 of 2 right = 50.
+SEEN_GOLD = {
+    "d1": [{"hotel": {"area": "north"}}, {"hotel": {"area": "north", "name": "acorn"}}],
+    "d2": [{"hotel": {"area": "south"}}],
+}
+SEEN_PREDICTION = {
+    "d1": [{"hotel": {"area": "north"}}, {"hotel": {"area": "north", "name": "acorn"}}],
+    "d2": [{"hotel": {"area": "north"}}],
+}
+TRAINING = json.dumps(["hotel-area=north"]).encode()
+
+
+def test_a_reference_with_training_values_reports_seen_and_unseen_jga(client, enqueued):
+    phase = _phase(
+        "dstc11",
+        json.dumps(SEEN_GOLD).encode(),
+        {"training_values": (TRAINING, "train-values.json")},
+    )
+    _submit_through_the_page(client, phase, SEEN_PREDICTION, "tracker")
+    result = Result.objects.get()
+    assert result.jga == pytest.approx(200 / 3)
+    assert result.metrics["jga_seen"] == pytest.approx(100.0)
+    assert result.metrics["jga_unseen"] == pytest.approx(50.0)
+    assert result.metrics["jga_unseen"] <= result.jga <= result.metrics["jga_seen"]
+    assert "|train:sha256:" in result.signature
+
+    page = _board_page(client, phase)
+    assert "JGA (seen values) [95% CI]" in page
+    assert "JGA (unseen values) [95% CI]" in page
+    assert "100.00" in page and "50.00" in page
+    (board,) = leaderboard(phase).conditions
+    names = [c.name for c in leaderboard(phase).columns]
+    assert names == ["jga", "ser", "jga_seen", "jga_unseen"]
+    assert board.rows[0].cells[2][0] == pytest.approx(100.0)
+
+
+def test_a_reference_without_training_values_shows_no_seen_unseen_columns(client, enqueued):
+    phase = _phase("dstc11", json.dumps(SEEN_GOLD).encode())
+    _submit_through_the_page(client, phase, SEEN_PREDICTION, "tracker")
+    assert "jga_seen" not in Result.objects.get().metrics
+    assert "seen values" not in _board_page(client, phase)
