@@ -128,7 +128,9 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
     )
     results = []
     figures: dict[str, object] = {}
+    challenge = submission.phase.challenge
     if show_scores:
+        specs = challenge.metric_specs()
         for result in submission.active_results:
             positions = analysis.by_position(result)
             figures.update(analysis.result_figures(result, positions))
@@ -137,6 +139,7 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
                 "errors": analysis.slot_errors(result),
                 "positions": positions,
                 "worst": analysis.worst_dialogues(result),
+                "metrics": analysis.metric_rows(result, specs, challenge.task),
             }
             results.append((result, tables))
     others = (

@@ -269,3 +269,73 @@ def test_a_reference_without_training_values_shows_no_seen_unseen_columns(client
     _submit_through_the_page(client, phase, SEEN_PREDICTION, "tracker")
     assert "jga_seen" not in Result.objects.get().metrics
     assert "seen values" not in _board_page(client, phase)
+
+
+def test_the_teams_pages_of_another_tasks_result_render(client, enqueued):
+    phase = _phase("dvd", json.dumps(DVD_GOLD).encode())
+    first = _submit_through_the_page(client, phase, DVD_PARTIAL, "partial")
+    team = first.team
+    second = Submission.objects.get(pk=_resubmit(client, phase, team, DVD_PERFECT, "perfect").pk)
+    log_in(client, team.created_by)
+    for url in (
+        reverse("submissions:detail", args=[first.pk]),
+        reverse("submissions:status", args=[first.pk]),
+        reverse("submissions:mine", args=[phase.challenge.slug, phase.slug]),
+        reverse("submissions:compare", args=[first.pk]) + f"?with={second.pk}",
+    ):
+        response = client.get(url)
+        assert response.status_code == 200, url
+    assert "66.67" in client.get(reverse("submissions:detail", args=[first.pk])).text
+
+
+def _resubmit(client, phase, team, prediction, method):
+    log_in(client, team.created_by)
+    url = reverse("submissions:submit", args=[phase.challenge.slug, phase.slug])
+    payload = {"method_name": method, "file_test": upload(prediction, f"{method}.json")}
+    assert client.post(url, payload).status_code == 302
+    submission = Submission.objects.get(method_name=method)
+    assert tasks.score_submission(submission.pk) == "scored"
+    return submission
+
+
+def test_create_challenge_reads_the_schema_and_training_values_of_a_condition(tmp_path):
+    from leaderboard.challenges.config import create_challenge, load_config
+
+    (tmp_path / "gold.json").write_text(json.dumps(MWZ_GOLD))
+    (tmp_path / "schema.json").write_text(json.dumps(SCHEMA))
+    (tmp_path / "train.json").write_text(json.dumps(["north"]))
+    (tmp_path / "c.yaml").write_text(
+        "challenge: {slug: mwz, title: MWZ, task: multiwoz22}\n"
+        "phases:\n"
+        "  - {name: Test, opens_at: 2026-01-01T00:00:00Z, closes_at: 2027-01-01T00:00:00Z,\n"
+        "     conditions: [{key: test, reference: gold.json, schema: schema.json,\n"
+        "                   training_values: train.json}]}\n"
+    )
+    challenge = create_challenge(load_config(tmp_path / "c.yaml"), tmp_path)
+    reference = challenge.phases.get().conditions.get().active_reference()
+    assert {f.name: f.original_name for f in reference.files.all()} == {
+        "schema": "schema.json",
+        "training_values": "train.json",
+    }
+    assert reference.summary["dialogues"] == 2 and reference.summary["turns"] == 3
+
+
+def test_the_public_private_split_works_for_another_tasks_metrics(client, enqueued):
+    from leaderboard.challenges.split import part_of
+
+    challenge = ChallengeFactory(task="dvd", scorer_options=OPTIONS)
+    phase = PhaseFactory(challenge=challenge, split_fraction=0.5, split_seed=1)
+    condition = ConditionFactory(phase=phase, key="test", label="Test set")
+    add_reference(condition, json.dumps(DVD_GOLD).encode(), "gold.json")
+    parts = {dialogue: part_of(phase, dialogue) for dialogue in DVD_GOLD}
+    if len(set(parts.values())) != 2:
+        pytest.skip("this seed puts both dialogues in one part")
+    _submit_through_the_page(client, phase, DVD_PARTIAL, "partial")
+    result = Result.objects.get()
+    # v1: 1 of 2 turns jointly right (50); v2: its one turn right (100)
+    expected = {parts["v1"]: 50.0, parts["v2"]: 100.0}
+    assert result.public_primary == pytest.approx(expected["public"])
+    assert result.private_primary == pytest.approx(expected["private"])
+    assert result.part_metrics["public"]["metrics"]["joint"] == pytest.approx(expected["public"])
+    (board,) = leaderboard(phase, "public").conditions
+    assert board.rows[0].cells[0][0] == pytest.approx(expected["public"])
