@@ -339,3 +339,50 @@ def test_the_public_private_split_works_for_another_tasks_metrics(client, enqueu
     assert result.part_metrics["public"]["metrics"]["joint"] == pytest.approx(expected["public"])
     (board,) = leaderboard(phase, "public").conditions
     assert board.rows[0].cells[0][0] == pytest.approx(expected["public"])
+
+
+def test_my_submissions_status_json_and_archive_show_another_tasks_primary_metric(client, enqueued):
+    from leaderboard.rankings.exports import archive
+
+    phase = _phase("dvd", json.dumps(DVD_GOLD).encode())
+    submission = _submit_through_the_page(client, phase, DVD_PARTIAL, "partial")
+    page = client.get(reverse("submissions:mine", args=[phase.challenge.slug, phase.slug])).text
+    assert "Joint Acc per condition" in page
+    assert "Test set: 66.67" in page
+    status = client.get(reverse("submissions:status", args=[submission.pk])).json()
+    assert status["results"]["test"]["primary"] == pytest.approx(200 / 3)
+    (row,) = archive(phase)["results"]
+    assert row["metrics"]["joint"] == pytest.approx(200 / 3)
+
+
+def test_a_hidden_phase_shows_a_team_its_own_public_part_of_another_tasks_metric(client, enqueued):
+    from leaderboard.challenges.models import Phase
+    from leaderboard.challenges.split import part_of
+
+    challenge = ChallengeFactory(task="dvd", scorer_options=OPTIONS)
+    phase = PhaseFactory(
+        challenge=challenge,
+        split_fraction=0.5,
+        split_seed=1,
+        results_visibility=Phase.Visibility.HIDDEN,
+        show_own_public_score=True,
+    )
+    condition = ConditionFactory(phase=phase, key="test", label="Test set")
+    add_reference(condition, json.dumps(DVD_GOLD).encode(), "gold.json")
+    submission = _submit_through_the_page(client, phase, DVD_PARTIAL, "partial")
+    # v1: 1 of 2 turns right (50.00); v2: 1 of 1 (100.00); see the split test above
+    public = "50.00" if part_of(phase, "v1") == "public" else "100.00"
+    page = client.get(reverse("submissions:detail", args=[submission.pk])).text
+    assert "Public-part scores" in page and "Joint Acc [95% CI]" in page
+    assert public in page.split('id="public-results"')[1].split("</table>")[0]
+
+
+def test_the_leaderboard_csv_lists_another_tasks_metrics(client, enqueued):
+    phase = _phase("dvd", json.dumps(DVD_GOLD).encode())
+    _submit_through_the_page(client, phase, DVD_PARTIAL, "partial")
+    client.logout()
+    url = reverse("rankings:export-csv", args=[phase.challenge.slug, phase.slug])
+    lines = client.get(url).content.decode().splitlines()
+    assert lines[0].endswith(",signature,metrics")
+    (row,) = [line for line in lines if line.startswith("public,test,")]
+    assert "joint=66.6667;joint_iou50=" in row
