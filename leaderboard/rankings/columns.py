@@ -3,7 +3,8 @@
 The columns come from the task's description (``scoring.tasks``: ``Task.describe()``): every
 metric reported with an interval, in the task's order (so ``dstc11`` shows JGA and SER, its
 slot F1 having no interval), plus optional metrics (seen/unseen JGA) when some Result on the
-board has them. The ranked metric is the challenge's primary one, in its direction.
+board has them. The ranked metric is the challenge's primary one, in its direction; it is
+moved to the front when it is not among the first two (which the overview and charts use).
 
 ``dstc11`` values come from its typed JGA/SER columns (on the part of the split being ranked);
 every other value comes from the Result's generic ``metrics``/``intervals`` (whole reference)
@@ -46,6 +47,10 @@ def columns(challenge: Any, stored: Iterable[dict[str, Any] | None]) -> tuple[Co
         for m in challenge.metric_specs()
         if (m["interval"] or m["name"] == primary) and (not m["optional"] or m["name"] in present)
     ]
+    # The overview and the charts use the first two columns: the primary metric must be one.
+    at = next((i for i, m in enumerate(shown) if m["name"] == primary), 0)
+    if at >= 2:
+        shown.insert(0, shown.pop(at))
     return tuple(Column(m["name"], m["label"], m["direction"], m["name"] == primary) for m in shown)
 
 

@@ -386,3 +386,60 @@ def test_the_leaderboard_csv_lists_another_tasks_metrics(client, enqueued):
     assert lines[0].endswith(",signature,metrics")
     (row,) = [line for line in lines if line.startswith("public,test,")]
     assert "joint=66.6667;joint_iou50=" in row
+
+
+# Rank groups. Joint Acc has one denominator per dialogue (its turns), whatever the prediction.
+# With two dialogues, approximate randomisation can never be significant: flipping the signs
+# of two dialogue differences reaches the observed |difference| in at least half the draws
+# (p >= 0.5). So perfect / partial / empty form one group on Joint Acc. State F1's
+# per-dialogue denominator is 2 TP + FP + FN, which depends on the prediction: perfect and
+# partial share it (v1: 2*4 = 2*3 + 1 + 1 = 8; v2: 2), partial and empty do not (v1: 8 vs 4),
+# so that pair is never tested.
+def _ranked_groups(client, primary_metric, predictions):
+    challenge = ChallengeFactory(task="dvd", scorer_options=OPTIONS, primary_metric=primary_metric)
+    phase = PhaseFactory(challenge=challenge)
+    condition = ConditionFactory(phase=phase, key="test", label="Test set")
+    add_reference(condition, json.dumps(DVD_GOLD).encode(), "gold.json")
+    for method, prediction in predictions.items():
+        _submit_through_the_page(client, phase, prediction, method)
+    (board,) = leaderboard(phase).conditions
+    return phase, board
+
+
+def test_rank_groups_test_the_primary_metric_only_where_denominators_agree(client, enqueued):
+    everything = {"empty": DVD_EMPTY, "partial": DVD_PARTIAL, "perfect": DVD_PERFECT}
+    _, joint = _ranked_groups(client, "joint", everything)
+    assert [(r.method_name, r.group) for r in joint.rows] == [
+        ("perfect", "1\u20133"),
+        ("partial", "1\u20133"),
+        ("empty", "1\u20133"),
+    ]
+    f1_phase, f1 = _ranked_groups(client, "state_f1", everything)
+    # state F1 (moved to the first column as the primary metric) of partial: TP 4, FP 1,
+    # FN 1 -> 8 / 10 = 80
+    assert [(r.method_name, r.cells[0][0]) for r in f1.rows] == [
+        ("perfect", pytest.approx(100.0)),
+        ("partial", pytest.approx(80.0)),
+        ("empty", pytest.approx(0.0)),
+    ]
+    assert [r.group for r in f1.rows] == ["1\u20132", "1\u20132", "3"]
+    assert [o.method_name for o in leaderboard(f1_phase).overview] == [
+        "perfect",
+        "partial",
+        "empty",
+    ]
+    assert [o.method_name for o in leaderboard(f1_phase).overview] == [
+        "perfect",
+        "partial",
+        "empty",
+    ]
+    assert not f1.note  # one pair could be tested
+
+
+def test_a_primary_metric_that_cannot_be_tested_is_shown_without_groups_and_says_so(
+    client, enqueued
+):
+    phase, board = _ranked_groups(client, "state_f1", {"empty": DVD_EMPTY, "partial": DVD_PARTIAL})
+    assert [r.group for r in board.rows] == ["1", "2"]
+    assert board.note.startswith("No rank groups")
+    assert "No rank groups" in _board_page(client, phase)
