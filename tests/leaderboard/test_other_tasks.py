@@ -1,10 +1,10 @@
 """Issue 7 on the site: a MultiWOZ 2.2 and a DVD-DST challenge run end to end (upload through
 the submit page, scoring by the Celery task body, leaderboard and API with the task's own
-metrics, directions and charts), and the seen/unseen breakdown of a reference with a
-training-values list.
+metrics, directions and charts), plus the team's pages, the split and the exports of such
+results, and reference files (schema, training values) from create_challenge.
 
-Every expected number is worked out by hand from the tiny references below (three user turns
-each), never read back from the scorer.
+Every expected number is worked out by hand from the tiny references in ``task_data`` (three
+user turns each), never read back from the scorer.
 """
 
 from __future__ import annotations
@@ -25,117 +25,24 @@ from tests.leaderboard.factories import (
     approved_team,
     upload,
 )
+from tests.leaderboard.task_data import (
+    DVD_EMPTY,
+    DVD_GOLD,
+    DVD_PARTIAL,
+    DVD_PERFECT,
+    MWZ_EMPTY,
+    MWZ_GOLD,
+    MWZ_PARTIAL,
+    MWZ_PERFECT,
+    OPTIONS,
+    SCHEMA,
+    board_page,
+    make_phase,
+    submit_through_the_page,
+)
 from tests.leaderboard.web import log_in
 
 pytestmark = pytest.mark.django_db
-
-OPTIONS = {"n_boot": 200, "seed": 12345}
-
-# --- MultiWOZ 2.2 ---------------------------------------------------------------------------
-SCHEMA = [
-    {
-        "service_name": "hotel",
-        "slots": [
-            {"name": "hotel-area", "is_categorical": True, "possible_values": ["north", "south"]},
-            {"name": "hotel-name", "is_categorical": False, "possible_values": []},
-        ],
-        "intents": [{"name": "find_hotel"}],
-    }
-]
-
-
-def _user(values: dict[str, list[str]]) -> dict:
-    return {
-        "speaker": "USER",
-        "frames": [
-            {
-                "service": "hotel",
-                "state": {
-                    "active_intent": "find_hotel",
-                    "requested_slots": [],
-                    "slot_values": values,
-                },
-            }
-        ],
-    }
-
-
-# Three user turns; the second lists two acceptable names (multi-reference).
-MWZ_GOLD = [
-    {
-        "dialogue_id": "d1",
-        "services": ["hotel"],
-        "turns": [
-            _user({"hotel-area": ["north"]}),
-            {"speaker": "SYSTEM", "frames": []},
-            _user({"hotel-area": ["north"], "hotel-name": ["acorn guest house", "the acorn"]}),
-        ],
-    },
-    {"dialogue_id": "d2", "services": ["hotel"], "turns": [_user({"hotel-name": ["lensfield"]})]},
-]
-# flat-states predictions, one state per user turn
-MWZ_PERFECT = {
-    "d1": [{"hotel-area": "north"}, {"hotel-area": "north", "hotel-name": "acorn guest house"}],
-    "d2": [{"hotel-name": "lensfield"}],
-}
-# turn 1 right; turn 2 right through the *second* listed name; d2 wrong: JGA 2/3 = 66.67.
-# Categorical slots only (area): right in every turn (d2 has none on either side): 100.
-MWZ_PARTIAL = {
-    "d1": [{"hotel-area": "north"}, {"hotel-area": "north", "hotel-name": "the acorn"}],
-    "d2": [{"hotel-name": "alpha milton"}],
-}
-# nothing predicted: every gold state is non-empty, so JGA 0; categorical JGA: only d2 (no
-# categorical gold slot) is right: 1/3 = 33.33.
-MWZ_EMPTY = {"d1": [{}, {}], "d2": [{}]}
-
-# --- DVD-DST --------------------------------------------------------------------------------
-DVD_GOLD = {
-    "v1": [
-        "<frame10> <frame50> <obj1> SIZE large COLOR red",
-        "<obj1> SIZE large <obj2> SHAPE cube",
-    ],
-    "v2": ["<frame0> <frame100> <obj3> MATERIAL metal"],
-}
-DVD_PERFECT = DVD_GOLD
-# the second turn of v1 has a wrong shape: 2 of 3 turns jointly right, Joint Acc 66.67
-DVD_PARTIAL = {
-    "v1": [
-        "<frame10> <frame50> <obj1> SIZE large COLOR red",
-        "<obj1> SIZE large <obj2> SHAPE sphere",
-    ],
-    "v2": ["<frame0> <frame100> <obj3> MATERIAL metal"],
-}
-DVD_EMPTY = {"v1": ["", ""], "v2": [""]}
-
-
-def _phase(task: str, gold: bytes, files: dict | None = None):
-    challenge = ChallengeFactory(task=task, scorer_options=OPTIONS)
-    phase = PhaseFactory(challenge=challenge)
-    condition = ConditionFactory(phase=phase, key="test", label="Test set")
-    add_reference(condition, gold, "gold.json", files)
-    return phase
-
-
-def _submit_through_the_page(client, phase, prediction: dict, method: str) -> Submission:
-    team = approved_team(phase)
-    log_in(client, team.created_by)
-    url = reverse("submissions:submit", args=[phase.challenge.slug, phase.slug])
-    payload = {"method_name": method, "method_description": "", "url": ""}
-    payload["file_test"] = upload(prediction, f"{method}.json")
-    response = client.post(url, payload)
-    assert response.status_code == 302, response.text[:2000]
-    submission = Submission.objects.get(team=team)
-    assert tasks.score_submission(submission.pk) == "scored"
-    return submission
-
-
-def _board_page(client, phase) -> str:
-    client.logout()
-    url = reverse("rankings:leaderboard", args=[phase.challenge.slug, phase.slug])
-    response = client.get(url)
-    assert response.status_code == 200
-    return response.text
-
 
 TASKS = {
     "multiwoz22": (
@@ -160,12 +67,12 @@ TASKS = {
 @pytest.mark.parametrize("task", list(TASKS))
 def test_a_challenge_of_another_task_runs_end_to_end_with_its_own_metrics(client, task, enqueued):
     gold, files, predictions, primary, expected, headers = TASKS[task]
-    phase = _phase(task, gold, files)
+    phase = make_phase(task, gold, files)
     # submitted worst first, so the ranking has to reorder them
     for prediction, method in zip(
         reversed(predictions), ("empty", "partial", "perfect"), strict=True
     ):
-        _submit_through_the_page(client, phase, prediction, method)
+        submit_through_the_page(client, phase, prediction, method)
 
     by_method = {r.submission.method_name: r for r in Result.objects.select_related("submission")}
     for metric, values in expected.items():
@@ -181,7 +88,7 @@ def test_a_challenge_of_another_task_runs_end_to_end_with_its_own_metrics(client
         ("partial", 2),
         ("empty", 3),
     ]
-    page = _board_page(client, phase)
+    page = board_page(client, phase)
     for header in headers:
         assert header in page
     assert "SER [95% CI]" not in page
@@ -203,7 +110,7 @@ def test_a_challenge_of_another_task_runs_end_to_end_with_its_own_metrics(client
 
 
 def test_an_invalid_upload_for_another_task_is_refused_with_the_scorers_message(client, enqueued):
-    phase = _phase("dvd", json.dumps(DVD_GOLD).encode())
+    phase = make_phase("dvd", json.dumps(DVD_GOLD).encode())
     team = approved_team(phase)
     log_in(client, team.created_by)
     url = reverse("submissions:submit", args=[phase.challenge.slug, phase.slug])
@@ -225,55 +132,9 @@ def test_a_multiwoz22_reference_needs_its_schema():
         add_reference(condition, json.dumps(MWZ_GOLD).encode(), "gold.json")
 
 
-# --- seen / unseen --------------------------------------------------------------------------
-# dstc11 gold: turn 1 has only area=north (seen in training); turn 2 adds name=acorn (unseen);
-# d2's area=south is unseen. The prediction gets every turn right except d2's.
-# Overall JGA 2/3 = 66.67; seen turns: 1 of 1 right = 100; unseen turns: 1 of 2 right = 50.
-SEEN_GOLD = {
-    "d1": [{"hotel": {"area": "north"}}, {"hotel": {"area": "north", "name": "acorn"}}],
-    "d2": [{"hotel": {"area": "south"}}],
-}
-SEEN_PREDICTION = {
-    "d1": [{"hotel": {"area": "north"}}, {"hotel": {"area": "north", "name": "acorn"}}],
-    "d2": [{"hotel": {"area": "north"}}],
-}
-TRAINING = json.dumps(["hotel-area=north"]).encode()
-
-
-def test_a_reference_with_training_values_reports_seen_and_unseen_jga(client, enqueued):
-    phase = _phase(
-        "dstc11",
-        json.dumps(SEEN_GOLD).encode(),
-        {"training_values": (TRAINING, "train-values.json")},
-    )
-    _submit_through_the_page(client, phase, SEEN_PREDICTION, "tracker")
-    result = Result.objects.get()
-    assert result.jga == pytest.approx(200 / 3)
-    assert result.metrics["jga_seen"] == pytest.approx(100.0)
-    assert result.metrics["jga_unseen"] == pytest.approx(50.0)
-    assert result.metrics["jga_unseen"] <= result.jga <= result.metrics["jga_seen"]
-    assert "|train:sha256:" in result.signature
-
-    page = _board_page(client, phase)
-    assert "JGA (seen values) [95% CI]" in page
-    assert "JGA (unseen values) [95% CI]" in page
-    assert "100.00" in page and "50.00" in page
-    (board,) = leaderboard(phase).conditions
-    names = [c.name for c in leaderboard(phase).columns]
-    assert names == ["jga", "ser", "jga_seen", "jga_unseen"]
-    assert board.rows[0].cells[2][0] == pytest.approx(100.0)
-
-
-def test_a_reference_without_training_values_shows_no_seen_unseen_columns(client, enqueued):
-    phase = _phase("dstc11", json.dumps(SEEN_GOLD).encode())
-    _submit_through_the_page(client, phase, SEEN_PREDICTION, "tracker")
-    assert "jga_seen" not in Result.objects.get().metrics
-    assert "seen values" not in _board_page(client, phase)
-
-
 def test_the_teams_pages_of_another_tasks_result_render(client, enqueued):
-    phase = _phase("dvd", json.dumps(DVD_GOLD).encode())
-    first = _submit_through_the_page(client, phase, DVD_PARTIAL, "partial")
+    phase = make_phase("dvd", json.dumps(DVD_GOLD).encode())
+    first = submit_through_the_page(client, phase, DVD_PARTIAL, "partial")
     team = first.team
     second = Submission.objects.get(pk=_resubmit(client, phase, team, DVD_PERFECT, "perfect").pk)
     log_in(client, team.created_by)
@@ -330,7 +191,7 @@ def test_the_public_private_split_works_for_another_tasks_metrics(client, enqueu
     parts = {dialogue: part_of(phase, dialogue) for dialogue in DVD_GOLD}
     if len(set(parts.values())) != 2:
         pytest.skip("this seed puts both dialogues in one part")
-    _submit_through_the_page(client, phase, DVD_PARTIAL, "partial")
+    submit_through_the_page(client, phase, DVD_PARTIAL, "partial")
     result = Result.objects.get()
     # v1: 1 of 2 turns jointly right (50); v2: its one turn right (100)
     expected = {parts["v1"]: 50.0, parts["v2"]: 100.0}
@@ -344,8 +205,8 @@ def test_the_public_private_split_works_for_another_tasks_metrics(client, enqueu
 def test_my_submissions_status_json_and_archive_show_another_tasks_primary_metric(client, enqueued):
     from leaderboard.rankings.exports import archive
 
-    phase = _phase("dvd", json.dumps(DVD_GOLD).encode())
-    submission = _submit_through_the_page(client, phase, DVD_PARTIAL, "partial")
+    phase = make_phase("dvd", json.dumps(DVD_GOLD).encode())
+    submission = submit_through_the_page(client, phase, DVD_PARTIAL, "partial")
     page = client.get(reverse("submissions:mine", args=[phase.challenge.slug, phase.slug])).text
     assert "Joint Acc per condition" in page
     assert "Test set: 66.67" in page
@@ -369,7 +230,7 @@ def test_a_hidden_phase_shows_a_team_its_own_public_part_of_another_tasks_metric
     )
     condition = ConditionFactory(phase=phase, key="test", label="Test set")
     add_reference(condition, json.dumps(DVD_GOLD).encode(), "gold.json")
-    submission = _submit_through_the_page(client, phase, DVD_PARTIAL, "partial")
+    submission = submit_through_the_page(client, phase, DVD_PARTIAL, "partial")
     # v1: 1 of 2 turns right (50.00); v2: 1 of 1 (100.00); see the split test above
     public = "50.00" if part_of(phase, "v1") == "public" else "100.00"
     page = client.get(reverse("submissions:detail", args=[submission.pk])).text
@@ -378,68 +239,11 @@ def test_a_hidden_phase_shows_a_team_its_own_public_part_of_another_tasks_metric
 
 
 def test_the_leaderboard_csv_lists_another_tasks_metrics(client, enqueued):
-    phase = _phase("dvd", json.dumps(DVD_GOLD).encode())
-    _submit_through_the_page(client, phase, DVD_PARTIAL, "partial")
+    phase = make_phase("dvd", json.dumps(DVD_GOLD).encode())
+    submit_through_the_page(client, phase, DVD_PARTIAL, "partial")
     client.logout()
     url = reverse("rankings:export-csv", args=[phase.challenge.slug, phase.slug])
     lines = client.get(url).content.decode().splitlines()
     assert lines[0].endswith(",signature,metrics")
     (row,) = [line for line in lines if line.startswith("public,test,")]
     assert "joint=66.6667;joint_iou50=" in row
-
-
-# Rank groups. Joint Acc has one denominator per dialogue (its turns), whatever the prediction.
-# With two dialogues, approximate randomisation can never be significant: flipping the signs
-# of two dialogue differences reaches the observed |difference| in at least half the draws
-# (p >= 0.5). So perfect / partial / empty form one group on Joint Acc. State F1's
-# per-dialogue denominator is 2 TP + FP + FN, which depends on the prediction: perfect and
-# partial share it (v1: 2*4 = 2*3 + 1 + 1 = 8; v2: 2), partial and empty do not (v1: 8 vs 4),
-# so that pair is never tested.
-def _ranked_groups(client, primary_metric, predictions):
-    challenge = ChallengeFactory(task="dvd", scorer_options=OPTIONS, primary_metric=primary_metric)
-    phase = PhaseFactory(challenge=challenge)
-    condition = ConditionFactory(phase=phase, key="test", label="Test set")
-    add_reference(condition, json.dumps(DVD_GOLD).encode(), "gold.json")
-    for method, prediction in predictions.items():
-        _submit_through_the_page(client, phase, prediction, method)
-    (board,) = leaderboard(phase).conditions
-    return phase, board
-
-
-def test_rank_groups_test_the_primary_metric_only_where_denominators_agree(client, enqueued):
-    everything = {"empty": DVD_EMPTY, "partial": DVD_PARTIAL, "perfect": DVD_PERFECT}
-    _, joint = _ranked_groups(client, "joint", everything)
-    assert [(r.method_name, r.group) for r in joint.rows] == [
-        ("perfect", "1\u20133"),
-        ("partial", "1\u20133"),
-        ("empty", "1\u20133"),
-    ]
-    f1_phase, f1 = _ranked_groups(client, "state_f1", everything)
-    # state F1 (moved to the first column as the primary metric) of partial: TP 4, FP 1,
-    # FN 1 -> 8 / 10 = 80
-    assert [(r.method_name, r.cells[0][0]) for r in f1.rows] == [
-        ("perfect", pytest.approx(100.0)),
-        ("partial", pytest.approx(80.0)),
-        ("empty", pytest.approx(0.0)),
-    ]
-    assert [r.group for r in f1.rows] == ["1\u20132", "1\u20132", "3"]
-    assert [o.method_name for o in leaderboard(f1_phase).overview] == [
-        "perfect",
-        "partial",
-        "empty",
-    ]
-    assert [o.method_name for o in leaderboard(f1_phase).overview] == [
-        "perfect",
-        "partial",
-        "empty",
-    ]
-    assert not f1.note  # one pair could be tested
-
-
-def test_a_primary_metric_that_cannot_be_tested_is_shown_without_groups_and_says_so(
-    client, enqueued
-):
-    phase, board = _ranked_groups(client, "state_f1", {"empty": DVD_EMPTY, "partial": DVD_PARTIAL})
-    assert [r.group for r in board.rows] == ["1", "2"]
-    assert board.note.startswith("No rank groups")
-    assert "No rank groups" in _board_page(client, phase)
