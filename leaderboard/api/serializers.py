@@ -293,10 +293,24 @@ class _RowBase(serializers.Serializer):
         return {"slug": row.team_slug, "name": row.team_name}
 
 
+def _names(context: dict[str, Any]) -> list[str]:
+    return [c.name for c in context.get("columns", ())]
+
+
 class ConditionRowSerializer(_RowBase):
     jga_ci = serializers.SerializerMethodField()
     ser_ci = serializers.SerializerMethodField()
     signature = serializers.CharField()
+    metrics = serializers.SerializerMethodField(
+        help_text="every metric of the board (the phase's `metrics`): value and interval"
+    )
+
+    @extend_schema_field(serializers.DictField(child=serializers.DictField()))
+    def get_metrics(self, row: Any) -> dict[str, dict[str, Any]]:
+        return {
+            name: {"value": value, "ci": [low, high]}
+            for name, (value, low, high) in zip(_names(self.context), row.cells, strict=False)
+        }
 
     @extend_schema_field(_INTERVAL)
     def get_jga_ci(self, row: Any) -> list[float | None]:
@@ -309,10 +323,20 @@ class ConditionRowSerializer(_RowBase):
 
 class OverviewRowSerializer(_RowBase):
     per_condition = serializers.SerializerMethodField()
+    means = serializers.SerializerMethodField(
+        help_text="means over the conditions of the board's first two metrics"
+    )
 
     @extend_schema_field(serializers.DictField(child=_MetricsSerializer()))
     def get_per_condition(self, row: Any) -> dict[str, dict[str, float | None]]:
-        return {key: {"jga": j, "ser": s} for key, (j, s) in row.per_condition.items()}
+        names = _names(self.context)[:2] or ["jga", "ser"]
+        return {
+            key: dict(zip(names, values, strict=False)) for key, values in row.per_condition.items()
+        }
+
+    @extend_schema_field(serializers.DictField(child=serializers.FloatField(allow_null=True)))
+    def get_means(self, row: Any) -> dict[str, float | None]:
+        return dict(zip(_names(self.context)[:2], row.means, strict=False))
 
 
 class LeaderboardSerializer(serializers.Serializer):
@@ -323,6 +347,10 @@ class LeaderboardSerializer(serializers.Serializer):
     previous = serializers.URLField(allow_null=True)
     phase = PhaseRefSerializer()
     primary_metric = serializers.CharField()
+    metrics = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="the board's metrics (name, label, direction: higher or lower is better)",
+    )
     conditions = ConditionSerializer(many=True)
     condition = serializers.CharField(
         allow_null=True, help_text="the condition ranked here; null for the overview"

@@ -57,7 +57,7 @@ def _phase(pk: int) -> Phase:
 
 
 def _condition_csv(row: dict[str, Any]) -> dict[str, Any]:
-    return {
+    flat = {
         "rank": row["rank"],
         "team": row["team"]["name"],
         "team_slug": row["team"]["slug"],
@@ -74,6 +74,12 @@ def _condition_csv(row: dict[str, Any]) -> dict[str, Any]:
         "submissions": row["submissions"],
         "signature": row["signature"],
     }
+    # Every other metric of the task (other tasks, seen/unseen JGA), with its interval.
+    for name, metric in (row.get("metrics") or {}).items():
+        if name not in ("jga", "ser"):
+            flat[name] = metric["value"]
+            flat[f"{name}_low"], flat[f"{name}_high"] = metric["ci"]
+    return flat
 
 
 def _overview_csv(row: dict[str, Any], keys: list[str]) -> dict[str, Any]:
@@ -122,8 +128,11 @@ class PhaseLeaderboard(APIView):
         board = leaderboard(phase, "public")
         key = request.query_params.get("condition") or None
         conditions = list(phase.conditions.order_by("order", "key"))
+        context = {"columns": board.columns}
         if key is None:
-            rows: list[Any] = list(s.OverviewRowSerializer(board.overview, many=True).data)
+            rows: list[Any] = list(
+                s.OverviewRowSerializer(board.overview, many=True, context=context).data
+            )
         else:
             selected = next((c for c in board.conditions if c.key == key), None)
             if selected is None:
@@ -132,7 +141,7 @@ class PhaseLeaderboard(APIView):
                     "The request is invalid; see details.",
                     details={"condition": [f"This phase has no condition {key!r}."]},
                 )
-            rows = list(s.ConditionRowSerializer(selected.rows, many=True).data)
+            rows = list(s.ConditionRowSerializer(selected.rows, many=True, context=context).data)
         if request.accepted_renderer.format == "csv":
             keys = [c.key for c in conditions]
             flat = [_condition_csv(r) if key else _overview_csv(r, keys) for r in rows]
@@ -147,6 +156,10 @@ class PhaseLeaderboard(APIView):
                 "previous": paginator.get_previous_link(),
                 "phase": s.PhaseRefSerializer(phase).data,
                 "primary_metric": board.primary_metric,
+                "metrics": [
+                    {"name": c.name, "label": c.label, "direction": c.direction}
+                    for c in board.columns
+                ],
                 "conditions": s.ConditionSerializer(conditions, many=True).data,
                 "condition": key,
                 "results": page,

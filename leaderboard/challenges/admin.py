@@ -10,7 +10,7 @@ from django.http import HttpRequest
 
 import scoring
 from leaderboard.challenges.models import Challenge, Condition, Phase, Reference
-from leaderboard.challenges.services import activate_reference, add_reference
+from leaderboard.challenges.services import activate_reference, add_reference, check_reference
 
 
 class OrganiserScoped(admin.ModelAdmin):
@@ -83,6 +83,13 @@ class PhaseAdmin(OrganiserScoped):
 
 class ReferenceForm(forms.ModelForm):
     upload = forms.FileField(help_text="gold file; validated with the scorer on upload")
+    schema = forms.FileField(
+        required=False, help_text="schema.json (tasks that need one: multiwoz22)"
+    )
+    training_values = forms.FileField(
+        required=False,
+        help_text="slot values seen in training (optional): adds JGA on seen/unseen turns",
+    )
 
     class Meta:
         model = Reference
@@ -91,13 +98,20 @@ class ReferenceForm(forms.ModelForm):
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         upload = cleaned.get("upload")
-        if upload is not None:
+        condition = cleaned.get("condition")
+        if upload is not None and condition is not None:
             data = b"".join(upload.chunks())
+            files = {
+                name: (b"".join(cleaned[name].chunks()), cleaned[name].name)
+                for name in ("schema", "training_values")
+                if cleaned.get(name) is not None
+            }
             try:
-                scoring.load_reference(data, upload.name)
+                check_reference(condition.phase.challenge, data, upload.name, files)
             except scoring.ScoringError as exc:
                 raise forms.ValidationError(str(exc)) from exc
             cleaned["data"] = data
+            cleaned["files"] = files
         return cleaned
 
 
@@ -119,7 +133,9 @@ class ReferenceAdmin(OrganiserScoped):
         return self.readonly_fields if obj is not None else ()
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
-        return self.readonly_fields if obj is not None else ("condition", "upload")
+        if obj is not None:
+            return self.readonly_fields
+        return ("condition", "upload", "schema", "training_values")
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         if change:
@@ -128,6 +144,7 @@ class ReferenceAdmin(OrganiserScoped):
             form.cleaned_data["condition"],
             form.cleaned_data["data"],
             form.cleaned_data["upload"].name,
+            form.cleaned_data["files"],
         )
         obj.pk = created.pk
         obj.refresh_from_db()

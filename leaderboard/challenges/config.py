@@ -9,7 +9,11 @@ Shape (paths of reference files are relative to the config file)::
       - {name, slug, order, opens_at, closes_at, daily_quota, total_quota, allow_partial,
          results_visibility, split_fraction, split_seed, max_final_selections,
          show_own_public_score,
-         conditions: [{key, label, reference: path}]}
+         conditions: [{key, label, reference: path, schema: path, training_values: path}]}
+
+``schema`` and ``training_values`` are the extra reference files of the challenge's task
+(``scoring.tasks``: ``multiwoz22`` needs a schema; any task with seen/unseen support takes an
+optional list of training values).
 """
 
 from __future__ import annotations
@@ -28,7 +32,10 @@ from django.utils.text import slugify
 
 import scoring
 from leaderboard.challenges.models import Challenge, Condition, Phase
-from leaderboard.challenges.services import add_reference
+from leaderboard.challenges.services import ExtraFiles, add_reference, check_reference
+
+#: keys of a condition naming a reference file besides the gold (``scoring`` file names)
+EXTRA_FILES = ("schema", "training_values")
 
 CHALLENGE_FIELDS = (
     "title",
@@ -98,7 +105,13 @@ def create_challenge(config: dict[str, Any], base_dir: Path) -> Challenge:
     if not phases:
         raise ConfigError("at least one phase is required")
 
+    draft = Challenge(slug=slug, **{k: spec[k] for k in CHALLENGE_FIELDS if k in spec})
+    try:
+        draft.task_options()
+    except scoring.ScoringError as exc:
+        raise ConfigError(f"challenge: {exc}") from exc
     references: dict[Path, bytes] = {}
+    extras: dict[tuple[int, int], ExtraFiles] = {}
     for p, phase in enumerate(phases):
         if not phase.get("conditions"):
             raise ConfigError(f"phases[{p}]: at least one condition is required")
@@ -109,17 +122,24 @@ def create_challenge(config: dict[str, Any], base_dir: Path) -> Challenge:
         for c, condition in enumerate(phase["conditions"]):
             if not condition.get("key"):
                 raise ConfigError(f"phases[{p}].conditions[{c}]: 'key' is required")
+            extra = {}
+            for name in EXTRA_FILES:
+                if condition.get(name):
+                    extra_path = (base_dir / condition[name]).resolve()
+                    if not extra_path.is_file():
+                        raise ConfigError(f"phases[{p}].conditions[{c}]: no file {extra_path}")
+                    extra[name] = (extra_path.read_bytes(), extra_path.name)
+            extras[(p, c)] = extra
             if condition.get("reference"):
                 path = (base_dir / condition["reference"]).resolve()
-                if path not in references:
-                    if not path.is_file():
-                        raise ConfigError(f"phases[{p}].conditions[{c}]: no file {path}")
-                    data = path.read_bytes()
-                    scoring.load_reference(data, path.name)  # raises InvalidFile
-                    references[path] = data
+                if not path.is_file():
+                    raise ConfigError(f"phases[{p}].conditions[{c}]: no file {path}")
+                data = references.get(path) or path.read_bytes()
+                check_reference(draft, data, path.name, extra)  # raises ScoringError
+                references[path] = data
 
     users = get_user_model().objects.filter(username__in=spec.get("organisers", []))
-    pending: list[tuple[Condition, Path]] = []
+    pending: list[tuple[Condition, Path, ExtraFiles]] = []
     with transaction.atomic():
         challenge = Challenge.objects.create(
             slug=slug, **{k: spec[k] for k in CHALLENGE_FIELDS if k in spec}
@@ -143,8 +163,9 @@ def create_challenge(config: dict[str, Any], base_dir: Path) -> Challenge:
                     order=condition.get("order", c),
                 )
                 if condition.get("reference"):
-                    pending.append((row, (base_dir / condition["reference"]).resolve()))
+                    path = (base_dir / condition["reference"]).resolve()
+                    pending.append((row, path, extras[(p, c)]))
     # Storage writes happen outside the transaction above (STYLE.md); add_reference has its own.
-    for condition, path in pending:
-        add_reference(condition, references[path], path.name)
+    for condition, path, extra in pending:
+        add_reference(condition, references[path], path.name, extra)
     return challenge

@@ -25,9 +25,9 @@ class Challenge(models.Model):
     title = models.CharField(max_length=200)
     description = models.TextField(blank=True)
     rules = models.TextField(blank=True)
-    #: scorer name; only ``dstc11`` is implemented by ``scoring`` today.
+    #: scorer name in ``scoring.tasks`` (``dstc11``, ``multiwoz22``, ``dvd``).
     task = models.CharField(max_length=32, default="dstc11")
-    #: keyword arguments of ``scoring.Settings`` (profile, missing, n_boot, seed, level).
+    #: the task's options (e.g. profile, missing, match) plus n_boot, seed and level.
     scorer_options = models.JSONField(default=default_scorer_options, blank=True)
     primary_metric = models.CharField(max_length=16, default="jga")
     registration = models.CharField(
@@ -54,6 +54,39 @@ class Challenge(models.Model):
         allowed = {"profile", "missing", "n_boot", "level", "seed"}
         options = {k: v for k, v in (self.scorer_options or {}).items() if k in allowed}
         return scoring.Settings(**options)
+
+    def scoring_task(self) -> Any:
+        """The ``scoring.taskapi.Task`` of this challenge (``scoring.tasks.get_task``)."""
+        from scoring.tasks import get_task
+
+        return get_task(self.task)
+
+    def task_options(self) -> dict[str, str]:
+        """The task's options from ``scorer_options`` (others, like n_boot, are resampling
+        settings), defaults filled in and checked by the task."""
+        task = self.scoring_task()
+        names = {o.name for o in task.options}
+        given = {k: str(v) for k, v in (self.scorer_options or {}).items() if k in names}
+        options: dict[str, str] = task.check_options(given)
+        return options
+
+    def resampling(self) -> Any:
+        """``scoring.taskapi.Resampling`` from ``scorer_options`` (n_boot, level, seed)."""
+        from scoring.taskapi import Resampling
+
+        settings = self.scoring_settings()
+        return Resampling(settings.n_boot, settings.level, settings.seed)
+
+    def metric_specs(self) -> list[dict[str, Any]]:
+        """The task's metrics as ``Task.describe()`` lists them (name, label, direction ...)."""
+        metrics: list[dict[str, Any]] = self.scoring_task().describe()["metrics"]
+        return metrics
+
+    @property
+    def primary(self) -> str:
+        """The ranked metric: ``primary_metric`` when the task has it, else the task's own."""
+        names = {m["name"] for m in self.metric_specs()}
+        return self.primary_metric if self.primary_metric in names else self.scoring_task().primary
 
 
 class Phase(models.Model):
@@ -164,3 +197,26 @@ class Reference(models.Model):
 
     def __str__(self) -> str:
         return f"{self.condition} @ {self.sha256[:8]}"
+
+
+class ReferenceFile(models.Model):
+    """A file a task needs besides the gold, part of one reference version.
+
+    ``name`` is the task's file name (``scoring.tasks``: ``schema`` for ``multiwoz22``,
+    ``training_values`` for the seen/unseen breakdown); a new reference version carries its own
+    files, so Results stay tied to exactly what they were scored against."""
+
+    reference = models.ForeignKey(Reference, on_delete=models.CASCADE, related_name="files")
+    name = models.SlugField(max_length=64)
+    file = models.FileField(storage=private_storage, upload_to=reference_upload_to)
+    original_name = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64)
+
+    class Meta:
+        ordering = ["reference", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["reference", "name"], name="referencefile_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.reference} / {self.name}"

@@ -12,6 +12,10 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING, Any
 
+from django.utils.text import slugify
+
+from leaderboard.rankings.columns import Column, legacy
+
 if TYPE_CHECKING:
     from leaderboard.rankings.services import ConditionBoard, Leaderboard, Row
 
@@ -51,19 +55,20 @@ def _label(row: Row | Any) -> str:
     return text(row.team_name) + (" (baseline)" if row.is_baseline else "")
 
 
-def bar_chart(board: ConditionBoard, metric: str) -> dict[str, Any]:
-    """Horizontal bars of one metric per team, rank 1 on top, 95% interval as error bars;
-    baselines in another colour with a hatch pattern (not colour alone) and labelled."""
-    rows = [r for r in board.rows if getattr(r, metric) is not None][:CHART_LIMIT]
-    name = metric.upper()
+def _cell(row: Row, index: int) -> tuple[Any, Any, Any]:
+    cells = row.cells
+    return tuple(cells[index]) if index < len(cells) else (None, None, None)  # type: ignore[return-value]
+
+
+def bar_chart(board: ConditionBoard, column: Column, index: int) -> dict[str, Any]:
+    """Horizontal bars of one metric (the board's column ``index``) per team, rank 1 on top,
+    95% interval as error bars; baselines in another colour with a hatch pattern (not colour
+    alone) and labelled."""
+    rows = [r for r in board.rows if _cell(r, index)[0] is not None][:CHART_LIMIT]
+    name = text(column.label)
     plus, minus = (
         zip(
-            *(
-                _interval(
-                    getattr(r, metric), getattr(r, f"{metric}_low"), getattr(r, f"{metric}_high")
-                )
-                for r in rows
-            ),
+            *(_interval(*_cell(r, index)) for r in rows),
             strict=True,
         )
         if rows
@@ -72,7 +77,7 @@ def bar_chart(board: ConditionBoard, metric: str) -> dict[str, Any]:
     trace = {
         "type": "bar",
         "orientation": "h",
-        "x": [getattr(r, metric) for r in rows],
+        "x": [_cell(r, index)[0] for r in rows],
         "y": [_label(r) for r in rows],
         "error_x": {
             "type": "data",
@@ -90,8 +95,8 @@ def bar_chart(board: ConditionBoard, metric: str) -> dict[str, Any]:
             [
                 text(r.method_name),
                 r.group,
-                getattr(r, f"{metric}_low"),
-                getattr(r, f"{metric}_high"),
+                _cell(r, index)[1],
+                _cell(r, index)[2],
             ]
             for r in rows
         ],
@@ -102,7 +107,7 @@ def bar_chart(board: ConditionBoard, metric: str) -> dict[str, Any]:
             + "<br>rank group %{customdata[1]}<extra></extra>"
         ),
     }
-    better = "higher is better" if metric == "jga" else "lower is better"
+    better = column.better
     return {
         "data": [trace],
         "layout": _layout(
@@ -116,6 +121,11 @@ def bar_chart(board: ConditionBoard, metric: str) -> dict[str, Any]:
 
 
 def robustness_chart(board: Leaderboard) -> dict[str, Any]:
+    name = text(legacy(board.columns)[0].label)
+    return _robustness(board, name)
+
+
+def _robustness(board: Leaderboard, name: str) -> dict[str, Any]:
     """One line per team (its overview submission) across the conditions in order; the legend
     names each team with its gap, teams that lose least listed first."""
     conditions = board.conditions
@@ -138,7 +148,7 @@ def robustness_chart(board: Leaderboard) -> dict[str, Any]:
                 "marker": {"symbol": "diamond" if r.is_baseline else "circle", "size": 8},
                 "customdata": [[text(r.method_name), r.gap] for _ in conditions],
                 "hovertemplate": (
-                    f"<b>{_label(r)}</b><br>%{{customdata[0]}}<br>%{{x}}: JGA %{{y:.2f}}"
+                    f"<b>{_label(r)}</b><br>%{{customdata[0]}}<br>%{{x}}: {name} %{{y:.2f}}"
                     "<br>drop first → last: %{customdata[1]:.2f} points<extra></extra>"
                 ),
             }
@@ -146,38 +156,42 @@ def robustness_chart(board: Leaderboard) -> dict[str, Any]:
     return {
         "data": traces,
         "layout": _layout(
-            "Robustness: JGA per condition",
+            f"Robustness: {name} per condition",
             height=440,
             showlegend=True,
             legend={
-                "title": {"text": "Team: JGA change, first to last condition"},
+                "title": {"text": f"Team: {name} change, first to last condition"},
                 "font": {"size": 12},
                 "orientation": "h",
                 "y": -0.2,
                 "yanchor": "top",
             },
             xaxis={"type": "category", "tickangle": 0},
-            yaxis={"title": {"text": "JGA (%)"}},
+            yaxis={"title": {"text": f"{name} (%)"}},
             margin={"l": 60, "r": 20, "t": 40, "b": 20},
         ),
     }
 
 
 def scatter_chart(board: Leaderboard) -> dict[str, Any]:
-    """JGA against SER, one trace per condition, one point per team with both intervals;
-    baselines drawn as diamonds."""
+    """The board's first column (JGA) against its second (SER), one trace per condition, one
+    point per team with both intervals; baselines drawn as diamonds."""
+    first, second = legacy(board.columns)[:2]
+    y_name, x_name = text(first.label), text(second.label)
     traces = []
     for n, condition in enumerate(board.conditions):
-        rows = [r for r in condition.rows if r.jga is not None and r.ser is not None]
-        jga = [_interval(r.jga, r.jga_low, r.jga_high) for r in rows]
-        ser = [_interval(r.ser, r.ser_low, r.ser_high) for r in rows]
+        rows = [
+            r for r in condition.rows if _cell(r, 0)[0] is not None and _cell(r, 1)[0] is not None
+        ]
+        jga = [_interval(*_cell(r, 0)) for r in rows]
+        ser = [_interval(*_cell(r, 1)) for r in rows]
         traces.append(
             {
                 "type": "scatter",
                 "mode": "markers",
                 "name": text(condition.label),
-                "x": [r.ser for r in rows],
-                "y": [r.jga for r in rows],
+                "x": [_cell(r, 1)[0] for r in rows],
+                "y": [_cell(r, 0)[0] for r in rows],
                 "error_x": {
                     "type": "data",
                     "symmetric": False,
@@ -201,18 +215,18 @@ def scatter_chart(board: Leaderboard) -> dict[str, Any]:
                 "hovertemplate": (
                     "<b>%{customdata[0]}</b><br>%{customdata[1]}<br>"
                     + text(condition.label)
-                    + "<br>JGA %{y:.2f}, SER %{x:.2f}<extra></extra>"
+                    + f"<br>{y_name} %{{y:.2f}}, {x_name} %{{x:.2f}}<extra></extra>"
                 ),
             }
         )
     return {
         "data": traces,
         "layout": _layout(
-            "JGA against SER per condition (diamonds: baselines)",
+            f"{y_name} against {x_name} per condition (diamonds: baselines)",
             height=420,
             showlegend=True,
-            xaxis={"title": {"text": "SER (%) — lower is better"}},
-            yaxis={"title": {"text": "JGA (%) — higher is better"}},
+            xaxis={"title": {"text": f"{x_name} (%) — {second.better}"}},
+            yaxis={"title": {"text": f"{y_name} (%) — {first.better}"}},
             margin={"l": 60, "r": 20, "t": 40, "b": 50},
         ),
     }
@@ -225,12 +239,15 @@ def chart_id(kind: str, key: str = "") -> str:
 def figures(board: Leaderboard) -> dict[str, Any]:
     """Every figure of the leaderboard page, keyed by the id of its container."""
     charts: dict[str, Any] = {}
+    shown = legacy(board.columns)
     for condition in board.conditions:
         if condition.rows:
-            charts[chart_id("jga", condition.key)] = bar_chart(condition, "jga")
-            charts[chart_id("ser", condition.key)] = bar_chart(condition, "ser")
+            for index, column in enumerate(shown[:2]):
+                charts[chart_id(slugify(column.name), condition.key)] = bar_chart(
+                    condition, column, index
+                )
     if any(r.gap is not None for r in board.overview):
         charts[chart_id("robustness")] = robustness_chart(board)
-    if any(c.rows for c in board.conditions):
+    if len(shown) > 1 and any(c.rows for c in board.conditions):
         charts[chart_id("scatter")] = scatter_chart(board)
     return charts

@@ -57,7 +57,7 @@ def reader_csv(data: dict[str, Any]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(
         ["board", "condition", "rank", "group", "team", "method", "submission_id", "baseline",
-         *METRIC_COLUMNS, "signature"]
+         *METRIC_COLUMNS, "signature", "metrics"]
     )  # fmt: skip
     for name in ("public", "final"):
         board = data.get(name)
@@ -69,12 +69,14 @@ def reader_csv(data: dict[str, Any]) -> str:
                  _safe(row["method_name"]), row["submission_id"], row["is_baseline"],
                  _num(row["jga"]), "", "", _num(row["ser"]), "", "", ""]
             )  # fmt: skip
+        names = [c["name"] for c in board.get("columns") or []]
         for condition in board["conditions"]:
             for row in condition["rows"]:
                 writer.writerow(
                     [name, condition["key"], row["rank"], row["group"], _safe(row["team_name"]),
                      _safe(row["method_name"]), row["submission_id"], row["is_baseline"],
-                     *(_num(row[c]) for c in METRIC_COLUMNS), row["signature"]]
+                     *(_num(row[c]) for c in METRIC_COLUMNS), row["signature"],
+                     _metrics(names, row.get("cells") or [])]
                 )  # fmt: skip
     for row in data.get("reported") or []:
         writer.writerow(
@@ -82,6 +84,11 @@ def reader_csv(data: dict[str, Any]) -> str:
              "", _num(row["jga"]), "", "", _num(row["ser"]), "", "", _safe(row["source"])]
         )  # fmt: skip
     return out.getvalue()
+
+
+def _metrics(names: list[str], cells: list[Any]) -> str:
+    """Every column of the board (any task) as ``name=value`` pairs, e.g. ``joint=66.6667``."""
+    return ";".join(f"{n}={_num(c[0])}" for n, c in zip(names, cells, strict=False))
 
 
 def _num(value: Any) -> str:
@@ -131,6 +138,10 @@ def archive(phase: Phase) -> dict[str, Any]:
                 "ins": r.ins,
                 "slot_f1": r.slot_f1,
                 **{f"{p}{c}": getattr(r, f"{p}{c}") for p in prefixes for c in METRIC_COLUMNS},
+                # every metric of the task (any task), whole reference and parts of the split
+                "metrics": r.metrics,
+                "intervals": r.intervals,
+                "part_metrics": r.part_metrics,
             }
         )
         if not (r.current and r.reference.active):

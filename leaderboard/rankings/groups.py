@@ -6,7 +6,10 @@ difference between the two in the primary metric is not significant under
 otherwise it starts a new group. Groups are chains of adjacent pairs, so the first and last
 entries of a long group may differ significantly; the label says which ranks are tied with
 their neighbours, as "1-2". The web layer computes no metric: numerators and denominators are
-the per-dialogue counts the scorer stored in ``Result.breakdown``.
+the per-dialogue counts the scorer stored in ``Result.breakdown``: for any task, each metric's
+numerator and denominator per dialogue (``ratios``). A paired test needs the same denominators
+on both sides; where they depend on the prediction (F1 scores), the entries are not comparable
+and no group is formed.
 """
 
 from __future__ import annotations
@@ -32,7 +35,14 @@ COUNTS = {
 def columns(
     metric: str, dialogues: Sequence[dict[str, Any]]
 ) -> tuple[list[str], list[float], list[float]]:
-    """(dialogue ids, numerators, denominators) of ``metric`` from a stored per-dialogue list."""
+    """(dialogue ids, numerators, denominators) of ``metric`` from a stored per-dialogue list
+    (generic ``{"id", metric: [num, den]}`` entries, or dstc11's native counts)."""
+    if dialogues and metric in dialogues[0]:
+        return (
+            [d["id"] for d in dialogues],
+            [float(d[metric][0]) for d in dialogues],
+            [float(d[metric][1]) for d in dialogues],
+        )
     numerator, denominator = COUNTS[metric]
     return (
         [d["id"] for d in dialogues],
@@ -52,6 +62,22 @@ def comparable(a: Sequence[dict[str, Any]] | None, b: Sequence[dict[str, Any]] |
     )
 
 
+def comparable_on(
+    metric: str, a: Sequence[dict[str, Any]] | None, b: Sequence[dict[str, Any]] | None
+) -> bool:
+    """Whether ``metric`` can be tested between two per-dialogue lists: same dialogues in the
+    same order with the same denominators (not so for F1, whose denominators count predicted
+    items)."""
+    if not a or not b or len(a) != len(b):
+        return False
+    try:
+        ids_a, _, den_a = columns(metric, a)
+        ids_b, _, den_b = columns(metric, b)
+    except (KeyError, TypeError, IndexError):
+        return False
+    return ids_a == ids_b and den_a == den_b and sum(den_a) > 0
+
+
 def adjacent_ties(
     metric: str, dialogues: Sequence[Sequence[dict[str, Any]] | None], settings: Any
 ) -> list[bool]:
@@ -62,7 +88,7 @@ def adjacent_ties(
     by_reference: dict[tuple[float, ...], list[tuple[int, list[float], list[float]]]] = {}
     for i in range(1, len(dialogues)):
         a, b = dialogues[i - 1], dialogues[i]
-        if a is None or b is None or not comparable(a, b):
+        if a is None or b is None or not comparable_on(metric, a, b):
             continue
         _, num_a, den = columns(metric, a)
         _, num_b, _ = columns(metric, b)

@@ -7,15 +7,19 @@ to readers only as published snapshots). Without a split both use the whole refe
 "Anonymous team ..." in every board, so no page, export or chart built from it shows them.
 
 Per condition: each team's best Result on the condition's *active* reference, by the primary
-metric (JGA higher is better, SER lower is better; the other metric breaks ties, then the
-earlier submission), NULL metrics ranked last. The overview ranks each team's best submission
-by the mean of its per-condition scores; a submission missing a condition has no mean and
-ranks after those that cover every condition.
+metric in its direction (from the task's description, ``scoring.tasks``; typed ``primary``
+columns, see ``submissions.metrics``), then the earlier submission, NULL metrics ranked last.
+``dstc11`` keeps its typed JGA/SER columns: JGA higher is better, SER lower is better, the
+other metric breaks ties. The columns shown are ``rankings.columns``.
+
+The overview ranks each team's best submission by the mean of its per-condition scores; a
+submission missing a condition has no mean and ranks after those that cover every condition.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import uuid
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -26,11 +30,12 @@ from django.db.models import Count, F, OrderBy, Window
 from django.db.models.functions import Rank, RowNumber
 
 from leaderboard.challenges.models import Condition, Phase
-from leaderboard.rankings.groups import rank_groups
+from leaderboard.rankings.columns import TYPED, Cell, Column, cell, columns
+from leaderboard.rankings.groups import comparable_on, rank_groups
 from leaderboard.rankings.models import ReportedResult
 from leaderboard.submissions.models import Result, Submission
 
-CACHE_VERSION = 4
+CACHE_VERSION = 5
 PARTS = ("public", "private")
 HIDDEN_STATUSES = (Submission.Status.INVALID, Submission.Status.CANCELLED)
 
@@ -55,6 +60,8 @@ class Row:
     submissions: int
     #: ranks this entry is statistically tied with, e.g. "1-2" (see ``groups``)
     group: str = ""
+    #: (value, low, high) per column of the board (``Leaderboard.columns``)
+    cells: tuple[Cell, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,8 @@ class ConditionBoard:
     key: str
     label: str
     rows: tuple[Row, ...]
+    #: why rank groups are missing, when the primary metric cannot be tested (F1s)
+    note: str = ""
 
 
 @dataclass(frozen=True)
@@ -77,12 +86,14 @@ class OverviewRow:
     submitted_at: dt.datetime
     jga: float | None
     ser: float | None
-    #: condition key -> (jga, ser) of this submission
-    per_condition: dict[str, tuple[float | None, float | None]]
+    #: condition key -> (jga, ser) of this submission (the board's first two columns)
+    per_condition: dict[str, tuple[float | None, ...]]
     submissions: int
     #: JGA on the first condition minus JGA on the last (by condition order), in points:
     #: how much this submission loses from TTS-Verbatim to Human-Paraphrased.
     gap: float | None = None
+    #: means over conditions of the board's first two columns (``per_condition`` likewise)
+    means: tuple[float | None, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -99,6 +110,9 @@ class Leaderboard:
     reported: tuple[dict[str, Any], ...] = ()
     #: unique per build: keys the rendered HTML of this board in the cache (views.py)
     token: str = ""
+    #: the metrics shown, primary flagged (``rankings.columns``)
+    columns: tuple[Column, ...] = ()
+    task: str = "dstc11"
 
 
 def cache_key(phase_id: int, part: str = "public") -> str:
@@ -154,7 +168,15 @@ def reported_rows(phase: Phase, *, organiser: bool = False) -> list[dict[str, An
     ]
 
 
-def _ordering(primary: str, p: str = "") -> list[OrderBy]:
+def _ordering(
+    primary: str, p: str = "", task: str = "dstc11", direction: str = ""
+) -> list[OrderBy]:
+    if task != "dstc11" or primary not in TYPED:
+        column = F(f"{p}primary")
+        first = (
+            column.asc(nulls_last=True) if direction == "lower" else column.desc(nulls_last=True)
+        )
+        return [first, F("submission__created_at").asc(), F("submission_id").asc()]
     jga = F(f"{p}jga").desc(nulls_last=True)
     ser = F(f"{p}ser").asc(nulls_last=True)
     metrics = [ser, jga] if primary == "ser" else [jga, ser]
@@ -164,8 +186,10 @@ def _ordering(primary: str, p: str = "") -> list[OrderBy]:
 def compute(phase: Phase, part: str = "public") -> Leaderboard:
     """Build the leaderboard without the cache."""
     from leaderboard.rankings.finals import final_submission_ids
+    from leaderboard.rankings.overview import overview_rows
 
-    primary = phase.challenge.primary_metric
+    challenge = phase.challenge
+    primary = challenge.primary
     counts = dict(
         Submission.objects.filter(phase=phase)
         .exclude(status__in=HIDDEN_STATUSES)
@@ -174,21 +198,26 @@ def compute(phase: Phase, part: str = "public") -> Leaderboard:
         .values_list("team_id", "n")
     )
     conditions = list(phase.conditions.order_by("order", "key"))
-    scorer = phase.challenge.scoring_settings()
+    scorer = challenge.scoring_settings()
     scope = _Scope(
         phase=phase,
         part=part,
         p=prefix(phase, part),
         only=final_submission_ids(phase) if part == "private" else None,
+        task=challenge.task,
     )
+    shown = columns(challenge, _counted(scope).values_list("metrics", flat=True))
+    scope = replace(scope, columns=shown)
     boards = tuple(_condition_board(c, primary, counts, scorer, scope) for c in conditions)
     board = Leaderboard(
         phase_id=phase.pk,
         primary_metric=primary,
         conditions=boards,
         part=part,
-        overview=_overview(scope, conditions, primary, counts),
+        overview=overview_rows(scope, conditions, primary, counts),
         reported=tuple(reported_rows(phase)) if part == "public" else (),
+        columns=shown,
+        task=challenge.task,
     )
     from leaderboard.rankings.charts import figures
 
@@ -203,6 +232,15 @@ class _Scope:
     p: str
     #: the submissions ranked (final selections), or None for all counted ones
     only: frozenset[int] | None
+    task: str = "dstc11"
+    columns: tuple[Column, ...] = ()
+
+    def cells(self, result: Result) -> tuple[Cell, ...]:
+        split = self.phase.has_split
+        return tuple(cell(result, c.name, self.task, self.part, split) for c in self.columns)
+
+    def direction(self, metric: str) -> str:
+        return next((c.direction for c in self.columns if c.name == metric), "higher")
 
 
 def _counted(scope: _Scope):  # type: ignore[no-untyped-def]
@@ -227,7 +265,7 @@ def _condition_board(
     condition: Condition, primary: str, counts: dict[int, int], scorer: Any, scope: _Scope
 ) -> ConditionBoard:
     p = scope.p
-    order = _ordering(primary, p)
+    order = _ordering(primary, p, scope.task, scope.direction(primary))
     best = (
         _counted(scope)
         .filter(condition=condition)
@@ -242,21 +280,30 @@ def _condition_board(
         .annotate(rank=Window(Rank(), order_by=order))
         .order_by(*order)
     )
-    # Only the per-dialogue counts are needed for the rank groups: one query for all rows.
-    dialogues = dict(
-        Result.objects.filter(pk__in=[r.pk for r in ranked]).values_list(
-            "pk", "breakdown__per_dialogue"
+    # Only the per-dialogue counts are needed for the rank groups: one query for all rows
+    # (``ratios`` for every task; dstc11 rows stored before it have their native counts).
+    dialogues = {
+        pk: ratios if ratios is not None else native
+        for pk, ratios, native in Result.objects.filter(pk__in=[r.pk for r in ranked]).values_list(
+            "pk", "breakdown__ratios", "breakdown__per_dialogue"
         )
-    )
-    labels = rank_groups(
-        [r.rank for r in ranked],
-        [
-            _dialogues(scope, dialogues.get(r.pk)) if getattr(r, p + primary) is not None else None
-            for r in ranked
-        ],
-        primary,
-        scorer,
-    )
+    }
+    cells = {r.pk: scope.cells(r) for r in ranked}
+    index = next((i for i, c in enumerate(scope.columns) if c.name == primary), None)
+    stored = [
+        _dialogues(scope, dialogues.get(r.pk))
+        if index is not None and cells[r.pk][index][0] is not None
+        else None
+        for r in ranked
+    ]
+    labels = rank_groups([r.rank for r in ranked], stored, primary, scorer)
+    note = ""
+    pairs = list(itertools.pairwise(stored))
+    if pairs and not any(comparable_on(primary, a, b) for a, b in pairs):
+        note = (
+            "No rank groups: the paired test needs the same per-dialogue denominators on both "
+            "sides, which this metric does not have here."
+        )
     rows = tuple(
         Row(
             rank=r.rank,
@@ -276,83 +323,8 @@ def _condition_board(
             signature=r.signature,
             submissions=counts.get(r.submission.team_id, 0),
             group=label,
+            cells=cells[r.pk],
         )
         for r, label in zip(ranked, labels, strict=True)
     )
-    return ConditionBoard(condition.pk, condition.key, condition.label, rows)
-
-
-def _overview(
-    scope: _Scope, conditions: list[Condition], primary: str, counts: dict[int, int]
-) -> tuple[OverviewRow, ...]:
-    # Means over conditions need every Result of every submission; the result is cached, so
-    # this Python pass runs once per Result write, not once per request.
-    keys = {c.pk: c.key for c in conditions}
-    per_submission: dict[int, dict[str, tuple[float | None, float | None]]] = {}
-    meta: dict[int, Result] = {}
-    results = _counted(scope).select_related("submission__team").defer("breakdown")
-    p = scope.p
-    for r in results.order_by("created_at"):
-        per_submission.setdefault(r.submission_id, {})[keys[r.condition_id]] = (
-            getattr(r, f"{p}jga"),
-            getattr(r, f"{p}ser"),
-        )
-        meta[r.submission_id] = r
-
-    def mean(values: list[float | None]) -> float | None:
-        if len(values) != len(conditions) or any(v is None for v in values):
-            return None
-        return sum(v for v in values if v is not None) / len(values)
-
-    def sort_key(item: tuple[int, float | None, float | None]) -> tuple[object, ...]:
-        pk, jga, ser = item
-        jga_key = (jga is None, -(jga or 0.0))
-        ser_key = (ser is None, ser or 0.0)
-        metrics = (ser_key, jga_key) if primary == "ser" else (jga_key, ser_key)
-        return (*metrics, meta[pk].submission.created_at, pk)
-
-    scored = [
-        (pk, mean([v[0] for v in values.values()]), mean([v[1] for v in values.values()]))
-        for pk, values in per_submission.items()
-    ]
-    scored.sort(key=sort_key)
-    rows: list[OverviewRow] = []
-    seen: set[int] = set()
-    previous: tuple[object, ...] | None = None
-    for pk, jga, ser in scored:
-        submission = meta[pk].submission
-        if submission.team_id in seen:
-            continue
-        seen.add(submission.team_id)
-        metrics = sort_key((pk, jga, ser))[:2]
-        rank = rows[-1].rank if rows and metrics == previous else len(rows) + 1
-        previous = metrics
-        rows.append(
-            OverviewRow(
-                rank=rank,
-                team_id=submission.team_id,
-                team_name=team_label(submission.team)[0],
-                team_slug=team_label(submission.team)[1],
-                submission_id=pk,
-                method_name=submission.method_name,
-                is_baseline=submission.is_baseline,
-                submitted_at=submission.created_at,
-                jga=jga,
-                ser=ser,
-                per_condition=per_submission[pk],
-                submissions=counts.get(submission.team_id, 0),
-                gap=_gap(per_submission[pk], conditions),
-            )
-        )
-    return tuple(rows)
-
-
-def _gap(
-    per_condition: dict[str, tuple[float | None, float | None]], conditions: list[Condition]
-) -> float | None:
-    """JGA on the first condition minus JGA on the last; None if either is missing."""
-    if len(conditions) < 2:
-        return None
-    first = per_condition.get(conditions[0].key, (None, None))[0]
-    last = per_condition.get(conditions[-1].key, (None, None))[0]
-    return None if first is None or last is None else first - last
+    return ConditionBoard(condition.pk, condition.key, condition.label, rows, note)

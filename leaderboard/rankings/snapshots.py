@@ -14,6 +14,7 @@ from django.db import transaction
 from django.db.models import Max
 
 from leaderboard.challenges.models import Phase
+from leaderboard.rankings.columns import Column, legacy
 from leaderboard.rankings.models import Snapshot
 from leaderboard.rankings.services import (
     ConditionBoard,
@@ -46,12 +47,15 @@ def serialise(board: Leaderboard) -> dict[str, Any]:
         "phase_id": board.phase_id,
         "part": board.part,
         "primary_metric": board.primary_metric,
+        "task": board.task,
+        "columns": [dataclasses.asdict(c) for c in board.columns],
         "conditions": [
             {
                 "condition_id": c.condition_id,
                 "key": c.key,
                 "label": c.label,
                 "rows": [row(r) for r in c.rows],
+                "note": c.note,
             }
             for c in board.conditions
         ],
@@ -73,7 +77,25 @@ def load(snapshot: Snapshot) -> Leaderboard:
             c["condition_id"],
             c["key"],
             c["label"],
-            tuple(Row(**{**r, "submitted_at": when(r["submitted_at"])}) for r in c["rows"]),
+            tuple(
+                Row(
+                    **{
+                        **r,
+                        "submitted_at": when(r["submitted_at"]),
+                        # snapshots published before generic columns: dstc11's JGA and SER
+                        "cells": tuple(
+                            tuple(x)
+                            for x in r.get("cells")
+                            or [
+                                (r["jga"], r["jga_low"], r["jga_high"]),
+                                (r["ser"], r["ser_low"], r["ser_high"]),
+                            ]
+                        ),
+                    }
+                )
+                for r in c["rows"]
+            ),
+            c.get("note", ""),
         )
         for c in data["conditions"]
     )
@@ -83,6 +105,7 @@ def load(snapshot: Snapshot) -> Leaderboard:
                 **r,
                 "submitted_at": when(r["submitted_at"]),
                 "per_condition": {k: tuple(v) for k, v in r["per_condition"].items()},
+                "means": tuple(r.get("means") or (r["jga"], r["ser"])),
             }
         )
         for r in data["overview"]
@@ -93,6 +116,8 @@ def load(snapshot: Snapshot) -> Leaderboard:
         conditions=conditions,
         part=data["part"],
         overview=overview,
+        columns=legacy(tuple(Column(**c) for c in data.get("columns") or [])),
+        task=data.get("task", "dstc11"),
     )
     return dataclasses.replace(board, charts=figures(board))
 

@@ -27,6 +27,21 @@ def _dialogues(result: Result) -> list[dict[str, Any]]:
     return list((result.breakdown or {}).get("per_dialogue") or [])
 
 
+def metric_rows(result: Result, specs: list[dict[str, Any]], task: str) -> list[dict[str, Any]]:
+    """The task's metrics this result has (label, direction, value and interval), in the
+    task's order; for dstc11 only those its own facts do not already show (seen/unseen)."""
+    shown = {"jga", "ser", "slot_f1"} if task == "dstc11" else set()
+    metrics, intervals = result.metrics or {}, result.intervals or {}
+    rows = []
+    for spec in specs:
+        name = spec["name"]
+        if name in shown or name not in metrics:
+            continue
+        low, high = (intervals.get(name) or [None, None])[:2]
+        rows.append({**spec, "value": metrics[name], "low": low, "high": high})
+    return rows
+
+
 def slot_errors(result: Result) -> dict[str, Any]:
     """Per-slot S/D/I rows sorted by total errors, and their totals."""
     per_slot = (result.breakdown or {}).get("per_slot") or {}

@@ -182,6 +182,23 @@ class Result(models.Model):
     private_ser = models.FloatField(null=True)
     private_ser_low = models.FloatField(null=True)
     private_ser_high = models.FloatField(null=True)
+    # Every task's metrics, generically (``scoring`` metric name -> value; intervals as
+    # [low, high]), on the whole reference and on each part of the split. The primary metric
+    # also has typed columns (whole and per part) so any task ranks in the ORM; dstc11 keeps
+    # its typed JGA/SER columns above, which it ranks by.
+    metrics = models.JSONField(default=dict)
+    intervals = models.JSONField(default=dict)
+    #: {"public": {"metrics": {..}, "intervals": {..}}, "private": {...}} with a split
+    part_metrics = models.JSONField(default=dict)
+    primary = models.FloatField(null=True)
+    primary_low = models.FloatField(null=True)
+    primary_high = models.FloatField(null=True)
+    public_primary = models.FloatField(null=True)
+    public_primary_low = models.FloatField(null=True)
+    public_primary_high = models.FloatField(null=True)
+    private_primary = models.FloatField(null=True)
+    private_primary_low = models.FloatField(null=True)
+    private_primary_high = models.FloatField(null=True)
     #: the newest row of its (submission, condition); older ones (another reference version
     #: or scorer signature) are kept for the record but never ranked.
     current = models.BooleanField(default=True)

@@ -101,7 +101,11 @@ def score_prefix(phase: Phase, rights: Any) -> str | None:
 def shown_metrics(result: Result, prefix: str) -> dict[str, float | None]:
     return {
         name: getattr(result, f"{prefix}{name}")
-        for name in ("jga", "jga_low", "jga_high", "ser", "ser_low", "ser_high")
+        for name in (
+            *("jga", "jga_low", "jga_high", "ser", "ser_low", "ser_high"),
+            # the task's primary metric (any task), see ``submissions.metrics``
+            *("primary", "primary_low", "primary_high"),
+        )
     }
 
 
@@ -116,7 +120,11 @@ def status_summary(submission: Submission, *, prefix: str | None) -> dict[str, A
             .order_by("condition__order", "condition__key")
         ):
             metrics = shown_metrics(result, prefix)
-            results[result.condition.key] = {"jga": metrics["jga"], "ser": metrics["ser"]}
+            results[result.condition.key] = {
+                "jga": metrics["jga"],
+                "ser": metrics["ser"],
+                "primary": metrics["primary"],
+            }
     return {
         "id": submission.pk,
         "status": submission.status,

@@ -59,13 +59,15 @@ def split_columns(phase: Any, breakdown: dict[str, Any], settings: Any) -> dict[
 
 def recompute(phase: Any) -> int:
     """Recompute the split columns of every Result of ``phase`` (after its split changed)."""
+    from leaderboard.submissions.metrics import part_columns
     from leaderboard.submissions.models import Result
 
     settings = phase.challenge.scoring_settings()
     n = 0
     for result in Result.objects.filter(submission__phase=phase).only("pk", "breakdown"):
-        Result.objects.filter(pk=result.pk).update(
-            **split_columns(phase, result.breakdown or {}, settings)
-        )
+        columns = part_columns(phase, result.breakdown or {})
+        if (result.breakdown or {}).get("per_dialogue"):  # dstc11's typed JGA/SER columns
+            columns.update(split_columns(phase, result.breakdown or {}, settings))
+        Result.objects.filter(pk=result.pk).update(**columns)
         n += 1
     return n

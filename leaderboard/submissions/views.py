@@ -3,6 +3,8 @@ and cancelling. Every lookup goes through ``selectors`` so another team's row is
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -89,6 +91,11 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     return render(request, "submissions/submit.html", context)
 
 
+def _primary_label(challenge: Any) -> str:
+    label: str = challenge.scoring_task().metric(challenge.primary).label
+    return label
+
+
 @login_required
 def mine(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     selected = _phase(slug, phase)
@@ -100,6 +107,7 @@ def mine(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     context = {
         "phase": selected,
         "challenge": selected.challenge,
+        "primary_label": _primary_label(selected.challenge),
         "submissions": submissions,
         "show_scores": prefix is not None,
         "public_only": prefix == "public_",
@@ -128,7 +136,9 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
     )
     results = []
     figures: dict[str, object] = {}
+    challenge = submission.phase.challenge
     if show_scores:
+        specs = challenge.metric_specs()
         for result in submission.active_results:
             positions = analysis.by_position(result)
             figures.update(analysis.result_figures(result, positions))
@@ -137,6 +147,7 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
                 "errors": analysis.slot_errors(result),
                 "positions": positions,
                 "worst": analysis.worst_dialogues(result),
+                "metrics": analysis.metric_rows(result, specs, challenge.task),
             }
             results.append((result, tables))
     others = (
@@ -155,6 +166,7 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         "challenge": submission.phase.challenge,
         "show_scores": show_scores,
         "public_results": public_results,
+        "primary_label": _primary_label(challenge),
         "history": submission.results.select_related("condition", "reference").order_by(
             "condition__order", "-created_at"
         )

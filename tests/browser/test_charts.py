@@ -94,3 +94,21 @@ def test_a_team_named_like_markup_is_text_everywhere_charts_included(page):
     _wait_for_charts(page, 9)
     assert page.locator("main img").count() == 0
     assert EVIL in page.inner_text("h1")
+
+
+def test_the_multiwoz22_and_dvd_demo_leaderboards_draw_the_tasks_own_charts(page):
+    from leaderboard.challenges import demo_tasks
+
+    demo.build()
+    demo_tasks.build()
+    for slug, first, second, label in (
+        (demo_tasks.MULTIWOZ_SLUG, "jga", "jga_cat", "Cat. JGA [95% CI]"),
+        (demo_tasks.DVD_SLUG, "joint", "joint_iou50", "Joint Acc IoU@0.5 [95% CI]"),
+    ):
+        page.goto(f"/challenges/{slug}/test/leaderboard/")
+        _wait_for_charts(page, 3)  # one condition x two bar charts + the scatter
+        for metric in (first, second):
+            assert page.locator(f"#chart-{metric}-test .trace.bars .point").count() == 3
+        assert page.locator("#chart-scatter .scatterlayer .point").count() == 3
+        assert page.get_by_role("columnheader", name=label, exact=True).count() == 1
+        assert page.get_by_role("columnheader", name="SER [95% CI]").count() == 0

@@ -64,3 +64,9 @@ def turn_marks(flags: str) -> str:
 def pair_with(only_a: list[Any], only_b: list[Any]) -> list[tuple[str, list[Any], str]]:
     """The two sides of a comparison as (side, rows, other side), for one template loop."""
     return [("A", only_a, "B"), ("B", only_b, "A")]
+
+
+@register.filter
+def primary_column(columns: Iterable[Any]) -> Any:
+    """The ranked column of a board (``rankings.columns.Column`` with ``primary`` set)."""
+    return next((c for c in columns if c.primary), None)

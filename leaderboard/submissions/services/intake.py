@@ -21,6 +21,7 @@ from leaderboard.challenges.services import parsed_reference
 from leaderboard.storage import private_storage, random_name, sha256_of
 from leaderboard.submissions.models import CHARGED, Submission, SubmissionFile
 from leaderboard.teams.models import Participation, Team
+from scoring.taskapi import Source
 
 log = logging.getLogger(__name__)
 
@@ -180,7 +181,8 @@ def _validate(
         for condition in conditions:
             if condition.key not in files:
                 messages[condition.key] = "a prediction file is required for this condition."
-    options = phase.challenge.scoring_settings()
+    task = phase.challenge.scoring_task()
+    options = phase.challenge.task_options()
     checked: list[_Checked] = []
     for condition in conditions:
         upload = files.get(condition.key)
@@ -197,9 +199,7 @@ def _validate(
         data = b"".join(upload.chunks())
         reference = parsed_reference(references[condition.pk])
         try:
-            scoring.load_prediction(
-                data, reference, name, missing=options.missing, profile=options.profile
-            )
+            task.load_prediction(Source(data, name), reference, options)
         except scoring.ScoringError as exc:
             messages[condition.key] = storable_text(str(exc))
             continue

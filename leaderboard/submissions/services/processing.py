@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import math
 import time
 
 from django.conf import settings
@@ -15,6 +14,7 @@ from django.utils import timezone
 
 import scoring
 from leaderboard.challenges.services import parsed_reference
+from leaderboard.submissions.metrics import part_columns, result_columns
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.submissions.services import intake
 from leaderboard.submissions.services.intake import (
@@ -25,6 +25,7 @@ from leaderboard.submissions.services.intake import (
 )
 from leaderboard.submissions.services.notify import notify_team
 from leaderboard.submissions.subsets import split_columns
+from scoring.taskapi import Source
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +78,11 @@ def _failed(submission_id: int, message: str) -> str:
 
 def _score_claimed(submission_id: int) -> None:
     submission = Submission.objects.select_related("phase__challenge").get(pk=submission_id)
-    options = submission.phase.challenge.scoring_settings()
+    challenge = submission.phase.challenge
+    task = challenge.scoring_task()
+    options = challenge.task_options()
+    resampling = challenge.resampling()
+    primary = challenge.primary
     rows = []
     for item in submission.files.select_related("condition"):
         reference = item.condition.references.filter(active=True).first()
@@ -88,14 +93,16 @@ def _score_claimed(submission_id: int) -> None:
         gold = parsed_reference(reference)
         with item.file.open("rb") as handle:
             data = handle.read()
-        prediction = scoring.load_prediction(
-            data, gold, item.original_name, missing=options.missing, profile=options.profile
-        )
-        rows.append((item.condition_id, reference.pk, scoring.score(gold, prediction, options)))
+        prediction = task.load_prediction(Source(data, item.original_name), gold, options)
+        result = task.score(gold, prediction, options, resampling, None)
+        rows.append((item.condition_id, reference.pk, result))
+    legacy = challenge.scoring_settings()
     with transaction.atomic():
         for condition_id, reference_id, result in rows:
-            columns = _result_columns(result)
-            columns.update(split_columns(submission.phase, columns["breakdown"], options))  # type: ignore[arg-type]
+            columns = result_columns(result, primary)
+            if result.task == "dstc11":
+                columns.update(split_columns(submission.phase, columns["breakdown"], legacy))  # type: ignore[arg-type]
+            columns.update(part_columns(submission.phase, columns["breakdown"]))  # type: ignore[arg-type]
             row, _ = Result.objects.update_or_create(
                 submission_id=submission_id,
                 condition_id=condition_id,
@@ -112,39 +119,6 @@ def _score_claimed(submission_id: int) -> None:
         Submission.finish(submission_id)
         phase_id = submission.phase_id
         transaction.on_commit(lambda: _invalidate(phase_id))
-
-
-def _number(value: float) -> float | None:
-    return None if value is None or math.isnan(value) else float(value)
-
-
-def _result_columns(result: scoring.Score) -> dict[str, object]:
-    return {
-        "jga": _number(result.jga),
-        "ser": _number(result.ser),
-        "jga_low": _number(result.jga_ci[0]),
-        "jga_high": _number(result.jga_ci[1]),
-        "ser_low": _number(result.ser_ci[0]),
-        "ser_high": _number(result.ser_ci[1]),
-        "n_ref": result.n_ref,
-        "sub": result.sub,
-        "dele": result.dele,
-        "ins": result.ins,
-        "slot_f1": _number(result.slot_f1),
-        "breakdown": _json_safe(result.as_dict(per_dialogue=True)),
-        "created_at": timezone.now(),
-    }
-
-
-def _json_safe(value: object) -> object:
-    """NaN is not JSON: Postgres' jsonb refuses it. Store it as null."""
-    if isinstance(value, float):
-        return None if math.isnan(value) else value
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_safe(v) for v in value]
-    return value
 
 
 def _invalidate(phase_id: int) -> None:

@@ -31,3 +31,34 @@ def test_demo_creates_a_populated_leaderboard_once():
 def test_the_synthetic_gold_is_seeded():
     assert make_gold(10) == make_gold(10)
     assert make_gold(10, seed=1) != make_gold(10, seed=2)
+
+
+def test_demo_also_creates_multiwoz22_and_dvd_challenges_with_their_own_metrics():
+    from leaderboard.challenges import demo_tasks
+
+    call_command("demo")
+    call_command("demo")  # idempotent
+    expected = {
+        demo_tasks.MULTIWOZ_SLUG: ("multiwoz22", "jga"),
+        demo_tasks.DVD_SLUG: ("dvd", "joint"),
+    }
+    for slug, (task, primary) in expected.items():
+        challenge = Challenge.objects.get(slug=slug)
+        assert challenge.task == task
+        board = leaderboard(challenge.phases.get(slug="test"))
+        assert board.columns[0].name == primary and board.columns[0].primary
+        (condition,) = board.conditions
+        # seeded systems with error rates 0.1, 0.2 and 0.35: far enough apart to rank in order
+        assert [r.method_name for r in condition.rows] == [
+            "Alpha tracker",
+            "Beta tracker",
+            "Baseline",
+        ]
+        assert board.charts
+    names = [
+        c.name
+        for c in leaderboard(
+            Challenge.objects.get(slug=demo_tasks.MULTIWOZ_SLUG).phases.get()
+        ).columns
+    ]
+    assert "jga_seen" in names and "jga_unseen" in names

@@ -133,12 +133,12 @@ def test_a_queued_submission_whose_message_was_lost_is_sent_again(
 def test_workers_cache_parsed_references_by_sha256(submission, monkeypatch):
     challenge_services.clear_reference_cache()
     calls = []
-    original = challenge_services.scoring.load_reference
+    original = challenge_services.load_task_reference
 
-    def counting(data, name):
-        calls.append(name)
-        return original(data, name)
+    def counting(task, gold, files, options):
+        calls.append(gold.name)
+        return original(task, gold, files, options)
 
-    monkeypatch.setattr(challenge_services.scoring, "load_reference", counting)
+    monkeypatch.setattr(challenge_services, "load_task_reference", counting)
     tasks.score_submission(submission.pk)
     assert len(calls) == 1  # three conditions share one gold file

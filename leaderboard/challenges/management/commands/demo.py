@@ -4,14 +4,19 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from leaderboard.challenges import demo
+from leaderboard.challenges import demo, demo_tasks
 
 
 class Command(BaseCommand):
-    help = "Create the demo challenge, accounts and scored submissions (safe to run again)."
+    help = (
+        "Create the demo challenges (DSTC11, MultiWOZ 2.2, DVD-DST), accounts and scored "
+        "submissions (safe to run again)."
+    )
 
     def handle(self, *args: Any, **options: Any) -> None:
         challenge = demo.build(stdout=self.stdout)
+        demo_tasks.build(stdout=self.stdout)
         self.stdout.write(self.style.SUCCESS(f"demo challenge: {challenge.slug}"))
+        self.stdout.write(f"  also: {demo_tasks.MULTIWOZ_SLUG} and {demo_tasks.DVD_SLUG}")
         for username, password, role in demo.logins():
             self.stdout.write(f"  login {username} / {password}  ({role})")
