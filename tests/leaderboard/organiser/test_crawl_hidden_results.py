@@ -108,7 +108,16 @@ def crawl(client: Client, paths: list[str]) -> dict[str, str]:
 
 
 def leaks(pages: dict[str, str], forbidden: set[str]) -> list[tuple[str, str]]:
-    return [(path, s) for path, text in pages.items() for s in forbidden if s in text]
+    """Where a forbidden figure appears as the start of a number: not inside a longer number
+    and not as the seconds of a time stamp ("05:18:18.181818" shows no score "18.18"), but
+    a full-precision float ("18.181818...") does count."""
+    patterns = {s: re.compile(r"(?<![\d.:])" + re.escape(s)) for s in forbidden}
+    return [
+        (path, s)
+        for path, text in pages.items()
+        for s, pattern in patterns.items()
+        if pattern.search(text)
+    ]
 
 
 def test_nothing_private_before_the_reveal_and_exactly_the_snapshot_after(world):
