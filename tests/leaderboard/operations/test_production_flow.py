@@ -12,6 +12,8 @@ import csv
 import io
 import json
 import re
+import shlex
+import socket
 import subprocess
 from pathlib import Path
 
@@ -20,6 +22,7 @@ import requests
 import yaml
 
 from scoring.synth import make_gold, make_prediction
+from tests.conftest import ROOT
 from tests.leaderboard.operations.processes import PYTHON, Processes, free_port, production_env
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -95,7 +98,7 @@ def site(transactional_db, postgres, redis_url, isolation, tmp_path):
         )
         base = f"http://127.0.0.1:{port}"
         procs.wait_for(lambda: requests.get(f"{base}/healthz", timeout=2).ok, "gunicorn")
-        yield base, procs, env, tmp_path
+        yield base, procs, env, tmp_path, isolation["tag"]
     finally:
         procs.stop()
 
@@ -133,7 +136,7 @@ def _sign_up_and_get_token(base: str) -> str:
 
 
 def test_the_whole_flow_runs_on_gunicorn_a_worker_and_beat_with_production_settings(site):
-    base, procs, env, tmp = site
+    base, procs, env, tmp, tag = site
 
     # Health and readiness; plotly.js served hashed from the collected files, not the finders.
     health = requests.get(f"{base}/healthz", timeout=10).json()
@@ -199,6 +202,22 @@ def test_the_whole_flow_runs_on_gunicorn_a_worker_and_beat_with_production_setti
         lambda: "reap_expired_leases" in (tmp / "logs" / "worker.log").read_text(errors="replace"),
         "beat's reaper task to reach the worker",
     )
+    # The health checks compose.yml declares pass against these processes.
+    services = yaml.safe_load((ROOT / "docker" / "compose.yml").read_text())["services"]
+    web_check = services["web"]["healthcheck"]["test"][-1].replace("http://127.0.0.1:8000", base)
+    beat_check = services["beat"]["healthcheck"]["test"][-1].replace(
+        "/var/lib/trackboard/beat/celerybeat-schedule", str(tmp / "beat-schedule")
+    )
+    for code in (web_check, beat_check):
+        assert subprocess.run([PYTHON, "-c", code], env=env, timeout=30).returncode == 0, code
+    worker_check = services["worker"]["healthcheck"]["test"][-1]
+    ping = shlex.split(worker_check.replace("worker@$$HOSTNAME", f"{tag}@{socket.gethostname()}"))
+    assert ping[0] == "celery"
+    pinged = subprocess.run(
+        [PYTHON, "-m", *ping], env=env, capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
+    assert pinged.returncode == 0 and "pong" in pinged.stdout, pinged.stdout + pinged.stderr
+
     # Logs are JSON lines under LOG_FORMAT=json.
     worker_lines = (tmp / "logs" / "worker.log").read_text(errors="replace").splitlines()
     parsed = [json.loads(line) for line in worker_lines if line.startswith("{")]
