@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import shutil
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -134,8 +135,9 @@ def backup_challenge(slug: str, out: Path) -> dict[str, int]:
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("manifest.json", json.dumps(manifest, default=_json_default, indent=1))
         for name in files:
-            with storage.open(name, "rb") as handle:
-                archive.writestr(f"files/{name}", handle.read())
+            # Streamed: prediction files may be tens of megabytes each.
+            with storage.open(name, "rb") as source, archive.open(f"files/{name}", "w") as sink:
+                shutil.copyfileobj(source, sink, 1024 * 1024)
     counts = {label: len(rows) for label, rows in tables.items()}
     counts["files"] = len(files)
     return counts

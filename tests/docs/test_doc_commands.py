@@ -247,3 +247,41 @@ def test_a_command_without_a_rule_fails_the_check(tmp_path):
         check_compose(["docker", "compose", "-f", "docker/compose.yml", "up", "-d", "nginx"])
     with pytest.raises(ParserExit):
         check_manage(["backup_challenge", "only-a-slug"])
+
+
+def test_participants_page_has_a_scored_example_of_every_accepted_format(tmp_path):
+    """Each format the scorer accepts has an example file on the page, introduced by its
+    name in bold, and a command of the page scores it and detects exactly that format."""
+    from scoring.tasks import TASKS, get_task
+
+    page = DOCS / "participants.md"
+    text = page.read_text()
+    prepare(tmp_path, page)
+    # "**`format`**: ... <!-- file: NAME -->": the format named right before the example.
+    examples = dict(re.findall(r"\*\*`([\w-]+)`\*\*[^<]*?<!-- file: (\S+) -->", text, re.DOTALL))
+    wanted = {fmt for task in TASKS for fmt in get_task(task).formats}
+    assert set(examples) == wanted
+    lines = [argv(line) for line in commands(page)]
+    for fmt, name in examples.items():
+        scoring = [a for a in lines if a[:4] == ["python", "-m", "scoring", "score"]]
+        using = [a for a in scoring if name in a]
+        assert using, f"no command of the page scores {name}"
+        done = subprocess.run(
+            [sys.executable, *using[0][1:], "--json"], cwd=tmp_path, capture_output=True,
+            text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["format"] == fmt, name
+
+
+def test_the_figures_the_participants_page_quotes_are_the_scorers(tmp_path):
+    page = DOCS / "participants.md"
+    prepare(tmp_path, page)
+    quoted = re.search(r"JGA (\d+\.\d+) and SER (\d+\.\d+)", page.read_text())
+    first = argv(commands(page)[0])
+    done = subprocess.run(
+        [sys.executable, *first[1:], "--json"], cwd=tmp_path, capture_output=True, text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True,
+    )  # fmt: skip
+    result = json.loads(done.stdout)
+    assert f"{result['jga']:.2f}" == quoted[1] and f"{result['ser']:.2f}" == quoted[2]
