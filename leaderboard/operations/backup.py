@@ -110,7 +110,13 @@ def backup_challenge(slug: str, out: Path) -> dict[str, int]:
     User = get_user_model()
     tables: dict[str, list[dict[str, Any]]] = {}
     user_ids: set[int] = set(challenge.organisers.values_list("pk", flat=True))
-    with transaction.atomic():  # one consistent view of every table
+    outermost = not connection.in_atomic_block
+    with transaction.atomic():
+        if outermost and connection.vendor == "postgresql":
+            # One snapshot for every query below: a submission scored meanwhile must not
+            # appear with Results but without its row, or the other way round.
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         for model, queryset in _querysets(challenge).items():
             rows = [_row(obj) for obj in queryset.order_by("pk")]
             tables[_label(model)] = rows

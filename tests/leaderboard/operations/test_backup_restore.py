@@ -23,6 +23,7 @@ from leaderboard.rankings.services import PARTS, compute
 from leaderboard.rankings.snapshots import reveal, serialise
 from leaderboard.submissions.models import Submission, SubmissionFile
 from leaderboard.teams.models import Team
+from tests.leaderboard.factories import TeamFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -87,6 +88,10 @@ def test_backup_then_restore_into_an_empty_database_reproduces_the_leaderboard(
     call_command("restore_challenge", str(out), stdout=open("/dev/null", "w"))  # noqa: SIM115
     assert _state(challenge.slug) == before
     call_command("verify_files", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    # New rows get fresh keys after the restored ones (sequences were moved past them).
+    phase = Challenge.objects.get(slug=challenge.slug).phases.first()
+    team = TeamFactory()
+    Submission.objects.create(team=team, phase=phase, method_name="after the restore")
     # Restored members can sign in with their own passwords.
     assert get_user_model().objects.get(username="alice").check_password(demo.PASSWORD)
 

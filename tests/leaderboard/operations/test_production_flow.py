@@ -202,6 +202,13 @@ def test_the_whole_flow_runs_on_gunicorn_a_worker_and_beat_with_production_setti
         lambda: "reap_expired_leases" in (tmp / "logs" / "worker.log").read_text(errors="replace"),
         "beat's reaper task to reach the worker",
     )
+    # Operations commands in a separate process, with production settings, on Postgres (the
+    # backup takes its snapshot of the tables in a REPEATABLE READ transaction there).
+    manage = [PYTHON, "manage.py"]
+    out = procs.run("backup", [*manage, "backup_challenge", "dstc11", str(tmp / "b.zip")], env)
+    assert "3 submissions.submissionfile" in out and "6 files" in out
+    assert "6 stored files match" in procs.run("verify", [*manage, "verify_files"], env)
+
     # The health checks compose.yml declares pass against these processes.
     services = yaml.safe_load((ROOT / "docker" / "compose.yml").read_text())["services"]
     web_check = services["web"]["healthcheck"]["test"][-1].replace("http://127.0.0.1:8000", base)
