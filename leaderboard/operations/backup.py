@@ -224,6 +224,11 @@ def read_archive(path: Path) -> tuple[dict[str, Any], zipfile.ZipFile]:
 def restore_challenge(path: Path) -> dict[str, int]:
     """Restore the backup at ``path``; refuses when its challenge slug already exists."""
     manifest, archive = read_archive(path)
+    with archive:
+        return _restore(manifest, archive)
+
+
+def _restore(manifest: dict[str, Any], archive: zipfile.ZipFile) -> dict[str, int]:
     slug = manifest["slug"]
     if Challenge.objects.filter(slug=slug).exists():
         raise BackupError(f"a challenge {slug!r} already exists; nothing was restored")

@@ -151,3 +151,26 @@ def test_verify_files_lists_missing_and_altered_files_and_exits_1(challenge, set
     assert f"submission file {altered.pk} ({altered.file.name}): sha256 mismatch" in listing
     assert f"reference {gone.pk} ({gone.file.name}): missing" in listing
     assert "2 of" in str(failure.value)
+
+
+def test_a_backup_whose_file_was_altered_is_refused_and_leaves_nothing_behind(
+    challenge, settings, tmp_path
+):
+    import zipfile
+
+    out = tmp_path / "dstc11.zip"
+    call_command("backup_challenge", challenge.slug, str(out), stdout=open("/dev/null", "w"))  # noqa: SIM115
+    tampered = tmp_path / "tampered.zip"
+    with zipfile.ZipFile(out) as source, zipfile.ZipFile(tampered, "w") as sink:
+        names = [n for n in source.namelist() if n.startswith("files/submissions/")]
+        for item in source.namelist():
+            data = source.read(item)
+            sink.writestr(item, b"{}" if item == names[-1] else data)
+    Challenge.objects.filter(pk=challenge.pk).update(slug="older")
+    private = Path(settings.STORAGES["private"]["OPTIONS"]["location"])
+    before = sorted(p for p in private.rglob("*") if p.is_file())
+
+    with pytest.raises(CommandError, match="does not match its sha256"):
+        call_command("restore_challenge", str(tampered))
+    assert not Challenge.objects.filter(slug=challenge.slug).exists()
+    assert sorted(p for p in private.rglob("*") if p.is_file()) == before
