@@ -421,3 +421,69 @@ elif PRIVATE_STORAGE != "local":
 if env_bool("TRACKBOARD_STATIC_MANIFEST", False):
     STORAGES["staticfiles"] = {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"}
     WHITENOISE_USE_FINDERS = False
+
+# --- security -----------------------------------------------------------------------------
+# Production switch: TRACKBOARD_PRODUCTION=true (with DEBUG off and SECRET_KEY set, or start-up
+# stops). It turns on HTTPS-only cookies, HSTS and the HTTPS redirect; behind a TLS-terminating
+# proxy set TRACKBOARD_PROXY_SSL_HEADER=X-Forwarded-Proto. `manage.py check --deploy` is clean
+# with it (tests/leaderboard/security/test_deploy_settings.py). Headers that cost nothing
+# (nosniff, frame deny, referrer policy, CSP) are sent in every mode, so the browser tests run
+# the pages under the production policy.
+PRODUCTION = env_bool("TRACKBOARD_PRODUCTION", False)
+if PRODUCTION:
+    if DEBUG:
+        raise ImproperlyConfigured("TRACKBOARD_PRODUCTION=true requires DEBUG=false")
+    if not os.environ.get("SECRET_KEY") or len(SECRET_KEY) < 50:
+        raise ImproperlyConfigured(
+            "TRACKBOARD_PRODUCTION=true requires SECRET_KEY (at least 50 random characters)"
+        )
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_SSL_REDIRECT = env_bool("TRACKBOARD_SSL_REDIRECT", True)
+    SECURE_HSTS_SECONDS = env_int("TRACKBOARD_HSTS_SECONDS", 31_536_000, minimum=0)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("TRACKBOARD_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("TRACKBOARD_HSTS_PRELOAD", True)
+    _proxy_header = env_str("TRACKBOARD_PROXY_SSL_HEADER", "")
+    if _proxy_header:
+        SECURE_PROXY_SSL_HEADER = ("HTTP_" + _proxy_header.upper().replace("-", "_"), "https")
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+#: Our JS, CSS and plotly.js come from 'self'; chart data sits in json_script blocks (JSON,
+#: never executed); no inline script anywhere. plotly.js writes inline styles, hence
+#: style-src 'unsafe-inline' (styles only). Swagger UI's start-up script is a separate file.
+CONTENT_SECURITY_POLICY = env_str(
+    "TRACKBOARD_CSP",
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; "
+    "base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+)
+#: The Redoc page (API reference, no user content) starts with an inline script.
+CONTENT_SECURITY_POLICY_OVERRIDES = {
+    "/api/v1/redoc/": CONTENT_SECURITY_POLICY.replace(
+        "script-src 'self'", "script-src 'self' 'unsafe-inline'"
+    )
+    + "; worker-src 'self' blob:",
+}
+#: Largest request body (all files and fields of one upload); larger declared bodies get 413
+#: before Django reads them. Default: four prediction files of the largest size, plus 1 MiB.
+MAX_REQUEST_BYTES = env_int(
+    "TRACKBOARD_MAX_REQUEST_BYTES", 4 * MAX_UPLOAD_BYTES + 1024 * 1024, minimum=1
+)
+MIDDLEWARE.insert(1, "leaderboard.security.RequestSizeLimitMiddleware")
+MIDDLEWARE.insert(2, "leaderboard.security.ContentSecurityPolicyMiddleware")
+# After the session and auth middleware: it needs the parsed POST and answers before the view.
+MIDDLEWARE.append("leaderboard.security.LoginThrottleMiddleware")
+#: Failed log-ins allowed per client address and per username within the window, then 429.
+LOGIN_FAILURE_LIMIT = env_int("TRACKBOARD_LOGIN_FAILURE_LIMIT", 10, minimum=1)
+LOGIN_FAILURE_WINDOW_SECONDS = env_int("TRACKBOARD_LOGIN_FAILURE_WINDOW", 900, minimum=1)
+#: The API's JSON parser answers a too-deeply nested body with 400 instead of a server error.
+REST_FRAMEWORK["DEFAULT_PARSER_CLASSES"] = [
+    "leaderboard.security.JSONParser",
+    *REST_FRAMEWORK["DEFAULT_PARSER_CLASSES"][1:],  # type: ignore[index]
+]
+# --- end of security ----------------------------------------------------------------------

@@ -80,10 +80,8 @@ def read_file(data: bytes, name: str) -> ParsedFile:
 
 def _read_file(data: bytes, name: str) -> ParsedFile:
     sha256 = hashlib.sha256(data).hexdigest()
-    text = _decode(data, name)
+    text = decode_text(data, name)
     stripped = text.lstrip()
-    if not stripped:
-        raise InvalidFile(f"{name}: the file is empty (or only white space).")
     if stripped.startswith("{"):
         return _read_json(text, name, sha256)
     if stripped.startswith("line_nr:"):
@@ -99,7 +97,9 @@ def _read_file(data: bytes, name: str) -> ParsedFile:
     )
 
 
-def _decode(data: bytes, name: str) -> str:
+def decode_text(data: bytes, name: str) -> str:
+    """The file as UTF-8 text (a byte-order mark is dropped); UTF-16, invalid UTF-8, NUL bytes
+    and an empty file raise InvalidFile naming the line."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise InvalidFile(f"{name}: the file is UTF-16 encoded; save it as UTF-8.")
     if data.startswith(b"\xef\xbb\xbf"):
@@ -115,6 +115,8 @@ def _decode(data: bytes, name: str) -> str:
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
         raise InvalidFile(f"{name}: line {line}: the file contains a NUL byte; it must be text.")
+    if not text.strip():
+        raise InvalidFile(f"{name}: the file is empty (or only white space).")
     return text
 
 
@@ -188,10 +190,12 @@ def _read_json(text: str, name: str, sha256: str) -> ParsedFile:
             return parsed
     except (orjson.JSONDecodeError, InvalidFile, TypeError, AttributeError):
         pass
-    return _collect(_exact_decode(text, name), name, sha256, count=False)[0]
+    return _collect(exact_decode(text, name), name, sha256, count=False)[0]
 
 
-def _exact_decode(text: str, name: str) -> Any:
+def exact_decode(text: str, name: str, keys: str = "every dialogue id, domain and slot") -> Any:
+    """Strict JSON: duplicate keys, NaN, Infinity and syntax errors raise InvalidFile with the
+    line and column; ``keys`` names what must be unique in the message."""
     try:
         return _DECODER.decode(text)
     except json.JSONDecodeError as error:
@@ -201,7 +205,7 @@ def _exact_decode(text: str, name: str) -> Any:
     except _DuplicateKey as error:
         raise InvalidFile(
             f"{name}: the key {quote(error.key)} appears twice in the same JSON object; "
-            "every dialogue id, domain and slot may appear only once."
+            f"{keys} may appear only once."
         ) from None
     except ValueError as error:  # NaN / Infinity
         raise InvalidFile(f"{name}: invalid JSON ({error}).") from None

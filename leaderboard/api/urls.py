@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 from django.urls import path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularRedocView,
+    SpectacularSwaggerSplitView,
+)
 from rest_framework.permissions import AllowAny
 
 from leaderboard.api import views
@@ -25,7 +29,7 @@ urlpatterns = [
     ),
     path(
         "docs/",
-        SpectacularSwaggerView.as_view(url_name="api:schema", permission_classes=[AllowAny]),
+        SpectacularSwaggerSplitView.as_view(url_name="api:schema", permission_classes=[AllowAny]),
         name="docs",
     ),
     path(

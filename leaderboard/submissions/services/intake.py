@@ -4,7 +4,8 @@ every file with ``scoring``, store it privately, charge the quota under a lock, 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+import logging
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -20,6 +21,8 @@ from leaderboard.challenges.services import parsed_reference
 from leaderboard.storage import private_storage, random_name, sha256_of
 from leaderboard.submissions.models import CHARGED, Submission, SubmissionFile
 from leaderboard.teams.models import Participation, Team
+
+log = logging.getLogger(__name__)
 
 FAILED_MESSAGE = (
     "Scoring did not complete after {attempts} attempt(s) because of a problem on our side. "
@@ -104,6 +107,7 @@ def submit(
         raise SubmissionNotAllowed("This phase is not ready: a condition has no reference yet.")
     # Fail fast before parsing large files; the binding check happens under the lock below.
     _check_quota(team, phase)
+    _check_references_readable(references.values())
 
     checked, messages = _validate(phase, conditions, references, files)
     if messages:
@@ -182,10 +186,11 @@ def _validate(
         upload = files.get(condition.key)
         if upload is None:
             continue
-        name = upload.name or f"{condition.key}.json"
+        name = storable_text(upload.name or f"{condition.key}.json")
         if upload.size is not None and upload.size > settings.MAX_UPLOAD_BYTES:
             messages[condition.key] = (
-                f"{name}: the file is larger than {settings.MAX_UPLOAD_BYTES // 1_000_000} MB."
+                f"{name}: the file is {upload.size:,} bytes; the largest accepted is "
+                f"{settings.MAX_UPLOAD_BYTES:,} bytes. Compressed files are not accepted."
             )
             continue
         upload.seek(0)
@@ -196,10 +201,31 @@ def _validate(
                 data, reference, name, missing=options.missing, profile=options.profile
             )
         except scoring.ScoringError as exc:
-            messages[condition.key] = str(exc)
+            messages[condition.key] = storable_text(str(exc))
             continue
         checked.append(_Checked(condition, data, name))
     return checked, messages
+
+
+def _check_references_readable(references: Iterable[Reference]) -> None:
+    """Refuse the upload clearly (not a server error) when a reference cannot be read."""
+    for reference in references:
+        try:
+            parsed_reference(reference)
+        except OSError:
+            log.exception(
+                "reference %s of condition %s is unreadable", reference.pk, reference.condition_id
+            )
+            raise SubmissionNotAllowed(
+                "This phase cannot take submissions right now: a reference file cannot be "
+                "read. The organisers have been notified; nothing was charged."
+            ) from None
+
+
+def storable_text(text: str) -> str:
+    """``text`` as Postgres can store it and a page can show it: a message quoting a hostile
+    file may hold a NUL or a lone surrogate (``"\\ud800"`` in JSON), which neither can."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
 
 
 def _store(checked: list[_Checked]) -> list[str]:
@@ -242,4 +268,10 @@ def enqueue_scoring(submission_id: int) -> None:
     from leaderboard.submissions.tasks import score_submission
 
     # The queue is read at call time so tests (and operators) can route to a dedicated queue.
-    score_submission.apply_async(args=[submission_id], queue=settings.CELERY_TASK_DEFAULT_QUEUE)
+    try:
+        score_submission.apply_async(args=[submission_id], queue=settings.CELERY_TASK_DEFAULT_QUEUE)
+    except Exception:
+        # The row is committed (stored, charged, queued) when this runs: an unreachable broker
+        # must not turn the upload into a server error, nor roll back its stored files. The
+        # reaper sends the task again after SCORING_RESEND_AFTER_SECONDS.
+        log.exception("could not send the scoring task of submission %s", submission_id)

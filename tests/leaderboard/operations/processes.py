@@ -36,10 +36,16 @@ def free_port() -> int:
 
 
 def production_env(*, redis_url: str, tag: str, private: Path, var: Path, **extra: str) -> dict:
-    """Production settings: DEBUG off, a required SECRET_KEY, JSON logs, collected statics."""
+    """Production settings: the production switch, DEBUG off, a required SECRET_KEY, JSON logs,
+    collected and hashed static files."""
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
+        # The production switch of the security block: secure cookies, HSTS, check --deploy.
+        # Plain HTTP on loopback stands in for the TLS proxy, so the app's own HTTPS redirect
+        # is off (the proxy redirects) and clients accept secure cookies over it.
+        "TRACKBOARD_PRODUCTION": "true",
+        "TRACKBOARD_SSL_REDIRECT": "false",
         "DEBUG": "false",
         "SECRET_KEY": SECRET,
         "TRACKBOARD_REQUIRE_SECRET_KEY": "true",

@@ -114,8 +114,24 @@ def _post(session: requests.Session, url: str, data: dict[str, str]) -> requests
     return session.post(url, data=data, headers={"Referer": url}, timeout=10)
 
 
+class _LoopbackSession(requests.Session):
+    """Sends HTTPS-only cookies over plain HTTP (loopback stands in for the TLS proxy) and
+    records the names of the cookies the site marked secure."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.secure_seen: set[str] = set()
+
+    def request(self, *args, **kwargs):  # type: ignore[no-untyped-def, override]
+        for cookie in self.cookies:
+            if cookie.secure:
+                self.secure_seen.add(cookie.name)
+                cookie.secure = False
+        return super().request(*args, **kwargs)
+
+
 def _sign_up_and_get_token(base: str) -> str:
-    s = requests.Session()
+    s = _LoopbackSession()
     token = _csrf(s, f"{base}/accounts/signup/")
     r = s.post(
         f"{base}/accounts/signup/",
@@ -132,6 +148,8 @@ def _sign_up_and_get_token(base: str) -> str:
     assert r.ok, r.text[:2000]
     r = _post(s, f"{base}/accounts/profile/tokens/", {"name": "cli"})
     assert r.ok, r.text[:2000]
+    # The production switch is on: session and CSRF cookies are HTTPS-only.
+    assert {"sessionid", "csrftoken"} <= s.secure_seen
     return re.search(r'<code id="new-token">([^<]+)</code>', r.text).group(1)
 
 

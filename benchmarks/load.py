@@ -1,0 +1,454 @@
+"""Load: gunicorn (production settings, DEBUG off) + Celery workers + Postgres + Redis on
+loopback, driven by concurrent leaderboard readers and uploaders of 7,372-turn files.
+
+    .venv/bin/python benchmarks/load.py                      # 60 s, 200 readers, 20 uploaders
+    .venv/bin/python benchmarks/load.py --duration 10 --readers 20 --uploaders 2   # smoke
+
+It uses its own database (``--database-url``, dropped and created) and Redis database number
+(``--redis-url``, flushed: give it a number nothing else uses), starts every process itself and
+stops them all at the end. Prints p50/p95/p99 latency per endpoint, throughput, errors,
+submissions accepted vs scored, upload-to-scored times under load, and then upload-to-scored
+times of single uploads to an idle worker. Figures, not assertions: see benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import secrets
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+FIXTURE_GOLD = ROOT / ".." / "shared" / "fixtures" / "dstc11" / "test-dstc11.gold.json"
+KEYS = ("tts-verbatim", "human-verbatim", "human-paraphrased")
+
+
+# --- set-up (runs in a child process with the benchmark's environment) ----------------------
+
+
+def seed(args: argparse.Namespace, workdir: Path) -> None:
+    """Migrate, build the phase (500 teams x 3 conditions), the uploaders' teams and tokens."""
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    from leaderboard.api.services import create_token
+    from leaderboard.challenges.models import Challenge
+    from leaderboard.rankings.services import leaderboard
+    from scoring.synth import make_gold, make_prediction
+    from tests.leaderboard import bulk
+    from tests.leaderboard.factories import ParticipationFactory, TeamFactory, phase_with_references
+
+    call_command("migrate", verbosity=0)
+    if FIXTURE_GOLD.is_file():
+        gold_bytes = FIXTURE_GOLD.read_bytes()
+        gold = json.loads(gold_bytes)
+    else:  # a synthetic reference of the same size class
+        gold = make_gold(1000, seed=1)
+        gold_bytes = json.dumps(gold).encode()
+    phase = phase_with_references(gold_bytes, keys=KEYS)
+    Challenge.objects.filter(pk=phase.challenge_id).update(
+        scorer_options={"profile": "default", "missing": "reject", "n_boot": 1000, "seed": 12345}
+    )
+    bulk.build(phase, args.teams)
+    tokens = []
+    for n in range(max(args.uploaders, 1)):
+        team = TeamFactory(name=f"Uploader {n}", slug=f"uploader-{n}")
+        ParticipationFactory(team=team, challenge=phase.challenge)
+        tokens.append(create_token(team.created_by, "load")[1])
+    (workdir / "prediction.json").write_bytes(
+        json.dumps(make_prediction(gold, 0.1, seed=3)).encode()
+    )
+    leaderboard(phase)  # warm the cache, as a live site's would be
+    turns = sum(len(v) for v in gold.values())
+    (workdir / "seed.json").write_text(
+        json.dumps(
+            {
+                "phase": phase.pk,
+                "path": f"/challenges/{phase.challenge.slug}/{phase.slug}/leaderboard/",
+                "tokens": tokens,
+                "turns": turns,
+            }
+        )
+    )
+
+
+def submission_times(ids: list[int]) -> dict[int, tuple[str, float | None, float]]:
+    """status, scored_at (epoch) and created_at (epoch) of the given submissions."""
+    import django
+
+    django.setup()
+    from leaderboard.submissions.models import Submission
+
+    rows = Submission.objects.filter(pk__in=ids).values_list(
+        "pk", "status", "scored_at", "created_at"
+    )
+    return {
+        pk: (status, scored.timestamp() if scored else None, created.timestamp())
+        for pk, status, scored, created in rows
+    }
+
+
+# --- HTTP (asyncio streams; gunicorn's sync workers close each connection) ------------------
+
+
+async def request(
+    port: int, method: str, path: str, headers: dict, body: bytes = b""
+) -> tuple[int, bytes]:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        head = [f"{method} {path} HTTP/1.1", "Host: 127.0.0.1", "Connection: close",
+                "X-Forwarded-Proto: https", f"Content-Length: {len(body)}"]  # fmt: skip
+        head += [f"{k}: {v}" for k, v in headers.items()]
+        writer.write(("\r\n".join(head) + "\r\n\r\n").encode() + body)
+        await writer.drain()
+        raw = await reader.read()
+    finally:
+        writer.close()
+    status = int(raw[9:12]) if raw[:5] == b"HTTP/" else 0
+    return status, raw[raw.find(b"\r\n\r\n") + 4 :]
+
+
+def multipart(fields: dict[str, str], files: dict[str, bytes]) -> tuple[str, bytes]:
+    boundary = secrets.token_hex(16)
+    parts = []
+    for name, value in fields.items():
+        parts.append(
+            f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'
+            f"{value}\r\n".encode()
+        )
+    for name, data in files.items():
+        parts.append(
+            f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; '
+            f'filename="{name}.json"\r\nContent-Type: application/json\r\n\r\n'.encode()
+            + data
+            + b"\r\n"
+        )
+    parts.append(f"--{boundary}--\r\n".encode())
+    return f"multipart/form-data; boundary={boundary}", b"".join(parts)
+
+
+class Stats:
+    def __init__(self) -> None:
+        self.latency: dict[str, list[float]] = defaultdict(list)
+        self.errors: dict[str, list[str]] = defaultdict(list)
+        self.accepted: list[tuple[int, float]] = []  # (submission id, time the upload started)
+
+    def record(self, endpoint: str, started: float, status: int, ok: set[int]) -> None:
+        self.latency[endpoint].append(time.perf_counter() - started)
+        if status not in ok:
+            self.errors[endpoint].append(str(status))
+
+
+async def reader_loop(port, seed_info, stats: Stats, stop: float, n: int) -> None:
+    endpoints = [
+        ("leaderboard page", seed_info["path"]),
+        ("leaderboard api", f"/api/v1/phases/{seed_info['phase']}/leaderboard/"),
+    ]
+    i = n
+    while time.monotonic() < stop:
+        name, path = endpoints[i % 2]
+        i += 1
+        started = time.perf_counter()
+        try:
+            status, _ = await request(port, "GET", path, {"Accept-Encoding": "identity"})
+        except OSError as exc:
+            status = 0
+            stats.errors[name].append(repr(exc))
+        stats.record(name, started, status, {200})
+
+
+async def uploader_loop(port, seed_info, body_files, stats: Stats, stop: float, n: int) -> None:
+    token = seed_info["tokens"][n]
+    while time.monotonic() < stop:
+        ctype, body = multipart({"method_name": f"load {n}"}, body_files)
+        started_wall, started = time.time(), time.perf_counter()
+        try:
+            status, payload = await request(
+                port, "POST", f"/api/v1/phases/{seed_info['phase']}/submissions/",
+                {"Authorization": f"Bearer {token}", "Content-Type": ctype}, body,
+            )  # fmt: skip
+        except OSError as exc:
+            status, payload = 0, b""
+            stats.errors["upload"].append(repr(exc))
+        stats.record("upload", started, status, {201})
+        if status == 201:
+            stats.accepted.append((json.loads(payload)["id"], started_wall))
+
+
+def percentiles(values: list[float]) -> str:
+    if not values:
+        return "no requests"
+    ordered = sorted(values)
+
+    def pick(q: float) -> float:
+        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+    return f"p50 {pick(0.50):8.1f} ms  p95 {pick(0.95):8.1f} ms  p99 {pick(0.99):8.1f} ms"
+
+
+# --- orchestration ----------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--duration", type=float, default=60.0)
+    parser.add_argument("--readers", type=int, default=200)
+    parser.add_argument("--uploaders", type=int, default=20)
+    parser.add_argument("--teams", type=int, default=500)
+    parser.add_argument("--web-workers", type=int, default=4, help="gunicorn worker processes")
+    parser.add_argument("--celery-workers", type=int, default=2)
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--drain", type=float, default=180.0, help="max s to wait for scoring")
+    parser.add_argument("--idle-uploads", type=int, default=5)
+    parser.add_argument(
+        "--database-url", default="postgres://postgres@127.0.0.1:5432/trackboard_load"
+    )
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/7")
+    parser.add_argument("--_seed", help=argparse.SUPPRESS)
+    parser.add_argument("--_times", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+
+    if args._seed:
+        seed(args, Path(args._seed))
+        return
+    if args._times:
+        ids = [int(x) for x in Path(args._times).read_text().split()]
+        print(json.dumps(submission_times(ids)))
+        return
+
+    workdir = Path(tempfile.mkdtemp(prefix="trackboard-load-"))
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
+        "DATABASE_URL": args.database_url,
+        "REDIS_URL": args.redis_url,
+        "TRACKBOARD_VAR_DIR": str(workdir / "var"),
+        "TRACKBOARD_PRIVATE_ROOT": str(workdir / "private"),
+        "TRACKBOARD_QUEUE": "trackboard-load",
+        "TRACKBOARD_CACHE_PREFIX": "trackboard-load",
+        "TRACKBOARD_PRODUCTION": "true",
+        "DEBUG": "false",
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "ALLOWED_HOSTS": "127.0.0.1",
+        "TRACKBOARD_PROXY_SSL_HEADER": "X-Forwarded-Proto",
+        "TRACKBOARD_THROTTLE_SUBMIT_USER": "100000/hour",
+        "TRACKBOARD_THROTTLE_SUBMIT_IP": "100000/hour",
+        "DATABASE_CONN_MAX_AGE": "60",
+        "LOG_LEVEL": "WARNING",
+    }
+    env.pop("DATABASE_TEST_NAME", None)
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    python = sys.executable
+    processes: list[subprocess.Popen] = []
+
+    import psycopg
+    import redis
+
+    db = urlsplit(args.database_url)
+    name = db.path.lstrip("/")
+    admin = args.database_url.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    redis.Redis.from_url(args.redis_url).flushdb()
+
+    try:
+        t0 = time.monotonic()
+        subprocess.run(
+            [python, __file__, "--_seed", str(workdir), "--teams", str(args.teams),
+             "--uploaders", str(args.uploaders)],
+            env=env, cwd=ROOT, check=True,
+        )  # fmt: skip
+        seed_info = json.loads((workdir / "seed.json").read_text())
+        print(f"set-up: {args.teams} teams x {len(KEYS)} conditions, reference of "
+              f"{seed_info['turns']:,} turns, in {time.monotonic() - t0:.1f} s")  # fmt: skip
+        logs = workdir / "logs"
+        logs.mkdir()
+        processes.append(
+            subprocess.Popen(
+                [
+                    python,
+                    "-m",
+                    "gunicorn",
+                    "leaderboard.wsgi",
+                    "-w",
+                    str(args.web_workers),
+                    "-b",
+                    f"127.0.0.1:{args.port}",
+                    "--backlog",
+                    "2048",
+                    "--timeout",
+                    "120",
+                ],
+                env=env,
+                cwd=ROOT,
+                stdout=open(logs / "gunicorn.log", "wb"),  # noqa: SIM115
+                stderr=subprocess.STDOUT,
+            )
+        )
+        for n in range(args.celery_workers):
+            processes.append(
+                subprocess.Popen(
+                    [
+                        python,
+                        "-m",
+                        "celery",
+                        "-A",
+                        "leaderboard",
+                        "worker",
+                        "--pool=solo",
+                        "--without-gossip",
+                        "--without-mingle",
+                        "--without-heartbeat",
+                        "--loglevel=WARNING",
+                        f"--hostname=load-{n}@%h",
+                    ],
+                    env=env,
+                    cwd=ROOT,
+                    stdout=open(logs / f"worker-{n}.log", "wb"),  # noqa: SIM115
+                    stderr=subprocess.STDOUT,
+                )
+            )
+        _wait_for_server(args.port)
+        time.sleep(3)  # let the workers connect
+        body_files = {key: (workdir / "prediction.json").read_bytes() for key in KEYS}
+        stats = asyncio.run(_drive(args, seed_info, body_files))
+        _report_requests(stats, args)
+        accepted = [pk for pk, _ in stats.accepted]
+        times = _drain(args, env, workdir, accepted)
+        _report_scoring(stats, times)
+        if args.idle_uploads:
+            _idle_uploads(args, env, workdir, seed_info, body_files)
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process in processes:
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        redis.Redis.from_url(args.redis_url).flushdb()
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        print(f"stopped {len(processes)} processes; logs in {workdir / 'logs'}")
+
+
+def _wait_for_server(port: int) -> None:
+    for _ in range(300):
+        try:
+            status, _ = asyncio.run(request(port, "GET", "/healthz", {}))
+            if status == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    raise SystemExit("gunicorn did not answer /healthz")
+
+
+async def _drive(args, seed_info, body_files) -> Stats:
+    stats = Stats()
+    stop = time.monotonic() + args.duration
+    started = time.monotonic()
+    tasks = [reader_loop(args.port, seed_info, stats, stop, n) for n in range(args.readers)]
+    tasks += [
+        uploader_loop(args.port, seed_info, body_files, stats, stop, n)
+        for n in range(args.uploaders)
+    ]
+    await asyncio.gather(*tasks)
+    stats.elapsed = time.monotonic() - started  # type: ignore[attr-defined]
+    return stats
+
+
+def _report_requests(stats: Stats, args) -> None:
+    elapsed = stats.elapsed  # type: ignore[attr-defined]
+    print(f"\ndriven for {elapsed:.1f} s: {args.readers} readers, {args.uploaders} uploaders")
+    for endpoint in sorted(stats.latency):
+        values = stats.latency[endpoint]
+        errors = stats.errors.get(endpoint, [])
+        print(f"  {endpoint:18s} {len(values):6d} req  {len(values) / elapsed:7.1f} req/s  "
+              f"{percentiles(values)}  errors {len(errors)}"
+              + (f" ({sorted(set(errors))[:5]})" if errors else ""))  # fmt: skip
+
+
+def _times(env, workdir, ids) -> dict:
+    (workdir / "ids.txt").write_text(" ".join(map(str, ids)))
+    out = subprocess.run(
+        [sys.executable, __file__, "--_times", str(workdir / "ids.txt")],
+        env=env, cwd=ROOT, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return {int(k): v for k, v in json.loads(out.stdout.strip().splitlines()[-1]).items()}
+
+
+def _drain(args, env, workdir, ids) -> dict:
+    deadline = time.monotonic() + args.drain
+    while True:
+        times = _times(env, workdir, ids) if ids else {}
+        pending = [pk for pk, (status, _, _) in times.items() if status in ("queued", "scoring")]
+        if not pending or time.monotonic() > deadline:
+            return times
+        time.sleep(2)
+
+
+def _report_scoring(stats: Stats, times: dict) -> None:
+    by_status: dict[str, int] = defaultdict(int)
+    for status, _, _ in times.values():
+        by_status[status] += 1
+    started = dict(stats.accepted)
+    delays = [scored - started[pk] for pk, (_, scored, _) in times.items() if scored]
+    lost = len(stats.accepted) - len(times)
+    print(f"  submissions accepted {len(stats.accepted)}, by status {dict(by_status)}, "
+          f"missing rows {lost}")  # fmt: skip
+    if delays:
+        print(f"  upload-to-scored under load: median {statistics.median(delays):.1f} s, "
+              f"max {max(delays):.1f} s")  # fmt: skip
+
+
+def _idle_uploads(args, env, workdir, seed_info, body_files) -> None:
+    delays = []
+    for n in range(args.idle_uploads):
+        ctype, body = multipart({"method_name": f"idle {n}"}, body_files)
+        started = time.time()
+        status, payload = asyncio.run(
+            request(
+                args.port, "POST", f"/api/v1/phases/{seed_info['phase']}/submissions/",
+                {"Authorization": f"Bearer {seed_info['tokens'][0]}", "Content-Type": ctype},
+                body,
+            )
+        )  # fmt: skip
+        if status != 201:
+            print(f"  idle upload {n}: HTTP {status} {payload[:200]!r}")
+            continue
+        pk = json.loads(payload)["id"]
+        token = seed_info["tokens"][0]
+        while time.time() - started < 120:
+            _, detail = asyncio.run(
+                request(args.port, "GET", f"/api/v1/submissions/{pk}/",
+                        {"Authorization": f"Bearer {token}"})
+            )  # fmt: skip
+            if json.loads(detail)["status"] in ("scored", "failed"):
+                break
+            time.sleep(0.05)
+        delays.append(time.time() - started)
+    if delays:
+        print(f"\nidle workers, {len(delays)} single uploads (3 x {seed_info['turns']:,} turns): "
+              f"upload-to-scored median {statistics.median(delays):.2f} s, "
+              f"min {min(delays):.2f} s, max {max(delays):.2f} s")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,108 @@
+"""The eight actors of the permission matrix and the objects their URLs need."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+from leaderboard.api.services import create_token
+from leaderboard.submissions import services
+from leaderboard.teams.models import Membership
+from tests.leaderboard.factories import (
+    KEYS,
+    ChallengeFactory,
+    UserFactory,
+    approved_team,
+    phase_with_references,
+)
+from tests.leaderboard.web import GOLD_BYTES, log_in, prediction_file
+
+ACTORS = (
+    "anonymous",
+    "outsider",
+    "other_team",
+    "member",
+    "owner",
+    "other_organiser",
+    "organiser",
+    "superuser",
+)
+
+
+@dataclass
+class World:
+    phase: object
+    team: object
+    submission: object
+    token: object
+    users: dict
+
+    def client(self, actor: str, **kwargs) -> Client:
+        client = Client(**kwargs)
+        if self.users.get(actor) is not None:
+            log_in(client, self.users[actor])
+        return client
+
+    def kwargs(self) -> dict[str, dict[str, object]]:
+        """URL kwargs per URL name ("*": the default for every name)."""
+        phase, team, submission = self.phase, self.team, self.submission
+        return {
+            "*": {
+                "slug": phase.challenge.slug,
+                "phase": phase.slug,
+                "pk": submission.pk,
+                "code": team.invite_code,
+                "uidb64": "MQ",
+                "token": "set-password",
+                "object_id": submission.pk,
+                "app_label": "submissions",
+                "id": submission.pk,
+                "content_type_id": 1,
+                "number": 1,
+            },
+            "api:leaderboard": {"pk": phase.pk},
+            "api:submit": {"pk": phase.pk},
+            "accounts:token-revoke": {"pk": self.token.pk},
+            "teams:detail": {"slug": team.slug},
+            "teams:leave": {"slug": team.slug},
+            "teams:regenerate": {"slug": team.slug},
+            "teams:anonymous": {"slug": team.slug},
+        }
+
+
+@pytest.fixture
+def world(db, isolation, enqueued) -> World:
+    phase = phase_with_references(GOLD_BYTES)
+    team = approved_team(phase)
+    owner = team.created_by
+    member = UserFactory()
+    Membership.objects.create(team=team, user=member, role=Membership.Role.MEMBER)
+    other_team = approved_team(phase)
+    organiser = UserFactory()
+    phase.challenge.organisers.add(organiser)
+    other_organiser = UserFactory()
+    ChallengeFactory().organisers.add(other_organiser)
+    superuser = get_user_model().objects.create_superuser("root", "root@example.org", "pw")
+    submission = services.submit(
+        team=team,
+        phase=phase,
+        user=owner,
+        files={key: prediction_file() for key in KEYS},
+        method_name="tracker",
+        enqueue=False,
+    )
+    token, _ = create_token(owner, "matrix")
+    users = {
+        "anonymous": None,
+        "outsider": UserFactory(),
+        "other_team": other_team.created_by,
+        "member": member,
+        "owner": owner,
+        "other_organiser": other_organiser,
+        "organiser": organiser,
+        "superuser": superuser,
+    }
+    return World(phase=phase, team=team, submission=submission, token=token, users=users)

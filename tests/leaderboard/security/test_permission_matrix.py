@@ -1,0 +1,133 @@
+"""Every URL of the project (walked from Django's resolver) answered for eight actors: the
+expected status class per URL name and actor is in EXPECTED below.
+
+A URL name missing from EXPECTED fails the test: add its row when you add a page. Codes are
+status classes per actor in ACTORS order: "2" success, "3" redirect (to the log-in page for an
+anonymous visitor), "4" refused or not found (401/403/404/405), "S" anything but a server error.
+GET is used everywhere; POST-only views answer 405 (CSRF and POST are tested separately).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.leaderboard.security.conftest import ACTORS
+from tests.leaderboard.security.urlwalk import all_routes, url_for
+
+pytestmark = pytest.mark.django_db
+
+#                 anon outsider other member owner other_org org super
+PUBLIC = "22222222"
+LOGIN_REQUIRED = "32222222"
+POST_ONLY = "34444444"
+TEAM_ONLY = "44422444"  # another team's submission is a 404, even to a superuser on pages
+TEAM_OR_ORGANISER = "44422424"
+
+EXPECTED: dict[str, str] = {
+    "healthz": PUBLIC,
+    "readyz": PUBLIC,
+    "login": PUBLIC,
+    "logout": "44444444",  # POST only (405)
+    "password_change": LOGIN_REQUIRED,
+    "password_change_done": LOGIN_REQUIRED,
+    "password_reset": PUBLIC,
+    "password_reset_done": PUBLIC,
+    "password_reset_confirm": PUBLIC,  # an invalid link says so
+    "password_reset_complete": PUBLIC,
+    "accounts:signup": "23333333",  # a signed-in user is sent to the profile
+    "accounts:profile": LOGIN_REQUIRED,
+    "accounts:token-create": POST_ONLY,
+    "accounts:token-revoke": POST_ONLY,
+    "challenges:list": PUBLIC,
+    "challenges:detail": PUBLIC,
+    "challenges:register": POST_ONLY,
+    "rankings:leaderboard": PUBLIC,
+    # Exports carry what each reader may see (this phase's results are public).
+    "rankings:export-json": PUBLIC,
+    "rankings:export-csv": PUBLIC,
+    "rankings:archive": "34444424",  # log-in required; the challenge's organisers only
+    # The phase has not been revealed: nothing is listed (only organisers see the empty
+    # history) and no snapshot exists.
+    "rankings:snapshots": "44444424",
+    "rankings:snapshot": "44444444",
+    "rankings:reveal": "34444444",  # log-in required, then POST only
+    "challenges:organise": "34444424",
+    "challenges:decide": "34444444",
+    "challenges:rescore": "34444444",
+    "submissions:final": "34444444",
+    "submissions:submit": LOGIN_REQUIRED,  # shows how to take part when not eligible
+    "submissions:mine": LOGIN_REQUIRED,
+    # The team and the challenge's organisers; others (a superuser too) get a 404 on pages.
+    "submissions:detail": "34422424",
+    "submissions:compare": "34422424",
+    "submissions:status": "34422424",
+    "submissions:cancel": POST_ONLY,
+    "teams:mine": LOGIN_REQUIRED,
+    "teams:create": LOGIN_REQUIRED,
+    "teams:join": LOGIN_REQUIRED,
+    "teams:join_link": LOGIN_REQUIRED,
+    "teams:detail": PUBLIC,
+    "teams:leave": POST_ONLY,
+    "teams:regenerate": POST_ONLY,
+    "teams:anonymous": POST_ONLY,
+    "api:challenges": PUBLIC,
+    "api:challenge": PUBLIC,
+    "api:leaderboard": PUBLIC,
+    "api:submit": "44444444",  # POST only; anonymous is 401/403
+    "api:submissions": "42222222",
+    "api:submission": "44422424",
+    "api:cancel": "44444444",
+    "api:teams-mine": "42222222",
+    "api:schema": PUBLIC,
+    "api:docs": PUBLIC,
+    "api:redoc": PUBLIC,
+    "api:not-found": "44444444",
+}
+#: Staff only: everyone else is sent to the admin log-in; the superuser gets anything but a
+#: server error (some admin actions are switched off and answer 403).
+ADMIN = "3333333S"
+ADMIN_SPECIAL = {"admin:login": "22222223"}
+#: Query strings some pages need to show their content (formatted with the submission's pk).
+QUERY = {"submissions:compare": "?with={pk}"}
+
+
+def _expected(name: str) -> str:
+    if name in ADMIN_SPECIAL:
+        return ADMIN_SPECIAL[name]
+    if name.startswith("admin:"):
+        return ADMIN
+    return EXPECTED[name]
+
+
+def test_every_url_name_has_an_expectation():
+    unknown = [r.name for r in all_routes() if not r.name.startswith("admin:")]
+    unknown = [name for name in unknown if name not in EXPECTED]
+    assert not unknown, (
+        f"URL name(s) {unknown} have no row in EXPECTED of {__file__}: add one with the status "
+        "class each actor should get, so the new page's permissions are tested."
+    )
+
+
+def _matches(code: str, status: int) -> bool:
+    if code == "S":
+        return status < 500
+    return str(status)[0] == code
+
+
+def test_every_url_answers_each_actor_as_expected(world):
+    mismatches = []
+    values = world.kwargs()
+    # The admin's unnamed catch-all (a 404 or a log-in redirect) has no URL to reverse.
+    routes = [
+        r
+        for r in all_routes()
+        if r.name in EXPECTED or (r.name.startswith("admin:") and "<unnamed" not in r.name)
+    ]
+    clients = {actor: world.client(actor) for actor in ACTORS}
+    for route in routes:
+        url = url_for(route, values) + QUERY.get(route.name, "").format(pk=world.submission.pk)
+        for actor, code in zip(ACTORS, _expected(route.name), strict=True):
+            status = clients[actor].get(url, HTTP_ACCEPT="text/html,application/json").status_code
+            if not _matches(code, status):
+                mismatches.append(f"{route.name} {url} as {actor}: {status}, expected {code}xx")
+    assert not mismatches, "\n".join(mismatches)

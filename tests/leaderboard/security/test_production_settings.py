@@ -1,0 +1,86 @@
+"""Production settings (TRACKBOARD_PRODUCTION=true): `check --deploy` is clean, start-up refuses
+an unsafe combination; security headers and CSP on every page in every mode."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+PRODUCTION_ENV = {
+    "TRACKBOARD_PRODUCTION": "true",
+    "DEBUG": "false",
+    "SECRET_KEY": "k" * 20 + "-production-test-key-not-used-anywhere-0123456789abcdef",
+    "ALLOWED_HOSTS": "trackboard.example.org",
+}
+
+
+def _manage(*args: str, **env: str) -> subprocess.CompletedProcess:
+    full = {**os.environ, **env}
+    full.pop("DJANGO_SETTINGS_MODULE", None)
+    # Set by the browser tests in this process; a deployment never sets it (check --deploy
+    # warns about it).
+    full.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_check_deploy_is_clean_with_production_settings(tmp_path):
+    result = _manage(
+        "check", "--deploy", "--fail-level", "WARNING",
+        **PRODUCTION_ENV, TRACKBOARD_VAR_DIR=str(tmp_path),
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [({"DEBUG": "true"}, "DEBUG=false"), ({"SECRET_KEY": ""}, "SECRET_KEY")],
+)
+def test_production_refuses_to_start_unsafely(tmp_path, override, message):
+    env = {**PRODUCTION_ENV, **override, "TRACKBOARD_VAR_DIR": str(tmp_path)}
+    result = _manage("check", **env)
+    assert result.returncode != 0
+    assert message in result.stderr
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/", "/api/v1/challenges/", "/accounts/login/", "/api/v1/docs/"])
+def test_pages_carry_the_security_headers_and_a_csp_without_inline_script(client, path):
+    response = client.get(path)
+    assert response.status_code == 200
+    assert response["X-Content-Type-Options"] == "nosniff"
+    assert response["X-Frame-Options"] == "DENY"
+    assert response["Referrer-Policy"] == "same-origin"
+    policy = response["Content-Security-Policy"]
+    script = next(d for d in policy.split(";") if d.strip().startswith("script-src"))
+    assert "'unsafe-inline'" not in script and "'unsafe-eval'" not in script
+    assert "frame-ancestors 'none'" in policy
+    if path == "/api/v1/docs/":
+        assert b"<script>" not in response.content  # Swagger UI starts from a file
+
+
+def test_production_settings_set_hsts_and_secure_cookies(tmp_path):
+    code = (
+        "from django.conf import settings as s;"
+        "print(s.SECURE_HSTS_SECONDS, s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE,"
+        " s.SECURE_SSL_REDIRECT, s.DEBUG)"
+    )
+    env = {**os.environ, **PRODUCTION_ENV, "TRACKBOARD_VAR_DIR": str(tmp_path)}
+    env["DJANGO_SETTINGS_MODULE"] = "leaderboard.settings"
+    result = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup();" + code],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.stdout.split() == ["31536000", "True", "True", "True", "False"], result.stderr
