@@ -144,6 +144,7 @@ INSTALLED_APPS = [
     # Swagger UI and Redoc as static files from a package: the docs page needs no CDN.
     "drf_spectacular_sidecar",
     "leaderboard.api",
+    "leaderboard.operations",
 ]
 
 MIDDLEWARE = [
@@ -374,12 +375,52 @@ SCORING_MAX_ATTEMPTS = env_int("TRACKBOARD_SCORING_MAX_ATTEMPTS", 3, minimum=1)
 #: Test-only: seconds the worker sleeps after claiming, so a test can kill it mid-scoring.
 TEST_SCORE_DELAY = env_float("TRACKBOARD_TEST_SCORE_DELAY", 0.0, minimum=0.0)
 
+# --- operations: logs, private storage backend, collected static files --------------------
+#: ``text`` (default) or ``json``: one JSON object per line (leaderboard/operations/logs.py).
+LOG_FORMAT = env_str("LOG_FORMAT", "text").strip().lower()
+if LOG_FORMAT not in {"text", "json"}:
+    raise ImproperlyConfigured(f"LOG_FORMAT={LOG_FORMAT!r} must be text or json")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "json": {"()": "leaderboard.operations.logs.JsonFormatter"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
+
+#: ``local`` (TRACKBOARD_PRIVATE_ROOT on disk) or ``s3`` (any S3-compatible object store via
+#: django-storages, the ``s3`` extra): private objects, no public or signed URLs.
+PRIVATE_STORAGE = env_str("TRACKBOARD_PRIVATE_STORAGE", "local").strip().lower()
+if PRIVATE_STORAGE == "s3":
+    _bucket = env_str("TRACKBOARD_S3_BUCKET", "")
+    if not _bucket:
+        raise ImproperlyConfigured("TRACKBOARD_PRIVATE_STORAGE=s3 needs TRACKBOARD_S3_BUCKET")
+    # Credentials: boto3's own AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or an instance role).
+    STORAGES["private"] = {
+        "BACKEND": "leaderboard.operations.s3.PrivateS3Storage",
+        "OPTIONS": {
+            "bucket_name": _bucket,
+            "endpoint_url": env_str("TRACKBOARD_S3_ENDPOINT_URL", "") or None,
+            "region_name": env_str("TRACKBOARD_S3_REGION", "") or None,
+            "location": env_str("TRACKBOARD_S3_PREFIX", ""),
+            "default_acl": "private",
+            "querystring_auth": True,
+            "file_overwrite": False,
+        },
+    }
+elif PRIVATE_STORAGE != "local":
+    raise ImproperlyConfigured(
+        f"TRACKBOARD_PRIVATE_STORAGE={PRIVATE_STORAGE!r} must be local or s3"
+    )
+
+#: After ``collectstatic`` (the Docker image runs it at build time): serve hashed, compressed
+#: files from STATIC_ROOT only. Off by default: tests and the embedded mode use the finders.
+if env_bool("TRACKBOARD_STATIC_MANIFEST", False):
+    STORAGES["staticfiles"] = {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"}
+    WHITENOISE_USE_FINDERS = False
 
 # --- security -----------------------------------------------------------------------------
 # Production switch: TRACKBOARD_PRODUCTION=true (with DEBUG off and SECRET_KEY set, or start-up

@@ -5,13 +5,14 @@ from __future__ import annotations
 from django.contrib import admin
 from django.urls import include, path
 
-from leaderboard.views import healthz
+from leaderboard.operations.health import healthz, readyz
 
 handler500 = "leaderboard.views.server_error"
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
     path("api/v1/", include("leaderboard.api.urls")),
     path("accounts/", include("leaderboard.accounts.urls")),
     # login, logout (POST), password_change*, password_reset* under their default names.

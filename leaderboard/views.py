@@ -1,20 +1,10 @@
-"""Project-level views: the health check and the server-error page (pages live in the apps)."""
+"""Project-level views: the server-error page (pages live in the apps; health checks in
+``leaderboard.operations.health``)."""
 
 from __future__ import annotations
 
-from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.defaults import server_error as html_server_error
-
-
-def healthz(request: HttpRequest) -> JsonResponse:
-    """200 when the database answers; for load balancers and ``scripts/run``."""
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
-    except Exception:
-        return JsonResponse({"status": "error", "database": False}, status=503)
-    return JsonResponse({"status": "ok", "database": True})
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

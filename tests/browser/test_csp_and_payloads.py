@@ -29,7 +29,7 @@ def _log_in(page, username):
 
 
 def test_main_pages_work_under_the_csp_with_hostile_names(page):
-    phase = demo.build().phases.get(slug="test")
+    phase = demo.build().phases.get(slug="test")  # the demo has a second, hidden phase
     Team.objects.filter(name="Team Alpha").update(name=PAYLOADS["team"])
     Submission.objects.filter(team__name=PAYLOADS["team"]).update(
         method_name=PAYLOADS["method"], method_description=PAYLOADS["description"]

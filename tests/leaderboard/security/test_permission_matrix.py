@@ -25,6 +25,7 @@ TEAM_OR_ORGANISER = "44422424"
 
 EXPECTED: dict[str, str] = {
     "healthz": PUBLIC,
+    "readyz": PUBLIC,
     "login": PUBLIC,
     "logout": "44444444",  # POST only (405)
     "password_change": LOGIN_REQUIRED,

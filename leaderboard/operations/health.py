@@ -1,0 +1,82 @@
+"""``/healthz`` (database, broker, storage) and ``/readyz`` (migrations applied, apps ready).
+
+Both answer JSON: 200 with ``"status": "ok"``, or 503 naming each check that failed. The
+bodies carry no connection strings or tracebacks (they are public); the reason goes to the log.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from django.apps import apps
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.migrations.executor import MigrationExecutor
+from django.http import HttpRequest, JsonResponse
+
+from leaderboard.storage import private_storage
+
+log = logging.getLogger(__name__)
+BROKER_TIMEOUT = 2.0
+
+
+def check_database() -> None:
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.execute("SELECT 1")
+
+
+def check_broker() -> None:
+    from leaderboard.celery import app
+
+    with app.connection_for_write() as conn:
+        conn.ensure_connection(max_retries=1, timeout=BROKER_TIMEOUT)
+
+
+def check_storage() -> None:
+    # A listing of the root: a request to S3, a directory read on disk; nothing is written.
+    private_storage().listdir("")
+
+
+CHECKS: dict[str, Callable[[], None]] = {
+    "database": check_database,
+    "broker": check_broker,
+    "storage": check_storage,
+}
+
+
+def healthz(request: HttpRequest) -> JsonResponse:
+    """200 when the database, the Celery broker and private storage answer; 503 otherwise."""
+    results: dict[str, bool] = {}
+    for name, check in CHECKS.items():
+        try:
+            check()
+            results[name] = True
+        except Exception:
+            log.exception("health check %s failed", name)
+            results[name] = False
+    failed = [name for name, ok in results.items() if not ok]
+    body: dict[str, object] = {"status": "ok" if not failed else "error", **results}
+    if failed:
+        body["failed"] = failed
+    return JsonResponse(body, status=503 if failed else 200)
+
+
+def pending_migrations() -> list[str]:
+    connection = connections[DEFAULT_DB_ALIAS]
+    executor = MigrationExecutor(connection)
+    plan = executor.migration_plan(executor.loader.graph.leaf_nodes())
+    return [f"{migration.app_label}.{migration.name}" for migration, _ in plan]
+
+
+def readyz(request: HttpRequest) -> JsonResponse:
+    """200 once every migration is applied and the apps are loaded; 503 before (during an
+    upgrade, until the migrate service has run)."""
+    try:
+        pending = pending_migrations()
+    except Exception:
+        log.exception("readiness check could not read the migration state")
+        return JsonResponse({"status": "error", "ready": False, "failed": ["database"]}, status=503)
+    if pending or not apps.ready:
+        body = {"status": "error", "ready": False, "failed": ["migrations"], "pending": pending}
+        return JsonResponse(body, status=503)
+    return JsonResponse({"status": "ok", "ready": True})

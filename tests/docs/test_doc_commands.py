@@ -1,0 +1,287 @@
+"""Every shell command in docs/*.md works as written.
+
+The ```sh blocks of each page are extracted line by line (a trailing backslash joins lines,
+`#` starts a comment) and every command is handled by exactly one rule below; a command no
+rule covers fails the test, so a new kind of command needs a new rule. What each rule does:
+
+- ``python -m scoring ...``: RUN for real (a subprocess) in a temporary directory holding the
+  page's example files (blocks preceded by ``<!-- file: NAME -->``) and a synthetic reference
+  for every ``*.gold.json`` a config names; it must exit 0.
+- ``python manage.py ...``: RUN for real with ``call_command`` in that directory, against this
+  test's database and private storage, in the order of the page.
+- ``trackboard ...`` and any ``python manage.py ...`` inside a ``docker compose`` line:
+  CHECKED with the real argument parser (the client's; the management command's). The client
+  runs for real against a live server in tests/leaderboard/operations/test_production_flow.py.
+- ``docker compose -f docker/compose.yml SUB ...``: CHECKED against docker/compose.yml (no
+  Docker engine here): the file exists, SUB and its options are known, every named service
+  exists, and a command run inside a service is checked by the rules above.
+- ``curl ... URL``: CHECKED: the URL's path resolves in the site's URL map.
+- ``cp A B``: RUN in a copy of A's directory. ``git pull --ff-only``: accepted as is.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+import yaml
+from django.core.management import call_command, get_commands, load_command_class
+from django.urls import Resolver404, resolve
+
+from scoring.synth import make_gold
+from tests.conftest import ROOT
+from trackboard_cli.main import _parser as trackboard_parser
+
+DOCS = ROOT / "docs"
+PAGES = ["organisers.md", "participants.md", "operators.md", "api.md", "cli.md"]
+COMPOSE = yaml.safe_load((ROOT / "docker" / "compose.yml").read_text())
+
+
+def commands(page: Path) -> list[str]:
+    out: list[str] = []
+    for block in re.findall(r"```sh\n(.*?)```", page.read_text(), re.DOTALL):
+        pending = ""
+        for raw in block.splitlines():
+            line = raw.rstrip()
+            if line.endswith("\\"):
+                pending += line[:-1] + " "
+                continue
+            line = (pending + line).strip()
+            pending = ""
+            if line and not line.startswith("#"):
+                out.append(line)
+    return out
+
+
+def example_files(page: Path) -> dict[str, str]:
+    pattern = r"<!-- file: (\S+) -->\n```\w*\n(.*?)```"
+    return dict(re.findall(pattern, page.read_text(), re.DOTALL))
+
+
+def argv(line: str) -> list[str]:
+    words = shlex.split(line, comments=True)
+    # Output redirection is the shell's, not the command's.
+    if ">" in words:
+        words = words[: words.index(">")]
+    return words
+
+
+# --- checks with the real parsers -----------------------------------------------------------
+
+
+class ParserExit(Exception):
+    pass
+
+
+def check_manage(args: list[str]) -> None:
+    name, rest = args[0], args[1:]
+    app = get_commands().get(name)
+    assert app is not None, f"no management command {name!r}"
+    command = load_command_class(app, name)
+    parser = command.create_parser("manage.py", name)
+    parser.exit = lambda status=0, message=None: (_ for _ in ()).throw(ParserExit(message))  # type: ignore[method-assign]
+    parser.error = lambda message: (_ for _ in ()).throw(ParserExit(message))  # type: ignore[method-assign]
+    parser.parse_args(rest)
+
+
+def check_trackboard(args: list[str]) -> None:
+    parser = trackboard_parser()
+    try:
+        parser.parse_args(args)
+    except SystemExit as exc:
+        raise AssertionError(f"trackboard {' '.join(args)}: refused by the parser") from exc
+
+
+def check_url(url: str) -> None:
+    path = urlsplit(url).path
+    try:
+        resolve(path)
+    except Resolver404:
+        raise AssertionError(f"{url}: no such path on the site") from None
+
+
+COMPOSE_OPTIONS = {
+    "up": {"-d": 0, "--build": 0, "--no-deps": 0, "--scale": 1},
+    "ps": {},
+    "build": {},
+    "logs": {"-f": 0},
+    "down": {},
+    "run": {"--rm": 0},
+    "exec": {"-T": 0},
+    "cp": {},
+}
+
+
+def check_compose(args: list[str]) -> None:
+    assert args[:3] == ["docker", "compose", "-f"], args
+    assert (ROOT / args[3]).is_file(), f"{args[3]} does not exist"
+    sub, rest = args[4], args[5:]
+    assert sub in COMPOSE_OPTIONS, f"docker compose {sub}: not a sub-command these docs use"
+    options = COMPOSE_OPTIONS[sub]
+    services = COMPOSE["services"]
+    positional: list[str] = []
+    i = 0
+    while i < len(rest):
+        word = rest[i]
+        if word.startswith("-") and not positional:
+            assert word in options, f"docker compose {sub}: unknown option {word}"
+            if word == "--scale":
+                service, _, count = rest[i + 1].partition("=")
+                assert service in services and count.isdigit(), rest[i + 1]
+            i += 1 + options[word]
+            continue
+        positional.append(word)
+        i += 1
+    if sub == "cp":
+        named = [p.split(":", 1)[0] for p in positional if ":" in p]
+        assert len(named) == 1 and named[0] in services, positional
+    elif sub in ("run", "exec"):
+        service, inner = positional[0], positional[1:]
+        assert service in services, f"no service {service!r} in compose.yml"
+        if not inner:
+            assert sub == "run", "exec needs a command"  # run: the service's own command
+        elif inner[:2] == ["python", "manage.py"]:
+            check_manage(inner[2:])
+        elif inner[:1] == ["pg_dump"]:
+            assert service == "postgres"
+        else:
+            raise AssertionError(f"no rule checks {' '.join(inner)!r} inside {service}")
+    else:
+        for service in positional:
+            assert service in services, f"no service {service!r} in compose.yml"
+
+
+# --- running for real -------------------------------------------------------------------------
+
+
+def prepare(directory: Path, page: Path) -> None:
+    for name, text in example_files(page).items():
+        (directory / name).write_text(text)
+    # Reference files a config names: synthetic gold under the same name.
+    for config in directory.glob("*.yaml"):
+        for ref in set(re.findall(r"reference: (\S+?\.gold\.json)", config.read_text())):
+            (directory / ref).write_text(json.dumps(make_gold(8, seed=len(ref))))
+
+
+def run(line: str, directory: Path) -> None:
+    args = argv(line)
+    if args[:3] == ["python", "-m", "scoring"]:
+        done = subprocess.run(
+            [sys.executable, *args[1:]], cwd=directory, capture_output=True, text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )  # fmt: skip
+        assert done.returncode == 0, f"{line}\n{done.stdout}{done.stderr}"
+    elif args[:2] == ["python", "manage.py"]:
+        check_manage(args[2:])
+        call_command(*args[2:], stdout=open(os.devnull, "w"))  # noqa: SIM115
+    elif args[0] == "trackboard":
+        check_trackboard(args[1:])
+    elif args[:2] == ["docker", "compose"]:
+        check_compose(args)
+    elif args[0] == "curl":
+        urls = [a for a in args if a.startswith("http")]
+        assert len(urls) == 1, line
+        check_url(urls[0])
+    elif args[0] == "cp":
+        source = ROOT / args[1]
+        assert source.is_file(), f"{args[1]} does not exist"
+        copy = directory / "checkout"
+        shutil.copytree(source.parent, copy / source.parent.relative_to(ROOT))
+        shutil.copy(copy / args[1], copy / args[2])
+    elif args == ["git", "pull", "--ff-only"]:
+        pass
+    else:
+        raise AssertionError(f"no rule runs or checks {line!r}; add one to this test")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name", PAGES)
+def test_every_command_of_the_page_runs_or_parses_as_written(name, tmp_path, monkeypatch):
+    page = DOCS / name
+    lines = commands(page)
+    assert lines, f"{name} has no ```sh block"
+    prepare(tmp_path, page)
+    monkeypatch.chdir(tmp_path)
+    for line in lines:
+        run(line, tmp_path)
+
+
+@pytest.mark.django_db
+def test_the_organisers_walkthrough_leaves_a_working_challenge(tmp_path, monkeypatch):
+    """After organisers.md's commands: the challenge, its three conditions per phase, and a
+    backup that holds the private references."""
+    from leaderboard.challenges.models import Challenge
+
+    test_every_command_of_the_page_runs_or_parses_as_written("organisers.md", tmp_path, monkeypatch)
+    challenge = Challenge.objects.get(slug="dstc11")
+    assert [p.slug for p in challenge.phases.order_by("order", "opens_at")] == ["dev", "test"]
+    for phase in challenge.phases.all():
+        assert sorted(c.key for c in phase.conditions.all()) == [
+            "human-paraphrased", "human-verbatim", "tts-verbatim",
+        ]  # fmt: skip
+    assert (tmp_path / "dstc11-backup.zip").stat().st_size > 0
+    assert list(challenge.organisers.values_list("username", flat=True)) == ["organiser"]
+
+
+def test_the_new_pages_link_each_other_and_the_existing_ones():
+    links = {name: (DOCS / name).read_text() for name in PAGES[:3]}
+    assert "(cli.md)" in links["participants.md"] and "(api.md)" in links["participants.md"]
+    assert "(api.md)" in links["operators.md"] and "(cli.md)" in links["operators.md"]
+    assert (
+        "(operators.md" in links["organisers.md"] and "(participants.md" in links["organisers.md"]
+    )
+
+
+def test_a_command_without_a_rule_fails_the_check(tmp_path):
+    with pytest.raises(AssertionError, match="no rule"):
+        run("rm -rf /", tmp_path)
+    with pytest.raises(AssertionError, match="no service"):
+        check_compose(["docker", "compose", "-f", "docker/compose.yml", "up", "-d", "nginx"])
+    with pytest.raises(ParserExit):
+        check_manage(["backup_challenge", "only-a-slug"])
+
+
+def test_participants_page_has_a_scored_example_of_every_accepted_format(tmp_path):
+    """Each format the scorer accepts has an example file on the page, introduced by its
+    name in bold, and a command of the page scores it and detects exactly that format."""
+    from scoring.tasks import TASKS, get_task
+
+    page = DOCS / "participants.md"
+    text = page.read_text()
+    prepare(tmp_path, page)
+    # "**`format`**: ... <!-- file: NAME -->": the format named right before the example.
+    examples = dict(re.findall(r"\*\*`([\w-]+)`\*\*[^<]*?<!-- file: (\S+) -->", text, re.DOTALL))
+    wanted = {fmt for task in TASKS for fmt in get_task(task).formats}
+    assert set(examples) == wanted
+    lines = [argv(line) for line in commands(page)]
+    for fmt, name in examples.items():
+        scoring = [a for a in lines if a[:4] == ["python", "-m", "scoring", "score"]]
+        using = [a for a in scoring if name in a]
+        assert using, f"no command of the page scores {name}"
+        done = subprocess.run(
+            [sys.executable, *using[0][1:], "--json"], cwd=tmp_path, capture_output=True,
+            text=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["format"] == fmt, name
+
+
+def test_the_figures_the_participants_page_quotes_are_the_scorers(tmp_path):
+    page = DOCS / "participants.md"
+    prepare(tmp_path, page)
+    quoted = re.search(r"JGA (\d+\.\d+) and SER (\d+\.\d+)", page.read_text())
+    first = argv(commands(page)[0])
+    done = subprocess.run(
+        [sys.executable, *first[1:], "--json"], cwd=tmp_path, capture_output=True, text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True,
+    )  # fmt: skip
+    result = json.loads(done.stdout)
+    assert f"{result['jga']:.2f}" == quoted[1] and f"{result['ser']:.2f}" == quoted[2]

@@ -1,0 +1,176 @@
+"""``backup_challenge`` then ``restore_challenge`` into an empty database (and an empty private
+storage) reproduces every board, export, archive and snapshot exactly; ``verify_files``
+finds missing and altered files."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AnonymousUser
+from django.core.cache import cache
+from django.core.management import CommandError, call_command
+from django.utils import timezone
+
+from leaderboard.challenges import demo
+from leaderboard.challenges.models import Challenge, Phase, Reference
+from leaderboard.challenges.services import clear_reference_cache
+from leaderboard.rankings.exports import archive, reader_export
+from leaderboard.rankings.services import PARTS, compute
+from leaderboard.rankings.snapshots import reveal, serialise
+from leaderboard.submissions.models import Submission, SubmissionFile
+from leaderboard.teams.models import Team
+from tests.leaderboard.factories import TeamFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def challenge() -> Challenge:
+    """The demo challenge, its hidden phase closed and revealed (a snapshot exists)."""
+    call_command("demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    found = Challenge.objects.get(slug=demo.SLUG)
+    hidden = found.phases.get(slug=demo.HIDDEN_SLUG)
+    now = timezone.now()
+    Phase.objects.filter(pk=hidden.pk).update(
+        opens_at=now - dt.timedelta(days=3), closes_at=now - dt.timedelta(days=1)
+    )
+    hidden.refresh_from_db()
+    reveal(hidden, found.organisers.first())
+    return found
+
+
+def _state(slug: str) -> dict:
+    """Everything a reader, a team or an organiser can get out of the challenge's boards."""
+    found = Challenge.objects.get(slug=slug)
+    out: dict = {"organisers": sorted(found.organisers.values_list("username", flat=True))}
+    for phase in found.phases.order_by("slug"):
+        out[phase.slug] = {
+            **{part: serialise(compute(phase, part)) for part in PARTS},
+            "reader": reader_export(phase, AnonymousUser()),
+            "archive": archive(phase),
+        }
+    # Through JSON: the comparison is of what an export would write.
+    return json.loads(json.dumps(out, default=str))
+
+
+def _fresh_private_storage(settings, path: Path) -> None:
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "private": {
+            "BACKEND": "leaderboard.storage.PrivateStorage",
+            "OPTIONS": {"location": str(path)},
+        },
+    }
+    clear_reference_cache()
+
+
+# Transactional: ``flush`` empties the tables for real (TRUNCATE cannot run inside the
+# test's wrapping transaction once deferred constraint checks are pending).
+@pytest.mark.django_db(transaction=True)
+def test_backup_then_restore_into_an_empty_database_reproduces_the_leaderboard(
+    challenge, settings, tmp_path
+):
+    before = _state(challenge.slug)
+    assert before[demo.HIDDEN_SLUG]["reader"]["final"] is not None  # the snapshot is there
+    out = tmp_path / "dstc11.zip"
+    call_command("backup_challenge", challenge.slug, str(out), stdout=open("/dev/null", "w"))  # noqa: SIM115
+
+    # A new site: empty database, empty private storage, empty cache.
+    call_command("flush", interactive=False, verbosity=0)
+    cache.clear()
+    _fresh_private_storage(settings, tmp_path / "new-private")
+    assert not Challenge.objects.exists() and not get_user_model().objects.exists()
+
+    call_command("restore_challenge", str(out), stdout=open("/dev/null", "w"))  # noqa: SIM115
+    assert _state(challenge.slug) == before
+    call_command("verify_files", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    # New rows get fresh keys after the restored ones (sequences were moved past them).
+    phase = Challenge.objects.get(slug=challenge.slug).phases.first()
+    team = TeamFactory()
+    Submission.objects.create(team=team, phase=phase, method_name="after the restore")
+    # Restored members can sign in with their own passwords.
+    assert get_user_model().objects.get(username="alice").check_password(demo.PASSWORD)
+
+
+def test_restore_refuses_an_existing_slug_and_writes_nothing(challenge, tmp_path):
+    out = tmp_path / "dstc11.zip"
+    call_command("backup_challenge", challenge.slug, str(out), stdout=open("/dev/null", "w"))  # noqa: SIM115
+    counts = (Submission.objects.count(), Team.objects.count(), Reference.objects.count())
+    with pytest.raises(CommandError, match="already exists"):
+        call_command("restore_challenge", str(out))
+    assert (Submission.objects.count(), Team.objects.count(), Reference.objects.count()) == counts
+
+
+def test_restore_beside_other_data_moves_taken_keys_and_keeps_the_rankings(
+    challenge, settings, tmp_path
+):
+    out = tmp_path / "dstc11.zip"
+    call_command("backup_challenge", challenge.slug, str(out), stdout=open("/dev/null", "w"))  # noqa: SIM115
+    rankings = {
+        phase.slug: [
+            [(row.team_name, row.jga) for row in board.rows]
+            for board in compute(phase, "public").conditions
+        ]
+        for phase in challenge.phases.all()
+    }
+    # Another site that already holds the demo under another slug: every key is taken.
+    Challenge.objects.filter(pk=challenge.pk).update(slug="older")
+    teams = Team.objects.count()
+    call_command("restore_challenge", str(out), stdout=open("/dev/null", "w"))  # noqa: SIM115
+    restored = Challenge.objects.get(slug=challenge.slug)
+    assert restored.pk != challenge.pk
+    assert Team.objects.count() == teams  # the same teams (by slug), not copies
+    for phase in restored.phases.all():
+        boards = compute(phase, "public").conditions
+        assert [[(r.team_name, r.jga) for r in b.rows] for b in boards] == rankings[phase.slug]
+
+
+def test_a_backup_of_an_unknown_challenge_is_refused(tmp_path):
+    with pytest.raises(CommandError, match="no challenge"):
+        call_command("backup_challenge", "nope", str(tmp_path / "x.zip"))
+
+
+def test_verify_files_lists_missing_and_altered_files_and_exits_1(challenge, settings, capsys):
+    call_command("verify_files")
+    assert "match their sha256" in capsys.readouterr().out
+
+    root = Path(settings.STORAGES["private"]["OPTIONS"]["location"])
+    altered = SubmissionFile.objects.order_by("pk").first()
+    (root / altered.file.name).write_bytes(b"{}")
+    gone = Reference.objects.order_by("pk").first()
+    (root / gone.file.name).unlink()
+
+    with pytest.raises(CommandError) as failure:
+        call_command("verify_files")
+    assert failure.value.returncode == 1
+    listing = capsys.readouterr().out
+    assert f"submission file {altered.pk} ({altered.file.name}): sha256 mismatch" in listing
+    assert f"reference {gone.pk} ({gone.file.name}): missing" in listing
+    assert "2 of" in str(failure.value)
+
+
+def test_a_backup_whose_file_was_altered_is_refused_and_leaves_nothing_behind(
+    challenge, settings, tmp_path
+):
+    import zipfile
+
+    out = tmp_path / "dstc11.zip"
+    call_command("backup_challenge", challenge.slug, str(out), stdout=open("/dev/null", "w"))  # noqa: SIM115
+    tampered = tmp_path / "tampered.zip"
+    with zipfile.ZipFile(out) as source, zipfile.ZipFile(tampered, "w") as sink:
+        names = [n for n in source.namelist() if n.startswith("files/submissions/")]
+        for item in source.namelist():
+            data = source.read(item)
+            sink.writestr(item, b"{}" if item == names[-1] else data)
+    Challenge.objects.filter(pk=challenge.pk).update(slug="older")
+    private = Path(settings.STORAGES["private"]["OPTIONS"]["location"])
+    before = sorted(p for p in private.rglob("*") if p.is_file())
+
+    with pytest.raises(CommandError, match="does not match its sha256"):
+        call_command("restore_challenge", str(tampered))
+    assert not Challenge.objects.filter(slug=challenge.slug).exists()
+    assert sorted(p for p in private.rglob("*") if p.is_file()) == before

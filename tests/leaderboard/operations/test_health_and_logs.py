@@ -1,0 +1,128 @@
+"""/healthz names the failing dependency with a 503; /readyz waits for migrations; JSON logs;
+the settings of the operations block fail loudly on bad values."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import subprocess
+import sys
+
+import pytest
+
+from leaderboard.operations import health
+from leaderboard.operations.logs import JsonFormatter
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.django_db
+
+
+def test_healthz_is_ok_when_database_broker_and_storage_answer(client):
+    response = client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok", "database": True, "broker": True, "storage": True}
+
+
+@pytest.mark.parametrize("name", ["database", "broker", "storage"])
+def test_healthz_answers_503_naming_the_failed_check(client, monkeypatch, name, caplog):
+    def broken() -> None:
+        raise OSError("secret connection detail")
+
+    monkeypatch.setitem(health.CHECKS, name, broken)
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    body = response.json()
+    assert body["status"] == "error" and body["failed"] == [name] and body[name] is False
+    assert "secret" not in response.content.decode()  # the reason goes to the log only
+    assert "secret connection detail" in caplog.text
+
+
+def test_healthz_fails_on_a_private_storage_that_is_gone(client, settings, tmp_path):
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "private": {
+            "BACKEND": "leaderboard.storage.PrivateStorage",
+            "OPTIONS": {"location": str(tmp_path / "unmounted")},
+        },
+    }
+    response = client.get("/healthz")
+    assert response.status_code == 503 and response.json()["failed"] == ["storage"]
+
+
+def test_readyz_is_ok_once_migrated_and_503_with_pending_migrations(client, monkeypatch):
+    assert client.get("/readyz").json() == {"status": "ok", "ready": True}
+    monkeypatch.setattr(health, "pending_migrations", lambda: ["submissions.0099_future"])
+    response = client.get("/readyz")
+    assert response.status_code == 503
+    assert response.json()["pending"] == ["submissions.0099_future"]
+
+
+def test_the_json_formatter_writes_one_object_per_line_with_extras_and_exceptions():
+    record = logging.LogRecord(
+        "trackboard.x", logging.WARNING, __file__, 1, "hi %s", ("bob",), None
+    )
+    record.submission = 42
+    entry = json.loads(JsonFormatter().format(record))
+    assert entry["level"] == "WARNING" and entry["logger"] == "trackboard.x"
+    assert entry["message"] == "hi bob" and entry["submission"] == 42
+    assert entry["time"].endswith("+00:00")
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        import sys as _sys
+
+        failed = logging.LogRecord("x", logging.ERROR, __file__, 1, "failed", (), _sys.exc_info())
+    line = JsonFormatter().format(failed)
+    assert "\n" not in line and "ValueError: boom" in json.loads(line)["exception"]
+
+
+def _settings(**env: str) -> subprocess.CompletedProcess[str]:
+    # The settings module alone: django.setup() would build the S3 backend (the s3 extra).
+    code = (
+        "import json, leaderboard.settings as s; print(json.dumps({'private': "
+        "s.STORAGES['private'], 'static': s.STORAGES['staticfiles']['BACKEND'], "
+        "'log': s.LOGGING['handlers']}))"
+    )
+    environ = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env={**environ, "DJANGO_SETTINGS_MODULE": "leaderboard.settings", **env},
+        capture_output=True,
+        text=True,
+    )
+
+
+def test_s3_private_storage_is_private_and_configured_from_the_environment(tmp_path):
+    done = _settings(
+        TRACKBOARD_VAR_DIR=str(tmp_path),
+        TRACKBOARD_PRIVATE_STORAGE="s3",
+        TRACKBOARD_S3_BUCKET="tb-private",
+        TRACKBOARD_S3_ENDPOINT_URL="https://minio.example:9000",
+        LOG_FORMAT="json",
+        TRACKBOARD_STATIC_MANIFEST="true",
+    )
+    assert done.returncode == 0, done.stderr
+    values = json.loads(done.stdout)
+    assert values["private"]["BACKEND"] == "leaderboard.operations.s3.PrivateS3Storage"
+    options = values["private"]["OPTIONS"]
+    assert options["bucket_name"] == "tb-private" and options["default_acl"] == "private"
+    assert options["endpoint_url"] == "https://minio.example:9000"
+    assert options["file_overwrite"] is False
+    assert values["static"] == "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    assert values["log"]["console"]["formatter"] == "json"
+
+
+@pytest.mark.parametrize(
+    ("env", "named"),
+    [
+        ({"LOG_FORMAT": "xml"}, "LOG_FORMAT"),
+        ({"TRACKBOARD_PRIVATE_STORAGE": "ftp"}, "TRACKBOARD_PRIVATE_STORAGE"),
+        ({"TRACKBOARD_PRIVATE_STORAGE": "s3"}, "TRACKBOARD_S3_BUCKET"),
+        ({"TRACKBOARD_STATIC_MANIFEST": "maybe"}, "TRACKBOARD_STATIC_MANIFEST"),
+    ],
+)
+def test_bad_operations_settings_stop_start_up_naming_the_variable(env, named, tmp_path):
+    done = _settings(TRACKBOARD_VAR_DIR=str(tmp_path), **env)
+    assert done.returncode != 0 and named in done.stderr
