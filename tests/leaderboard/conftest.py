@@ -8,6 +8,7 @@ import uuid
 import pytest
 
 from tests.conftest import require
+from tests.leaderboard.workers import start_worker  # noqa: F401  (a fixture for every test here)
 
 
 @pytest.fixture

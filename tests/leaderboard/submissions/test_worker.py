@@ -11,97 +11,20 @@ import datetime as dt
 import json
 import os
 import signal
-import subprocess
-import sys
-import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.db import connection
 from django.utils import timezone
 
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Result, Submission
 from scoring.synth import make_gold, make_prediction
-from tests.conftest import ROOT
 from tests.leaderboard.factories import approved_team, phase_with_references, uploads
+from tests.leaderboard.workers import wait_for
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 GOLD = make_gold(20, seed=5)
-DEADLINE = 60.0
-
-
-def _database_url() -> str:
-    db = connection.settings_dict
-    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-
-
-@pytest.fixture
-def start_worker(
-    postgres, redis_url, isolation, tmp_path
-) -> Iterator[Callable[..., subprocess.Popen]]:
-    processes: list[subprocess.Popen] = []
-
-    def start(**extra_env: str) -> subprocess.Popen:
-        env = {
-            **os.environ,
-            "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
-            "DATABASE_URL": _database_url(),
-            "REDIS_URL": redis_url,
-            "TRACKBOARD_QUEUE": isolation["tag"],
-            "TRACKBOARD_CACHE_PREFIX": isolation["tag"],
-            "TRACKBOARD_PRIVATE_ROOT": str(isolation["private"]),
-            "TRACKBOARD_VAR_DIR": str(tmp_path / "var"),
-            **extra_env,
-        }
-        env.pop("DATABASE_TEST_NAME", None)
-        log = open(tmp_path / f"worker-{len(processes)}.log", "wb")  # noqa: SIM115
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                "leaderboard",
-                "worker",
-                "--pool=solo",
-                "--without-gossip",
-                "--without-mingle",
-                "--without-heartbeat",
-                "--loglevel=INFO",
-                f"--hostname={isolation['tag']}-{len(processes)}@%h",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        processes.append(process)
-        return process
-
-    yield start
-    for process in processes:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-
-
-def _wait_for(predicate: Callable[[], bool], what: str, logs: Path) -> None:
-    deadline = time.monotonic() + DEADLINE
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.1)
-    output = "\n".join(p.read_text(errors="replace")[-3000:] for p in sorted(logs.glob("*.log")))
-    pytest.fail(f"timed out waiting for {what}; worker output:\n{output}")
 
 
 def _status(pk: int) -> str:
@@ -123,7 +46,7 @@ def _submit() -> Submission:
 def test_a_real_worker_scores_a_submission_made_through_the_service(start_worker, tmp_path):
     start_worker()
     submission = _submit()  # enqueued on commit, to the real broker
-    _wait_for(lambda: _status(submission.pk) == "scored", "the submission to be scored", tmp_path)
+    wait_for(lambda: _status(submission.pk) == "scored", "the submission to be scored", tmp_path)
     assert Result.objects.filter(submission=submission).count() == 3
 
 
@@ -132,7 +55,7 @@ def test_a_worker_killed_while_scoring_leaves_the_submission_to_be_scored_exactl
 ):
     slow = start_worker(TRACKBOARD_TEST_SCORE_DELAY="600")
     submission = _submit()
-    _wait_for(lambda: _status(submission.pk) == "scoring", "the worker to claim it", tmp_path)
+    wait_for(lambda: _status(submission.pk) == "scoring", "the worker to claim it", tmp_path)
     os.kill(slow.pid, signal.SIGKILL)
     slow.wait()
     assert _status(submission.pk) == "scoring"
@@ -142,7 +65,7 @@ def test_a_worker_killed_while_scoring_leaves_the_submission_to_be_scored_exactl
     after_lease = timezone.now() + dt.timedelta(seconds=settings.SCORING_LEASE_SECONDS + 1)
     assert services.reap_expired_leases(now=after_lease) == [submission.pk]
     start_worker()
-    _wait_for(lambda: _status(submission.pk) == "scored", "the re-queued scoring", tmp_path)
+    wait_for(lambda: _status(submission.pk) == "scored", "the re-queued scoring", tmp_path)
 
     submission.refresh_from_db()
     assert submission.attempts == 2

@@ -1,0 +1,98 @@
+"""Real Celery worker processes for tests, each pointed at the test's own database, private
+storage, cache prefix and queue. Waiting loops have a generous deadline so a broken worker
+fails the test with its log instead of hanging it; nothing asserts speed.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from django.db import connection
+
+from tests.conftest import ROOT
+
+DEADLINE = 60.0
+
+
+def database_url() -> str:
+    db = connection.settings_dict
+    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
+    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+def wait_for(predicate: Callable[[], bool], what: str, logs: Path, deadline: float = DEADLINE):
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        if predicate():
+            return
+        time.sleep(0.02)
+    output = "\n".join(p.read_text(errors="replace")[-4000:] for p in sorted(logs.glob("*.log")))
+    pytest.fail(f"timed out waiting for {what}; worker output:\n{output}")
+
+
+@pytest.fixture
+def start_worker(
+    postgres, redis_url, isolation, tmp_path
+) -> Iterator[Callable[..., subprocess.Popen]]:
+    """``start(pool="solo"|"prefork", broker=URL, **env)`` starts a worker; all stop at teardown."""
+    processes: list[subprocess.Popen] = []
+
+    def start(
+        *, pool: str = "solo", concurrency: int = 1, broker: str | None = None, **extra_env: str
+    ):
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
+            "DATABASE_URL": database_url(),
+            "REDIS_URL": broker or redis_url,
+            "TRACKBOARD_QUEUE": isolation["tag"],
+            "TRACKBOARD_CACHE_PREFIX": isolation["tag"],
+            "TRACKBOARD_PRIVATE_ROOT": str(isolation["private"]),
+            "TRACKBOARD_VAR_DIR": str(tmp_path / "var"),
+            **extra_env,
+        }
+        env.pop("DATABASE_TEST_NAME", None)
+        log = open(tmp_path / f"worker-{len(processes)}.log", "wb")  # noqa: SIM115
+        pool_args = (
+            ["--pool=prefork", f"--concurrency={concurrency}"]
+            if pool == "prefork"
+            else ["--pool=solo"]
+        )
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "leaderboard",
+                "worker",
+                *pool_args,
+                "--without-gossip",
+                "--without-mingle",
+                "--without-heartbeat",
+                "--loglevel=INFO",
+                f"--hostname={isolation['tag']}-{len(processes)}@%h",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        processes.append(process)
+        return process
+
+    yield start
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
