@@ -76,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         statistics = ForkedStatistics.start(prelude)
         reference = None
         if prelude is not None and statistics is not None:
-            sources = _read_ahead(sources)
+            sources = _read_ahead(sources, options.get("profile", "default"))
             reference = statistics.prelude_result()  # the reference's own error comes first
         if reference is None:
             reference = task.load_reference(gold, files, options)
@@ -120,15 +120,15 @@ def _compact_dstc11_reference(
     )
 
 
-def _read_ahead(sources: list[Source]) -> list[Source]:
-    """Read each prediction file now. A file that cannot be read keeps its error as its
-    ``parsed``, raised by :func:`_load` in the order of an ordinary run."""
-    from scoring.formats import read_file
+def _read_ahead(sources: list[Source], profile: str) -> list[Source]:
+    """Read and normalise each prediction file now. A file that cannot be read keeps its
+    error as its ``parsed``, raised by :func:`_load` in the order of an ordinary run."""
+    from scoring.dstc11.model import read_ahead
 
     read = []
     for source in sources:
         try:
-            parsed: object = read_file(source.data, source.name)
+            parsed: object = read_ahead(source.data, source.name, profile)
         except ScoringError as error:
             parsed = error
         read.append(Source(source.data, source.name, parsed))

@@ -245,6 +245,7 @@ def _wait(client: Client, submission: dict[str, Any], interval: float, timeout: 
     """Print each change of status until the submission is final; plain lines, no TUI."""
     started = time.monotonic()
     shown = ""
+    hiccup = False
     while True:
         status = submission["status"]
         line = status + (f" (attempt {submission['attempts']})" if status == "scoring" else "")
@@ -258,7 +259,16 @@ def _wait(client: Client, submission: dict[str, Any], interval: float, timeout: 
             print(f"Still {status} after {timeout:.0f} s; check later with trackboard status.")
             return FAILED
         time.sleep(interval)
-        submission = client.get(f"submissions/{submission['id']}/")
+        try:
+            submission = client.get(f"submissions/{submission['id']}/")
+        except ApiError as error:
+            # A refusal (4xx) is final; a server or network hiccup while watching is not: the
+            # submission is safely queued on the server, so keep watching until the timeout.
+            if 0 < error.status < 500:
+                raise
+            if not hiccup:
+                print(f"(the server did not answer: {error}; still watching)", file=sys.stderr)
+                hiccup = True
     if status != "scored":
         if submission.get("error"):
             print(submission["error"], file=sys.stderr)
