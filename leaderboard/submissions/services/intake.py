@@ -111,18 +111,19 @@ def submit(
     _check_references_readable(references.values())
 
     checked, messages = _validate(phase, conditions, references, files)
+    # What the team sent, whether the upload is recorded as invalid or queued.
+    identity = {
+        "team": team,
+        "phase": phase,
+        "submitter": user,
+        "method_name": method_name,
+        "method_description": method_description,
+        "url": url,
+        "is_baseline": is_baseline,
+    }
     if messages:
         invalid = Submission.objects.create(
-            team=team,
-            phase=phase,
-            submitter=user,
-            method_name=method_name,
-            method_description=method_description,
-            url=url,
-            is_baseline=is_baseline,
-            status=Submission.Status.INVALID,
-            charged=False,
-            error=_join(messages),
+            **identity, status=Submission.Status.INVALID, charged=False, error=_join(messages)
         )
         raise SubmissionRejected(messages, invalid)
 
@@ -134,15 +135,7 @@ def submit(
             Participation.objects.select_for_update().get(pk=participation.pk)
             _check_quota(team, phase)
             submission = Submission.objects.create(
-                team=team,
-                phase=phase,
-                submitter=user,
-                method_name=method_name,
-                method_description=method_description,
-                url=url,
-                is_baseline=is_baseline,
-                status=Submission.Status.QUEUED,
-                charged=True,
+                **identity, status=Submission.Status.QUEUED, charged=True
             )
             SubmissionFile.objects.bulk_create(
                 SubmissionFile(
