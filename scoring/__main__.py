@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import gc
 import os
-import sys
 
 # The scorer's linear algebra is a few matrix-vector products: a BLAS thread pool only costs
 # start-up time (about 50 ms) and competes with other work on a shared machine.
@@ -10,16 +9,11 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
 # A short run builds large acyclic structures (the two files' states): the cyclic collector
-# would only walk them again and again, and tearing them down at exit takes ~15 ms.
+# would only walk them again and again.
 gc.disable()
 
-from scoring.cli import main  # noqa: E402
+from scoring.cli import leave, main  # noqa: E402
 
 if __name__ == "__main__":
-    status = main()
-    try:
-        sys.stdout.flush()
-        sys.stderr.flush()
-    except BrokenPipeError:  # the reader (say, `| head`) has gone; nothing left to tell it
-        pass
-    os._exit(status)
+    # With ``exiting``, a scoring run ends the process itself, freeing nothing.
+    leave(main(exiting=True))

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import orjson
 
@@ -44,7 +45,9 @@ MATCHES = ("exact", "fuzzy")
 EXIT_INVALID = 2
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, exiting: bool = False) -> int:
+    """Run the command line; ``exiting`` tells that the process ends right after (``python -m
+    scoring``), so the forked helper process is left to exit on its own, not waited for."""
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "example":
@@ -67,17 +70,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         files = _files(task, args)
         gold = Source(_read(args.gold), Path(args.gold).name)
         sources = [Source(_read(path), Path(path).name) for path in args.pred]
-        prelude = None
-        if task.name == "dstc11":
-            # Read the reference in the forked child while this process reads the predictions.
-            def prelude() -> Any:
-                return _compact_dstc11_reference(task, gold, files, options)
-
-        statistics = ForkedStatistics.start(prelude)
         reference = None
-        if prelude is not None and statistics is not None:
-            sources = _read_ahead(sources, options.get("profile", "default"))
-            reference = statistics.prelude_result()  # the reference's own error comes first
+        if task.name == "dstc11":
+            statistics, reference, sources = _start_dstc11(
+                gold, files, sources, options, resampling, not args.no_cache
+            )
+        else:
+            statistics = ForkedStatistics.start()
         if reference is None:
             reference = task.load_reference(gold, files, options)
         predictions = [_load(task, source, reference, options) for source in sources]
@@ -100,24 +99,95 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if not args.json:
                     out = _generic_compare_report(out)
             _emit(out, args.json)
+        if exiting:
+            leave(0)  # while everything is still referenced: no time spent freeing it
     except ScoringError as error:
         print(f"error: {error}", file=sys.stderr)
+        if exiting:
+            leave(EXIT_INVALID)
         return EXIT_INVALID
     finally:
         if statistics is not None:
-            statistics.close()
+            statistics.close(wait=not exiting)
     return 0
 
 
-def _compact_dstc11_reference(
-    task: Task, gold: Source, files: dict[str, Source], options: dict[str, str]
-) -> Any:
-    import dataclasses
+def leave(status: int) -> NoReturn:
+    """End the process now: flush the output, skip freeing memory and exit handlers (a run
+    builds hundreds of thousands of objects; freeing them one by one takes longer than
+    anything after the report). The forked process ends when its pipe closes."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:  # the reader (say, `| head`) has gone; nothing left to tell it
+        pass
+    os._exit(status)
 
-    reference = task.load_reference(gold, files, options)
-    return dataclasses.replace(
-        reference, gold=reference.gold.compact(options.get("profile", "default"))
-    )
+
+def _start_dstc11(
+    gold: Source,
+    files: dict[str, Source],
+    sources: list[Source],
+    options: dict[str, str],
+    resampling: Resampling,
+    use_cache: bool,
+) -> tuple[ForkedStatistics | None, Any, list[Source]]:
+    """Fork the statistics process and get the reference, reading the predictions meanwhile.
+
+    The reference comes from the cache (:mod:`scoring.refcache`) when it holds this gold file;
+    else the forked process reads it while this one reads the predictions, and it is cached.
+    Returns the statistics process, the reference (None: read it here, as without ``fork``)
+    and the predictions read ahead. The reference's own error comes before theirs.
+    """
+    from scoring import refcache
+    from scoring.dstc11 import task as dstc11
+
+    profile = options["profile"]
+    where = refcache.folder() if use_cache else None
+    name = refcache.key(gold.data, profile) if where is not None else None
+    cached = refcache.load(where, name)
+    dialogues: list[int] = []
+    if cached is not None:
+        dialogues.append(len(cached.ids))
+        statistics = ForkedStatistics.start(None, _warm(resampling, dialogues))
+        sources = _read_ahead(sources, profile)
+        gold_reference = dstc11.renamed(cached, gold.name)
+    else:
+
+        def prelude() -> bytes:
+            compact = dstc11.compact_gold(gold, profile)
+            dialogues.append(len(compact.ids))
+            return refcache.dumps(compact)
+
+        statistics = ForkedStatistics.start(prelude, _warm(resampling, dialogues))
+        if statistics is None:
+            return None, None, sources
+        sources = _read_ahead(sources, profile)
+        payload = statistics.prelude_result()  # raises the reference's own error
+        if payload is None:
+            return statistics, None, sources
+        try:
+            gold_reference = refcache.loads(payload)
+        except Exception:  # not expected from our own child; read the reference here then
+            return statistics, None, sources
+        refcache.store(where, name, payload)
+    return statistics, dstc11.load_reference(gold, files, options, gold_reference), sources
+
+
+def _warm(resampling: Resampling, dialogues: list[int]) -> Callable[[], object]:
+    """Run in the forked process once numpy is in: draw the bootstrap's resamples for the
+    reference's ``dialogues[0]`` dialogues (kept for the request that follows) and warm
+    numpy's code paths."""
+
+    def warm() -> object:
+        from scoring import stats
+
+        n = dialogues[0]
+        return stats.bootstrap_ci(
+            {"warm": ([0] * n, [1] * n)}, resampling.n_boot, resampling.seed, resampling.level
+        )
+
+    return warm
 
 
 def _read_ahead(sources: list[Source], profile: str) -> list[Source]:
@@ -197,6 +267,11 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--level", type=float, default=DEFAULT_LEVEL)
         sub.add_argument("--seed", type=int, default=DEFAULT_SEED)
         sub.add_argument("--json", action="store_true", help="print one JSON object")
+        sub.add_argument(
+            "--no-cache",
+            action="store_true",
+            help="neither read nor keep the normalised reference in the cache (dstc11)",
+        )
     example = commands.add_parser(
         "example", help="generate a small synthetic reference and run, then score it"
     )

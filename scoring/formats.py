@@ -162,14 +162,16 @@ def _count_keys(value: Any) -> int:
     return total
 
 
-_SPACE_BEFORE_COLON = re.compile(r'"[ \t\n\r]+:')
+# A colon preceded by JSON white space; the literal colon lets the search skip ahead quickly.
+_SPACE_BEFORE_COLON = re.compile(r":(?<=[ \t\n\r]:)")
 
 
 def _keys_in_text(text: str) -> int | None:
     """The number of ``":`` in the text: every key once, plus each ``\\":`` inside a string.
 
     None when some key may be followed by white space before its colon, which this count
-    would miss.
+    would miss: that is, when any colon in the text follows white space (inside a string too,
+    which only sends the file to the exact reader).
     """
     if _SPACE_BEFORE_COLON.search(text):
         return None
@@ -255,15 +257,31 @@ def _collect(document: Any, name: str, sha256: str, count: bool) -> tuple[Parsed
                     )
                 if count:
                     keys += len(turn)
-                    for field, value in turn.items():
-                        if field != "state" and type(value) in (dict, list):
-                            keys += _count_keys(value)
+                    if len(turn) > 1:
+                        keys += _extra_keys(turn)
                 turn = turn["state"]
             if count:
                 keys += len(turn) + sum(map(len, turn.values()))
             states.append(turn)
         dialogues[key] = tuple(states)
     return ParsedFile(name, fmt, sha256, dialogues, original), keys
+
+
+def _extra_keys(turn: dict[str, Any]) -> int:
+    """The keys inside a wrapper turn's fields other than ``state``.
+
+    A list is searched only when its first item is an object or a list (``active_domains``
+    lists strings). Counting too few keys is safe: the total then falls short of the text's
+    count and the exact reader takes over.
+    """
+    keys = 0
+    for name, value in turn.items():
+        kind = type(value)
+        if name != "state" and (
+            kind is dict or (kind is list and value and type(value[0]) in (dict, list))
+        ):
+            keys += _count_keys(value)
+    return keys
 
 
 def _is_wrapper(document: dict[str, Any]) -> bool:

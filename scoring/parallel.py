@@ -2,18 +2,17 @@
 
 Reading the reference and importing numpy each cost about as much as reading the prediction
 (~50 ms). A command-line run forks first: the child reads the reference (the optional
-*prelude*) while the parent reads the prediction, sends the reference back compactly, then
-imports numpy and computes the intervals from the per-dialogue counts the parent sends. The
+*prelude*, unless the reference cache had it) while the parent reads the prediction, sends the
+reference back compactly as bytes, then imports numpy, draws the bootstrap's resamples ahead of
+time (*warm*) and computes the intervals from the per-dialogue counts the parent sends. The
 child runs the very same functions on the same inputs, so the numbers and messages are
 identical to an in-process run; where ``fork`` is missing or the child fails, the parent does
-the work itself.
-"""
+the work itself."""
 
 from __future__ import annotations
 
 import contextlib
 import os
-import pickle
 import struct
 import threading
 from collections.abc import Callable, Sequence
@@ -27,6 +26,7 @@ if TYPE_CHECKING:
     from scoring.stats import PairedTest
 
 _LENGTH = struct.Struct("!Q")
+_OK, _INVALID, _FAILED = b"o", b"i", b"f"
 
 
 class ForkedStatistics:
@@ -39,9 +39,15 @@ class ForkedStatistics:
         self._broken = False
 
     @classmethod
-    def start(cls, prelude: Callable[[], Any] | None = None) -> ForkedStatistics | None:
-        """Fork the child, or None if unsupported. The child runs ``prelude`` first (its result
-        is collected with :meth:`prelude_result`), then imports numpy."""
+    def start(
+        cls,
+        prelude: Callable[[], bytes] | None = None,
+        warm: Callable[[], object] | None = None,
+    ) -> ForkedStatistics | None:
+        """Fork the child, or None if unsupported. The child runs ``prelude`` first (the bytes
+        it returns are collected with :meth:`prelude_result`), then imports numpy and calls
+        ``warm``: work done there ahead of the first request, such as drawing the bootstrap's
+        resamples, is off the parent's path."""
         if not hasattr(os, "fork"):
             return None
         requests_read, requests_write = os.pipe()
@@ -57,6 +63,7 @@ class ForkedStatistics:
             os.close(replies_read)
             status = 0
             try:
+                _detach_standard_streams()
                 sending = None
                 if prelude is not None:
                     # The parent drains the reply while this process imports numpy: a pipe
@@ -66,6 +73,9 @@ class ForkedStatistics:
                     sending.start()
                 from scoring import stats  # noqa: F401  (the slow import)
 
+                if warm is not None:
+                    with contextlib.suppress(Exception):
+                        warm()
                 if sending is not None:
                     sending.join()
                 _serve(requests_read, replies_write)
@@ -78,17 +88,18 @@ class ForkedStatistics:
         os.close(replies_write)
         return cls(pid, requests_write, replies_read)
 
-    def prelude_result(self) -> Any:
+    def prelude_result(self) -> bytes | None:
         """What the prelude returned; raises its ScoringError (same message) if it refused the
         input; None when the child could not run it (the caller then does the work itself)."""
         try:
-            status, payload = pickle.loads(_receive(self._from_child))
-        except (OSError, EOFError, pickle.UnpicklingError):
+            reply = _receive(self._from_child)
+        except (OSError, EOFError):
             self._broken = True
             return None
-        if status == "invalid":
-            raise ScoringError(payload)
-        return payload if status == "ok" else None
+        status, payload = reply[:1], reply[1:]
+        if status == _INVALID:
+            raise ScoringError(payload.decode("utf-8"))
+        return payload if status == _OK else None
 
     def bootstrap_ci(
         self,
@@ -125,13 +136,17 @@ class ForkedStatistics:
         reply["ci"] = _floats(reply["ci"])
         return PairedTest(**reply)
 
-    def close(self) -> None:
-        """End the child (it exits when its request pipe closes) and reap it."""
+    def close(self, wait: bool = True) -> None:
+        """End the child (it exits when its request pipe closes) and, with ``wait``, reap it.
+
+        A process about to exit need not wait: the orphaned child is reaped by the system, and
+        holds none of the parent's output streams (see :func:`_detach_standard_streams`)."""
         for fd in (self._to_child, self._from_child):
             with contextlib.suppress(OSError):
                 os.close(fd)
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(self._pid, 0)
+        if wait:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self._pid, 0)
 
     def _call(self, function: str, args: list[Any]) -> Any:
         """The child's answer, or None (compute locally) if the child cannot give one."""
@@ -149,14 +164,23 @@ class ForkedStatistics:
         return payload
 
 
-def _run_prelude(prelude: Callable[[], Any]) -> bytes:
-    # Our own forked child is the only writer of this pipe, so pickle is safe here.
+def _run_prelude(prelude: Callable[[], bytes]) -> bytes:
+    """The reply to send: a status byte, then the prelude's bytes or its error's message."""
     try:
-        return pickle.dumps(("ok", prelude()), protocol=pickle.HIGHEST_PROTOCOL)
+        return _OK + prelude()
     except ScoringError as error:
-        return pickle.dumps(("invalid", str(error)))
+        return _INVALID + str(error).encode("utf-8")
     except Exception:
-        return pickle.dumps(("failed", None))
+        return _FAILED
+
+
+def _detach_standard_streams() -> None:
+    """Point the child's standard streams at the null device: it never prints, and a reader of
+    the parent's output (a pipe) then sees its end as soon as the parent exits."""
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
 
 
 def _serve(requests: int, replies: int) -> None:

@@ -13,8 +13,9 @@ per-dialogue counts. Percentiles interpolate linearly (numpy's default).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -23,6 +24,7 @@ from scoring.errors import ScoringError
 from scoring.settings import check_settings
 
 Counts = npt.NDArray[np.float64]
+IndexBlock = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True)
@@ -64,11 +66,20 @@ def _quantile(ordered: Counts, q: float) -> float:
 _BLOCK_ROWS = 100
 
 
-def _index_blocks(n: int, n_boot: int, seed: int) -> Iterator[tuple[int, npt.NDArray[np.int64]]]:
-    """Yield (first row, rows of resampled dialogue indices), drawing row after row."""
+@lru_cache(maxsize=1)
+def _index_blocks(n: int, n_boot: int, seed: int) -> tuple[tuple[int, IndexBlock], ...]:
+    """(first row, rows of resampled dialogue indices), drawn row after row.
+
+    The last draws are kept: scoring then comparing on one reference (or a forked process
+    drawing them before it is asked, see :mod:`scoring.parallel`) reuses the same rows.
+    """
     rng = np.random.default_rng(seed)
+    blocks = []
     for start in range(0, n_boot, _BLOCK_ROWS):
-        yield start, rng.integers(0, n, size=(min(_BLOCK_ROWS, n_boot - start), n))
+        # Shared between calls, so never written to (marking it read-only would make
+        # ``np.take`` several times slower).
+        blocks.append((start, rng.integers(0, n, size=(min(_BLOCK_ROWS, n_boot - start), n))))
+    return tuple(blocks)
 
 
 def bootstrap_ci(

@@ -28,3 +28,14 @@ def fixtures_dir() -> Path:
     """The shared public fixture data beside the checkout (``../shared/fixtures``)."""
     require("../shared/fixtures", FIXTURES.is_dir(), f"no directory {FIXTURES.resolve()}")
     return FIXTURES
+
+
+@pytest.fixture(autouse=True)
+def reference_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Each test's own folder for the scorer's reference cache (inherited by the commands a
+    test runs): nothing is read from or written to the user's cache."""
+    folder = tmp_path_factory.mktemp("reference-cache")
+    monkeypatch.setenv("TRACKBOARD_CACHE_DIR", str(folder))
+    return folder

@@ -71,9 +71,14 @@ def _split_key(text: str) -> str:
 
 
 def load_reference(
-    gold: Source, files: Mapping[str, Source], options: Mapping[str, str]
+    gold: Source,
+    files: Mapping[str, Source],
+    options: Mapping[str, str],
+    gold_reference: Reference | None = None,
 ) -> Dstc11Reference:
-    reference = _load_reference(gold.data, gold.name)
+    """The reference; ``gold_reference``, when given, is ``gold`` already read (and possibly
+    compacted for the chosen profile, see :func:`compact_gold`)."""
+    reference = _load_reference(gold.data, gold.name) if gold_reference is None else gold_reference
     training = files.get("training_values")
     values = None
     if training is not None:
@@ -82,6 +87,16 @@ def load_reference(
             training.data, training.name, _split_key, value_normaliser(profile)
         )
     return Dstc11Reference(reference, values)
+
+
+def compact_gold(gold: Source, profile: str) -> Reference:
+    """The gold read, checked and reduced to what scoring under ``profile`` needs."""
+    return _load_reference(gold.data, gold.name).compact(profile)
+
+
+def renamed(reference: Reference, name: str) -> Reference:
+    """``reference`` (compact, say from the command line's cache) under the file name ``name``."""
+    return dataclasses.replace(reference, parsed=dataclasses.replace(reference.parsed, name=name))
 
 
 def load_prediction(
