@@ -31,6 +31,7 @@ from scoring.results import (
     Comparison,
     Score,
     Settings,
+    Statistics,
     compare,
 )
 from scoring.taskapi import Resampling, Source, Task, TaskResult
@@ -52,7 +53,8 @@ def main(argv: Sequence[str] | None = None, exiting: bool = False) -> int:
     args = parser.parse_args(argv)
     if args.command == "example":
         return _example(args)
-    statistics: ForkedStatistics | None = None
+    forked: ForkedStatistics | None = None
+    statistics: Statistics | None = None
     try:
         from scoring.tasks import get_task
 
@@ -72,11 +74,17 @@ def main(argv: Sequence[str] | None = None, exiting: bool = False) -> int:
         sources = [Source(_read(path), Path(path).name) for path in args.pred]
         reference = None
         if task.name == "dstc11":
-            statistics, reference, sources = _start_dstc11(
-                gold, files, sources, options, resampling, not args.no_cache
+            forked, statistics, reference, sources = _start_dstc11(
+                gold,
+                files,
+                sources,
+                options,
+                resampling,
+                use_cache=not args.no_cache,
+                intervals_only=args.command == "score",
             )
         else:
-            statistics = ForkedStatistics.start()
+            forked = statistics = ForkedStatistics.start()
         if reference is None:
             reference = task.load_reference(gold, files, options)
         predictions = [_load(task, source, reference, options) for source in sources]
@@ -107,8 +115,8 @@ def main(argv: Sequence[str] | None = None, exiting: bool = False) -> int:
             leave(EXIT_INVALID)
         return EXIT_INVALID
     finally:
-        if statistics is not None:
-            statistics.close(wait=not exiting)
+        if forked is not None:
+            forked.close(wait=not exiting)
     return 0
 
 
@@ -131,13 +139,17 @@ def _start_dstc11(
     options: dict[str, str],
     resampling: Resampling,
     use_cache: bool,
-) -> tuple[ForkedStatistics | None, Any, list[Source]]:
-    """Fork the statistics process and get the reference, reading the predictions meanwhile.
+    intervals_only: bool,
+) -> tuple[ForkedStatistics | None, Statistics | None, Any, list[Source]]:
+    """Start the statistics and get the reference, reading the predictions meanwhile.
 
     The reference comes from the cache (:mod:`scoring.refcache`) when it holds this gold file;
-    else the forked process reads it while this one reads the predictions, and it is cached.
-    Returns the statistics process, the reference (None: read it here, as without ``fork``)
-    and the predictions read ahead. The reference's own error comes before theirs.
+    else a forked process reads it while this one reads the predictions, and it is cached. The
+    intervals of a ``score`` come from cached resample counts without numpy (see
+    :mod:`scoring.resample`) when the cache holds them; else from the forked process, which
+    also imports numpy while this one reads, and which caches the counts once it is done.
+    Returns the forked process (to close), the statistics, the reference (None: read it here,
+    as without ``fork``) and the predictions read ahead. The reference's error comes first.
     """
     from scoring import refcache
     from scoring.dstc11 import task as dstc11
@@ -147,9 +159,34 @@ def _start_dstc11(
     name = refcache.key(gold.data, profile) if where is not None else None
     cached = refcache.load(where, name)
     dialogues: list[int] = []
+    warm = _warm(resampling, dialogues)
+
+    def keep_draws() -> None:  # in the forked process, after the run
+        if where is None or not intervals_only:
+            return
+        from scoring import stats
+
+        n = dialogues[0]
+        draws = refcache.draws_key(n, resampling.n_boot, resampling.seed)
+        if draws is not None and not refcache.has(where, draws):
+            counts = stats.resample_counts(n, resampling.n_boot, resampling.seed)
+            if counts is not None:
+                refcache.store(where, draws, counts)
+
     if cached is not None:
-        dialogues.append(len(cached.ids))
-        statistics = ForkedStatistics.start(None, _warm(resampling, dialogues))
+        n = len(cached.ids)
+        dialogues.append(n)
+        if intervals_only and where is not None:
+            draws_name = refcache.draws_key(n, resampling.n_boot, resampling.seed)
+            draws = refcache.load_draws(where, draws_name, n, resampling.n_boot, resampling.seed)
+            if draws is not None:
+                from scoring.resample import PackedStatistics
+
+                reference = dstc11.load_reference(
+                    gold, files, options, dstc11.renamed(cached, gold.name)
+                )
+                return None, PackedStatistics(draws), reference, _read_ahead(sources, profile)
+        forked = ForkedStatistics.start(None, warm, keep_draws)
         sources = _read_ahead(sources, profile)
         gold_reference = dstc11.renamed(cached, gold.name)
     else:
@@ -159,19 +196,20 @@ def _start_dstc11(
             dialogues.append(len(compact.ids))
             return refcache.dumps(compact)
 
-        statistics = ForkedStatistics.start(prelude, _warm(resampling, dialogues))
-        if statistics is None:
-            return None, None, sources
+        forked = ForkedStatistics.start(prelude, warm, keep_draws)
+        if forked is None:
+            return None, None, None, sources
         sources = _read_ahead(sources, profile)
-        payload = statistics.prelude_result()  # raises the reference's own error
+        payload = forked.prelude_result()  # raises the reference's own error
         if payload is None:
-            return statistics, None, sources
+            return forked, forked, None, sources
         try:
             gold_reference = refcache.loads(payload)
         except Exception:  # not expected from our own child; read the reference here then
-            return statistics, None, sources
+            return forked, forked, None, sources
         refcache.store(where, name, payload)
-    return statistics, dstc11.load_reference(gold, files, options, gold_reference), sources
+    reference = dstc11.load_reference(gold, files, options, gold_reference)
+    return forked, forked, reference, sources
 
 
 def _warm(resampling: Resampling, dialogues: list[int]) -> Callable[[], object]:

@@ -43,11 +43,13 @@ class ForkedStatistics:
         cls,
         prelude: Callable[[], bytes] | None = None,
         warm: Callable[[], object] | None = None,
+        after: Callable[[], object] | None = None,
     ) -> ForkedStatistics | None:
         """Fork the child, or None if unsupported. The child runs ``prelude`` first (the bytes
         it returns are collected with :meth:`prelude_result`), then imports numpy and calls
         ``warm``: work done there ahead of the first request, such as drawing the bootstrap's
-        resamples, is off the parent's path."""
+        resamples, is off the parent's path. ``after`` runs in the child once the parent has
+        closed its end (work nobody waits for, such as filling a cache)."""
         if not hasattr(os, "fork"):
             return None
         requests_read, requests_write = os.pipe()
@@ -79,6 +81,8 @@ class ForkedStatistics:
                 if sending is not None:
                     sending.join()
                 _serve(requests_read, replies_write)
+                if after is not None:
+                    after()
             except BaseException:
                 status = 1
             finally:

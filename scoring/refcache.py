@@ -3,6 +3,8 @@
 A participant scores run after run against the same gold file. The first run reads, checks and
 normalises the gold (for the DSTC11 test set, more than the rest of the run together) and
 keeps the compact result (:meth:`scoring.dstc11.Reference.compact`); later runs load it instead.
+It also keeps the bootstrap's resample counts for the reference's number of dialogues (see
+:mod:`scoring.resample`), so that a later run computes its intervals without numpy.
 
 An entry is found by a digest of everything its content depends on: the gold file's bytes, the
 normalisation profile, the library version, the Python version and the source of the modules
@@ -25,7 +27,6 @@ import io
 import os
 import pickle
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,41 @@ def key(gold: bytes, profile: str) -> str | None:
     return digest.hexdigest()
 
 
+def draws_key(n: int, n_boot: int, seed: int) -> str | None:
+    """The entry's name for the bootstrap's resample counts of ``n`` dialogues (see
+    :mod:`scoring.resample`): they depend on numpy's generator, so its version is part of it;
+    None if that or the code cannot be read."""
+    digest = hashlib.sha256(_MAGIC + b"draws\0")
+    for part in (__version__, sys.version, str(n), str(n_boot), str(seed)):
+        digest.update(part.encode() + b"\0")
+    package = Path(__file__).parent
+    try:
+        from importlib.util import find_spec
+
+        spec = find_spec("numpy")
+        if spec is None or spec.origin is None:
+            return None
+        digest.update(Path(spec.origin).with_name("version.py").read_bytes() + b"\0")
+        for name in ("stats", "resample"):
+            digest.update((package / f"{name}.py").read_bytes() + b"\0")
+    except (OSError, ImportError, ValueError):
+        return None
+    return digest.hexdigest()
+
+
+def load_draws(where: Path | None, name: str | None, n: int, n_boot: int, seed: int) -> Any:
+    """The cached :class:`scoring.resample.Draws` called ``name``, or None."""
+    payload = read(where, name)
+    if payload is None:
+        return None
+    from scoring.resample import Draws
+
+    try:
+        return Draws(n, n_boot, seed, payload)
+    except ValueError:
+        return None
+
+
 def dumps(reference: Any) -> bytes:
     """A compact reference as the bytes an entry stores."""
     return pickle.dumps(reference, protocol=pickle.HIGHEST_PROTOCOL)
@@ -84,6 +120,22 @@ def loads(payload: bytes) -> Any:
 
 def load(where: Path | None, name: str | None) -> Any:
     """The cached reference called ``name``, or None (no entry, or one that cannot be used)."""
+    payload = read(where, name)
+    if payload is None:
+        return None
+    try:
+        return loads(payload)
+    except Exception:  # a damaged or foreign entry is a miss, whatever it raises
+        return None
+
+
+def has(where: Path, name: str) -> bool:
+    """Whether an entry called ``name`` exists (not whether it is whole)."""
+    return (where / (name + _SUFFIX)).exists()
+
+
+def read(where: Path | None, name: str | None) -> bytes | None:
+    """The payload of the entry called ``name`` if it is there whole, else None."""
     if where is None or name is None:
         return None
     path = where / (name + _SUFFIX)
@@ -97,13 +149,9 @@ def load(where: Path | None, name: str | None) -> Any:
         or hashlib.sha256(data[head:]).digest() != data[len(_MAGIC) : head]
     ):
         return None
-    try:
-        reference = loads(data[head:])
-    except Exception:  # a damaged or foreign entry is a miss, whatever it raises
-        return None
     with contextlib.suppress(OSError):
         os.utime(path)  # most recently used: kept longest
-    return reference
+    return data[head:]
 
 
 def store(where: Path | None, name: str | None, payload: bytes) -> None:
@@ -111,6 +159,8 @@ def store(where: Path | None, name: str | None, payload: bytes) -> None:
     a folder that cannot be written is left alone."""
     if where is None or name is None:
         return
+    import tempfile
+
     try:
         where.mkdir(parents=True, exist_ok=True, mode=0o700)
         handle, temporary = tempfile.mkstemp(dir=where, prefix=".", suffix=".tmp")

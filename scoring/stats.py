@@ -82,6 +82,20 @@ def _index_blocks(n: int, n_boot: int, seed: int) -> tuple[tuple[int, IndexBlock
     return tuple(blocks)
 
 
+def resample_counts(n: int, n_boot: int, seed: int) -> bytes | None:
+    """How often each dialogue is drawn in each resample of :func:`bootstrap_ci`: byte
+    ``i * n_boot + b`` is the count of dialogue ``i`` in resample ``b`` (what
+    :class:`scoring.resample.Draws` reads); None if a count does not fit in a byte."""
+    counts = np.empty((n, n_boot), dtype=np.int64)
+    for start, indices in _index_blocks(n, n_boot, seed):
+        rows = len(indices)
+        flat = (indices + (np.arange(rows) * n)[:, None]).ravel()
+        counts[:, start : start + rows] = np.bincount(flat, minlength=rows * n).reshape(rows, n).T
+    if n and int(counts.max()) > 255:
+        return None
+    return counts.astype(np.uint8).tobytes()
+
+
 def bootstrap_ci(
     pairs: Mapping[str, tuple[Sequence[float] | Counts, Sequence[float] | Counts]],
     n_boot: int,

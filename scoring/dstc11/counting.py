@@ -88,7 +88,17 @@ class _TurnErrors(NamedTuple):
     wrong: frozenset[str]
 
 
-def _turn_errors(gold: State, pred: State, gold_domains: frozenset[str]) -> _TurnErrors:
+class _Domains(dict[str, str]):
+    """Slot key -> its domain (``hotel-area`` -> ``hotel``), computed once per key."""
+
+    def __missing__(self, key: str) -> str:
+        domain = self[key] = key.partition("-")[0]
+        return domain
+
+
+def _turn_errors(
+    gold: State, pred: State, gold_domains: frozenset[str], domain_of: _Domains
+) -> _TurnErrors:
     sub: list[str] = []
     dele: list[str] = []
     for k, v in gold.items():
@@ -100,14 +110,15 @@ def _turn_errors(gold: State, pred: State, gold_domains: frozenset[str]) -> _Tur
     ins: tuple[str, ...] = ()
     domains = gold_domains
     if len(pred) > len(gold) - len(dele):
-        ins = tuple(k for k in pred if k not in gold)
-        domains = gold_domains | {k.partition("-")[0] for k in ins}
+        ins = tuple([k for k in pred if k not in gold])
+        domains = gold_domains | {domain_of[k] for k in ins}
     return _TurnErrors(
         tuple(sub),
         tuple(dele),
         ins,
         domains,
-        frozenset(k.partition("-")[0] for k in (*sub, *dele, *ins)),
+        frozenset([domain_of[k] for k in sub] + [domain_of[k] for k in dele])
+        | {domain_of[k] for k in ins},
     )
 
 
@@ -116,10 +127,11 @@ def count(reference: Reference, prediction: Prediction, profile: str) -> Counts:
     facts = reference.facts(profile)
     pred_states = prediction.states(profile)
     # Turns that are right count once for each of their gold domains, and wrong turns once for
-    # their errors: counting the distinct domain sets and error lists, then expanding them at
-    # the end, keeps the per-turn work to one dictionary update.
-    right_domains: Counter[frozenset[str]] = Counter()
-    wrong_turns: Counter[_TurnErrors] = Counter()
+    # their errors: listing the domain sets and error lists per turn, counting the distinct
+    # ones and expanding them at the end keeps the per-turn work small.
+    right: list[frozenset[str]] = []
+    wrong: list[_TurnErrors] = []
+    domain_of = _Domains()
     dialogues = []
     for key, gold_turns, pred_turns, gold_domains, n_ref in zip(
         reference.ids, facts.states, pred_states, facts.domains, facts.n_ref, strict=True
@@ -133,22 +145,24 @@ def count(reference: Reference, prediction: Prediction, profile: str) -> Counts:
             if gold == pred:
                 d_correct += 1
                 marks.append("1")
-                right_domains[domains] += 1
+                right.append(domains)
                 continue
             marks.append("0")
             # Cumulative states repeat; the same pair of states has the same errors.
             if gold is not last_gold or pred is not last_pred or outcome is None:
-                outcome = _turn_errors(gold, pred, domains)
+                outcome = _turn_errors(gold, pred, domains, domain_of)
                 last_gold, last_pred = gold, pred
-            d_sub += len(outcome.sub)
-            d_del += len(outcome.dele)
-            d_ins += len(outcome.ins)
-            wrong_turns[outcome] += 1
+            d_sub += len(outcome[0])
+            d_del += len(outcome[1])
+            d_ins += len(outcome[2])
+            wrong.append(outcome)
         dialogues.append(
             DialogueStats(
                 key, len(gold_turns), d_correct, n_ref, d_sub, d_del, d_ins, "".join(marks)
             )
         )
+    right_domains = Counter(right)
+    wrong_turns = Counter(wrong)
     slot_sub: Counter[str] = Counter()
     slot_del: Counter[str] = Counter()
     slot_ins: Counter[str] = Counter()
