@@ -14,7 +14,7 @@ import argparse
 import math
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -23,7 +23,6 @@ import orjson
 from scoring.dstc11 import MISSING_POLICIES
 from scoring.errors import ScoringError
 from scoring.normalise import PROFILES
-from scoring.parallel import ForkedStatistics
 from scoring.results import (
     DEFAULT_BOOTSTRAP,
     DEFAULT_LEVEL,
@@ -31,14 +30,14 @@ from scoring.results import (
     Comparison,
     Score,
     Settings,
-    Statistics,
     compare,
 )
-from scoring.taskapi import Resampling, Source, Task, TaskResult
 from scoring.tasks import NAMES
 
 if TYPE_CHECKING:
+    from scoring.parallel import ForkedStatistics
     from scoring.stats import PairedTest
+    from scoring.taskapi import Resampling, Source, Task, TaskResult
 
 TASKS = NAMES
 #: multiwoz22's matching modes (kept here: that task loads only when it is chosen).
@@ -48,205 +47,95 @@ EXIT_INVALID = 2
 
 def main(argv: Sequence[str] | None = None, exiting: bool = False) -> int:
     """Run the command line; ``exiting`` tells that the process ends right after (``python -m
-    scoring``), so the forked helper process is left to exit on its own, not waited for."""
+    scoring``): the run then ends it itself, without freeing memory, and leaves the forked
+    helper process to exit on its own."""
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command == "example":
         return _example(args)
-    forked: ForkedStatistics | None = None
-    statistics: Statistics | None = None
+    forked: list[ForkedStatistics] = []
     try:
-        from scoring.tasks import get_task
+        if args.task == "dstc11" and not (args.training_values or args.schema or args.match):
+            from scoring.dstc11.command import run
 
-        task = get_task(args.task)
-        options = _options(task.name, args)
-        resampling = Resampling(args.bootstrap, args.level, args.seed)
-        settings = Settings(
-            profile=options.get("profile", "default"),
-            missing=args.missing,
-            n_boot=args.bootstrap,
-            level=args.level,
-            seed=args.seed,
-        )
-        settings.check()
-        files = _files(task, args)
-        gold = Source(_read(args.gold), Path(args.gold).name)
-        sources = [Source(_read(path), Path(path).name) for path in args.pred]
-        reference = None
-        if task.name == "dstc11":
-            forked, statistics, reference, sources = _start_dstc11(
-                gold,
-                files,
-                sources,
-                options,
-                resampling,
-                use_cache=not args.no_cache,
-                intervals_only=args.command == "score",
-            )
-        else:
-            forked = statistics = ForkedStatistics.start()
-        if reference is None:
-            reference = task.load_reference(gold, files, options)
-        predictions = [_load(task, source, reference, options) for source in sources]
-        if args.command == "score":
-            if len(predictions) != 1:
-                raise ScoringError("'score' takes exactly one --pred; use 'compare' for two.")
-            result = task.score(reference, predictions[0], options, resampling, statistics)
-            _emit(_result_dict(result) if args.json else _result_report(result), args.json)
-        else:
-            if len(predictions) != 2:
-                raise ScoringError("'compare' takes exactly two --pred files.")
-            if task.name == "dstc11":
-                a, b = predictions
-                comparison = compare(reference.gold, a, b, settings, statistics)
-                out = _comparison_dict(comparison) if args.json else _comparison_report(comparison)
+            outcome, kept = run(args, forked, _read)
+            if isinstance(outcome, Score):
+                out: object = outcome.as_dict() if args.json else _report(outcome)
             else:
-                out = _generic_compare(
-                    task, reference, predictions, options, resampling, statistics
-                )
-                if not args.json:
-                    out = _generic_compare_report(out)
-            _emit(out, args.json)
+                out = _comparison_dict(outcome) if args.json else _comparison_report(outcome)
+        else:
+            out, kept = _run_task(args, forked)
+        _emit(out, args.json)
         if exiting:
-            leave(0)  # while everything is still referenced: no time spent freeing it
+            leave(0, kept)
     except ScoringError as error:
         print(f"error: {error}", file=sys.stderr)
         if exiting:
             leave(EXIT_INVALID)
         return EXIT_INVALID
     finally:
-        if forked is not None:
-            forked.close(wait=not exiting)
+        for process in forked:
+            process.close(wait=not exiting)
     return 0
 
 
-def leave(status: int) -> NoReturn:
+def _run_task(args: argparse.Namespace, forked: list[ForkedStatistics]) -> tuple[object, object]:
+    """Any task through the registry (:mod:`scoring.tasks`): the output and what it was made
+    from."""
+    from scoring.parallel import ForkedStatistics
+    from scoring.taskapi import Resampling, Source
+    from scoring.tasks import get_task
+
+    task = get_task(args.task)
+    options = _options(task.name, args)
+    resampling = Resampling(args.bootstrap, args.level, args.seed)
+    settings = Settings(
+        profile=options.get("profile", "default"),
+        missing=args.missing,
+        n_boot=args.bootstrap,
+        level=args.level,
+        seed=args.seed,
+    )
+    settings.check()
+    files = _files(task, args)
+    gold = Source(_read(args.gold), Path(args.gold).name)
+    sources = [Source(_read(path), Path(path).name) for path in args.pred]
+    statistics = ForkedStatistics.start()
+    if statistics is not None:
+        forked.append(statistics)
+    reference = task.load_reference(gold, files, options)
+    predictions = [task.load_prediction(source, reference, options) for source in sources]
+    out: object
+    if args.command == "score":
+        if len(predictions) != 1:
+            raise ScoringError("'score' takes exactly one --pred; use 'compare' for two.")
+        result = task.score(reference, predictions[0], options, resampling, statistics)
+        out = _result_dict(result) if args.json else _result_report(result)
+    else:
+        if len(predictions) != 2:
+            raise ScoringError("'compare' takes exactly two --pred files.")
+        if task.name == "dstc11":
+            a, b = predictions
+            comparison = compare(reference.gold, a, b, settings, statistics)
+            out = _comparison_dict(comparison) if args.json else _comparison_report(comparison)
+        else:
+            out = _generic_compare(task, reference, predictions, options, resampling, statistics)
+            if not args.json:
+                out = _generic_compare_report(out)
+    return out, (reference, predictions)
+
+
+def leave(status: int, keep: object = None) -> NoReturn:
     """End the process now: flush the output, skip freeing memory and exit handlers (a run
     builds hundreds of thousands of objects; freeing them one by one takes longer than
-    anything after the report). The forked process ends when its pipe closes."""
+    anything after the report). ``keep`` is what the run built, referenced until the end for
+    that reason. A forked process ends when its pipe closes."""
     try:
         sys.stdout.flush()
         sys.stderr.flush()
     except BrokenPipeError:  # the reader (say, `| head`) has gone; nothing left to tell it
         pass
     os._exit(status)
-
-
-def _start_dstc11(
-    gold: Source,
-    files: dict[str, Source],
-    sources: list[Source],
-    options: dict[str, str],
-    resampling: Resampling,
-    use_cache: bool,
-    intervals_only: bool,
-) -> tuple[ForkedStatistics | None, Statistics | None, Any, list[Source]]:
-    """Start the statistics and get the reference, reading the predictions meanwhile.
-
-    The reference comes from the cache (:mod:`scoring.refcache`) when it holds this gold file;
-    else a forked process reads it while this one reads the predictions, and it is cached. The
-    intervals of a ``score`` come from cached resample counts without numpy (see
-    :mod:`scoring.resample`) when the cache holds them; else from the forked process, which
-    also imports numpy while this one reads, and which caches the counts once it is done.
-    Returns the forked process (to close), the statistics, the reference (None: read it here,
-    as without ``fork``) and the predictions read ahead. The reference's error comes first.
-    """
-    from scoring import refcache
-    from scoring.dstc11 import task as dstc11
-
-    profile = options["profile"]
-    where = refcache.folder() if use_cache else None
-    name = refcache.key(gold.data, profile) if where is not None else None
-    cached = refcache.load(where, name)
-    dialogues: list[int] = []
-    warm = _warm(resampling, dialogues)
-
-    def keep_draws() -> None:  # in the forked process, after the run
-        if where is None or not intervals_only:
-            return
-        from scoring import stats
-
-        n = dialogues[0]
-        draws = refcache.draws_key(n, resampling.n_boot, resampling.seed)
-        if draws is not None and not refcache.has(where, draws):
-            counts = stats.resample_counts(n, resampling.n_boot, resampling.seed)
-            if counts is not None:
-                refcache.store(where, draws, counts)
-
-    if cached is not None:
-        n = len(cached.ids)
-        dialogues.append(n)
-        if intervals_only and where is not None:
-            draws_name = refcache.draws_key(n, resampling.n_boot, resampling.seed)
-            draws = refcache.load_draws(where, draws_name, n, resampling.n_boot, resampling.seed)
-            if draws is not None:
-                from scoring.resample import PackedStatistics
-
-                reference = dstc11.load_reference(
-                    gold, files, options, dstc11.renamed(cached, gold.name)
-                )
-                return None, PackedStatistics(draws), reference, _read_ahead(sources, profile)
-        forked = ForkedStatistics.start(None, warm, keep_draws)
-        sources = _read_ahead(sources, profile)
-        gold_reference = dstc11.renamed(cached, gold.name)
-    else:
-
-        def prelude() -> bytes:
-            compact = dstc11.compact_gold(gold, profile)
-            dialogues.append(len(compact.ids))
-            return refcache.dumps(compact)
-
-        forked = ForkedStatistics.start(prelude, warm, keep_draws)
-        if forked is None:
-            return None, None, None, sources
-        sources = _read_ahead(sources, profile)
-        payload = forked.prelude_result()  # raises the reference's own error
-        if payload is None:
-            return forked, forked, None, sources
-        try:
-            gold_reference = refcache.loads(payload)
-        except Exception:  # not expected from our own child; read the reference here then
-            return forked, forked, None, sources
-        refcache.store(where, name, payload)
-    reference = dstc11.load_reference(gold, files, options, gold_reference)
-    return forked, forked, reference, sources
-
-
-def _warm(resampling: Resampling, dialogues: list[int]) -> Callable[[], object]:
-    """Run in the forked process once numpy is in: draw the bootstrap's resamples for the
-    reference's ``dialogues[0]`` dialogues (kept for the request that follows) and warm
-    numpy's code paths."""
-
-    def warm() -> object:
-        from scoring import stats
-
-        n = dialogues[0]
-        return stats.bootstrap_ci(
-            {"warm": ([0] * n, [1] * n)}, resampling.n_boot, resampling.seed, resampling.level
-        )
-
-    return warm
-
-
-def _read_ahead(sources: list[Source], profile: str) -> list[Source]:
-    """Read and normalise each prediction file now. A file that cannot be read keeps its
-    error as its ``parsed``, raised by :func:`_load` in the order of an ordinary run."""
-    from scoring.dstc11.model import read_ahead
-
-    read = []
-    for source in sources:
-        try:
-            parsed: object = read_ahead(source.data, source.name, profile)
-        except ScoringError as error:
-            parsed = error
-        read.append(Source(source.data, source.name, parsed))
-    return read
-
-
-def _load(task: Task, source: Source, reference: Any, options: dict[str, str]) -> Any:
-    if isinstance(source.parsed, ScoringError):
-        raise source.parsed
-    return task.load_prediction(source, reference, options)
 
 
 def _options(task: str, args: argparse.Namespace) -> dict[str, str]:
@@ -263,6 +152,8 @@ def _options(task: str, args: argparse.Namespace) -> dict[str, str]:
 
 
 def _files(task: Task, args: argparse.Namespace) -> dict[str, Source]:
+    from scoring.taskapi import Source
+
     given = {"schema": args.schema, "training_values": args.training_values}
     allowed = {f.name for f in task.reference_files}
     files = {}

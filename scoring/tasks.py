@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from scoring.errors import ScoringError
-from scoring.results import Statistics
-from scoring.taskapi import Resampling, Source, Task, TaskResult
+
+if TYPE_CHECKING:  # the command line imports this module for the names alone
+    from scoring.results import Statistics
+    from scoring.taskapi import Resampling, Source, Task, TaskResult
 
 #: Each task's module, imported on first use: a run of one task does not pay for loading the
 #: others (fuzzy matching, schema handling) at start-up.
@@ -29,7 +32,7 @@ _MODULES = {
 NAMES = tuple(_MODULES)
 
 
-class _Registry(Mapping[str, Task]):
+class _Registry(Mapping[str, "Task"]):
     def __getitem__(self, name: str) -> Task:
         module = _MODULES[name]  # KeyError for an unknown name, as a Mapping should
         task: Task = importlib.import_module(module).TASK
@@ -71,7 +74,10 @@ def run(
     for spec in task.reference_files:
         if spec.required and spec.name not in extra:
             raise ScoringError(f"task {task.name!r} needs a {spec.label} file ({spec.name}).")
-    resampling = resampling or Resampling()
+    if resampling is None:
+        from scoring.taskapi import Resampling
+
+        resampling = Resampling()
     resampling.check()
     reference = task.load_reference(gold, extra, checked)
     loaded = task.load_prediction(prediction, reference, checked)

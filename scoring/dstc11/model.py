@@ -58,6 +58,12 @@ class Reference:
         light = replace(parsed, dialogues=placeholders)
         return Reference(light, {profile: facts}, complete=False)
 
+    def renamed(self, name: str) -> Reference:
+        """The same reference under another file name (a cached one, read under another)."""
+        if name == self.parsed.name:
+            return self
+        return replace(self, parsed=replace(self.parsed, name=name))
+
     @property
     def ids(self) -> tuple[str, ...]:
         """Dialogue ids as written in the file, in file order."""
