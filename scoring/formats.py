@@ -83,7 +83,7 @@ def _read_file(data: bytes, name: str) -> ParsedFile:
     text = decode_text(data, name)
     stripped = text.lstrip()
     if stripped.startswith("{"):
-        return _read_json(text, name, sha256)
+        return _read_json(text, name, sha256, data)
     if stripped.startswith("line_nr:"):
         return _read_manifest(text, name, sha256)
     if stripped.startswith("["):
@@ -178,16 +178,20 @@ def _keys_in_text(text: str) -> int | None:
     return text.count('":')
 
 
-def _read_json(text: str, name: str, sha256: str) -> ParsedFile:
-    """Read a JSON file, rejecting duplicate keys, NaN and Infinity.
+def _read_json(text: str, name: str, sha256: str, data: bytes) -> ParsedFile:
+    """Read a JSON file (``text``, decoded from ``data`` by :func:`decode_text`), rejecting
+    duplicate keys, NaN and Infinity.
 
     The fast parser keeps the last of duplicate keys silently, so its result is checked: the
     keys it kept must be exactly the keys written (``":`` counted in the text; a string
     containing ``\\":`` only makes that count larger). When they differ, or anything is wrong,
     the exact (slower) decoder reads the file again and reports precisely what it finds.
+    The fast parser reads the bytes, which it does faster than the same text as a string.
     """
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
     try:
-        parsed, keys = _collect(orjson.loads(text), name, sha256, count=True)
+        parsed, keys = _collect(orjson.loads(data), name, sha256, count=True)
         if keys == _keys_in_text(text):
             return parsed
     except (orjson.JSONDecodeError, InvalidFile, TypeError, AttributeError):
@@ -246,23 +250,25 @@ def _collect(document: Any, name: str, sha256: str, count: bool) -> tuple[Parsed
                 f"{name}: dialogue {quote(raw_id)}: expected a list of user-turn states, "
                 f"found a JSON {json_type(turns)}."
             )
+        if not wrapper:
+            if count:
+                keys += sum([len(turn) + sum(map(len, turn.values())) for turn in turns])
+            dialogues[key] = tuple(turns)
+            continue
         states = []
         for index, turn in enumerate(turns):
-            if wrapper:
-                if not isinstance(turn, dict) or not isinstance(turn.get("state"), dict):
-                    raise InvalidFile(
-                        f"{name}: dialogue {quote(raw_id)}, turn {index}: expected an object "
-                        "with a 'state' object (MultiWOZ-evaluation format), found "
-                        f"{describe(turn)}."
-                    )
-                if count:
-                    keys += len(turn)
-                    if len(turn) > 1:
-                        keys += _extra_keys(turn)
-                turn = turn["state"]
+            state = turn.get("state") if type(turn) is dict else None
+            if type(state) is not dict:
+                raise InvalidFile(
+                    f"{name}: dialogue {quote(raw_id)}, turn {index}: expected an object "
+                    "with a 'state' object (MultiWOZ-evaluation format), found "
+                    f"{describe(turn)}."
+                )
             if count:
-                keys += len(turn) + sum(map(len, turn.values()))
-            states.append(turn)
+                keys += len(turn) + len(state) + sum(map(len, state.values()))
+                if len(turn) > 1:
+                    keys += _extra_keys(turn)
+            states.append(state)
         dialogues[key] = tuple(states)
     return ParsedFile(name, fmt, sha256, dialogues, original), keys
 

@@ -19,7 +19,7 @@ import math
 import sys
 from array import array
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from scoring.settings import check_settings
 
@@ -64,10 +64,15 @@ class Draws:
         packed = self._packed(width)
         result = []
         for column in columns:
-            total = 0
-            for x, p in zip(column, packed, strict=True):
+            # Dialogues with the same value share one multiplication: sum_v v * sum(P[i]).
+            by_value: dict[int, int] = {}
+            for x, p in zip(cast("Sequence[int]", column), packed, strict=True):
                 if x:
-                    total += int(x) * p
+                    same = by_value.get(x)
+                    by_value[x] = p if same is None else same + p
+            total = 0
+            for value, p in by_value.items():
+                total += value * p
             fields = array(_FIELDS[width], total.to_bytes(n_boot * width, "little"))
             if sys.byteorder == "big":
                 fields.byteswap()
