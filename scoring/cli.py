@@ -1,9 +1,11 @@
 """``python -m scoring``: score prediction files locally, exactly as the server does.
 
-Every task goes through the registry (:mod:`scoring.tasks`): ``--task dstc11`` (the default)
-prints what it always printed; ``--task multiwoz22 --schema schema.json`` and ``--task dvd``
-print their own metrics. ``--training-values FILE`` adds the seen/unseen JGA breakdown
-(``dstc11``, ``multiwoz22``).
+``--task dstc11`` (the default) runs through :mod:`scoring.dstc11.command`, which keeps the
+normalised gold in a cache (:mod:`scoring.refcache`) and needs neither the task registry nor,
+once the cache holds the resample counts, numpy. Every other run goes through the registry
+(:mod:`scoring.tasks`): ``--task multiwoz22 --schema schema.json`` and ``--task dvd`` print their
+own metrics, and ``--training-values FILE`` adds the seen/unseen JGA breakdown (``dstc11``,
+``multiwoz22``).
 
 Exit codes: 0 scored, 2 invalid input (message on stderr, no traceback).
 """
