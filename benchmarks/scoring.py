@@ -47,15 +47,18 @@ GOLD = FIXTURES / "dstc11" / "test-dstc11.gold.json"
 PRED = FIXTURES / "mwzeval-predictions" / "augpt.json"
 
 
-def timed(function: Callable[[], object], repeat: int) -> float:
-    """Median wall time in milliseconds over ``repeat`` runs (after one warm-up run)."""
-    function()
-    samples = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        samples.append((time.perf_counter() - start) * 1000)
-    return statistics.median(samples)
+def timed(functions: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
+    """Median wall time in milliseconds of each function over ``repeat`` rounds (after one
+    warm-up round). Each round runs every function once, in turn, so that a slower spell of a
+    shared machine hits each alike rather than the one measured at that moment."""
+    samples: dict[str, list[float]] = {name: [] for name in functions}
+    for round_number in range(repeat + 1):
+        for name, function in functions.items():
+            start = time.perf_counter()
+            function()
+            if round_number:
+                samples[name].append((time.perf_counter() - start) * 1000)
+    return {name: statistics.median(values) for name, values in samples.items()}
 
 
 def main() -> None:
@@ -93,17 +96,22 @@ def main() -> None:
         )
 
     r = args.repeat
-    figures = {
-        "bare parse, orjson (both files)": timed(
-            lambda: (orjson.loads(gold_bytes), orjson.loads(pred_bytes)), r
-        ),
-        "bare parse, stdlib json (both files)": timed(
-            lambda: (json.loads(gold_bytes), json.loads(pred_bytes)), r
-        ),
-        "score, cold reference": timed(cold, r),
-        "score, warm reference": timed(warm, r),
-        "bootstrap, 1000 resamples x 2 metrics": timed(bootstrap, r),
-    }
+    figures = timed(
+        {
+            "bare parse, orjson (both files)": lambda: (
+                orjson.loads(gold_bytes),
+                orjson.loads(pred_bytes),
+            ),
+            "bare parse, stdlib json (both files)": lambda: (
+                json.loads(gold_bytes),
+                json.loads(pred_bytes),
+            ),
+            "score, cold reference": cold,
+            "score, warm reference": warm,
+            "bootstrap, 1000 resamples x 2 metrics": bootstrap,
+        },
+        r,
+    )
 
     def parse_only(module: str) -> list[str]:
         code = f"import sys, {module}\nfor p in sys.argv[1:]: {module}.loads(open(p, 'rb').read())"

@@ -8,9 +8,8 @@ agree exactly.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import NamedTuple
 
 from scoring.dstc11.model import Prediction, Reference
 from scoring.dstc11.states import State
@@ -78,27 +77,13 @@ class Counts:
     out_of_ontology: Mapping[str, int]
 
 
-class _TurnErrors(NamedTuple):
-    """The errors of one wrong turn (a plain tuple: thousands are made per file)."""
-
-    sub: tuple[str, ...]
-    dele: tuple[str, ...]
-    ins: tuple[str, ...]
-    domains: frozenset[str]
-    wrong: frozenset[str]
+#: The errors of one wrong turn: substituted, deleted and inserted slot keys, and the gold
+#: state's domains. A plain tuple, so that identical errors count as one (thousands of wrong
+#: turns share a few hundred patterns); what follows from it is worked out once per pattern.
+_TurnErrors = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], frozenset[str]]
 
 
-class _Domains(dict[str, str]):
-    """Slot key -> its domain (``hotel-area`` -> ``hotel``), computed once per key."""
-
-    def __missing__(self, key: str) -> str:
-        domain = self[key] = key.partition("-")[0]
-        return domain
-
-
-def _turn_errors(
-    gold: State, pred: State, gold_domains: frozenset[str], domain_of: _Domains
-) -> _TurnErrors:
+def _turn_errors(gold: State, pred: State, gold_domains: frozenset[str]) -> _TurnErrors:
     sub: list[str] = []
     dele: list[str] = []
     for k, v in gold.items():
@@ -106,20 +91,10 @@ def _turn_errors(
         if p != v:
             (dele if p is None else sub).append(k)
     # Every predicted key is a gold key or an insertion, so the insertions can be counted
-    # before they are looked for, and the predicted domains follow from them.
-    ins: tuple[str, ...] = ()
-    domains = gold_domains
+    # before they are looked for.
     if len(pred) > len(gold) - len(dele):
-        ins = tuple([k for k in pred if k not in gold])
-        domains = gold_domains | {domain_of[k] for k in ins}
-    return _TurnErrors(
-        tuple(sub),
-        tuple(dele),
-        ins,
-        domains,
-        frozenset([domain_of[k] for k in sub] + [domain_of[k] for k in dele])
-        | {domain_of[k] for k in ins},
-    )
+        return (tuple(sub), tuple(dele), tuple([k for k in pred if k not in gold]), gold_domains)
+    return (tuple(sub), tuple(dele), (), gold_domains)
 
 
 def count(reference: Reference, prediction: Prediction, profile: str) -> Counts:
@@ -131,7 +106,6 @@ def count(reference: Reference, prediction: Prediction, profile: str) -> Counts:
     # ones and expanding them at the end keeps the per-turn work small.
     right: list[frozenset[str]] = []
     wrong: list[_TurnErrors] = []
-    domain_of = _Domains()
     dialogues = []
     for key, gold_turns, pred_turns, gold_domains, n_ref in zip(
         reference.ids, facts.states, pred_states, facts.domains, facts.n_ref, strict=True
@@ -150,7 +124,7 @@ def count(reference: Reference, prediction: Prediction, profile: str) -> Counts:
             marks.append("0")
             # Cumulative states repeat; the same pair of states has the same errors.
             if gold is not last_gold or pred is not last_pred or outcome is None:
-                outcome = _turn_errors(gold, pred, domains, domain_of)
+                outcome = _turn_errors(gold, pred, domains)
                 last_gold, last_pred = gold, pred
             d_sub += len(outcome[0])
             d_del += len(outcome[1])
@@ -171,14 +145,19 @@ def count(reference: Reference, prediction: Prediction, profile: str) -> Counts:
     for domains, times in right_domains.items():
         for domain in domains:
             dom_turns[domain] += times
-    for outcome, times in wrong_turns.items():
-        for counter, keys in (
-            (slot_sub, outcome.sub),
-            (slot_del, outcome.dele),
-            (slot_ins, outcome.ins),
-            (dom_turns, outcome.domains),
-            (dom_wrong, outcome.wrong),
-        ):
+    for (subs, deletions, insertions, named), times in wrong_turns.items():
+        # A domain is scored in a turn when the gold or the predicted state names it, and is
+        # wrong there when one of its slots is.
+        broken = {k.partition("-")[0] for keys in (subs, deletions, insertions) for k in keys}
+        present = named.union([k.partition("-")[0] for k in insertions])
+        slots: tuple[tuple[Counter[str], Iterable[str]], ...] = (
+            (slot_sub, subs),
+            (slot_del, deletions),
+            (slot_ins, insertions),
+            (dom_turns, present),
+            (dom_wrong, broken),
+        )
+        for counter, keys in slots:
             for k in keys:
                 counter[k] += times
     total_turns = sum(d.turns for d in dialogues)
