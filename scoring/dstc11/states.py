@@ -10,6 +10,11 @@ from scoring.formats import RawTurn, describe, paused_gc, quote
 from scoring.normalise import slot_key, split_key, value_normaliser
 
 State = dict[str, str]
+#: A raw domain's (slot, value) items; its normalised (key, value) pairs (absent values
+#: dropped); one normalised pair, whose value is None when absent.
+Items = tuple[tuple[str, Any], ...]
+Group = tuple[tuple[str, str], ...]
+Pair = tuple[str, str | None]
 
 
 def normalise_dialogues(
@@ -28,8 +33,9 @@ def _normalise_dialogues(
     name: str, ids: Sequence[str], dialogues: Iterable[Sequence[RawTurn]], profile: str
 ) -> tuple[tuple[State, ...], ...]:
     normalise = value_normaliser(profile)
-    memo: dict[tuple[str, tuple[tuple[str, Any], ...]], tuple[tuple[str, str], ...]] = {}
-    slot_memo: dict[tuple[str, str, str], tuple[str, str | None]] = {}
+    # Per raw domain name: its normalised slot groups by raw items, and its normalised
+    # (key, value) pairs by raw (slot, value) item.
+    memos: dict[str, tuple[dict[Items, Group], dict[tuple[str, Any], Pair]]] = {}
     result = []
     for raw_id, turns in zip(ids, dialogues, strict=True):
         states: list[State] = []
@@ -44,11 +50,13 @@ def _normalise_dialogues(
             size = 0
             try:
                 for domain, slots in raw.items():
+                    memo = memos.get(domain)
+                    if memo is None:
+                        memo = memos[domain] = ({}, {})
                     items = tuple(slots.items())
-                    hit = memo.get((domain, items))
+                    hit = memo[0].get(items)
                     if hit is None:
-                        hit = _normalise_domain(domain, items, normalise, slot_memo)
-                        memo[(domain, items)] = hit
+                        hit = memo[0][items] = _normalise_domain(domain, items, normalise, memo[1])
                     size += len(items)
                     state.update(hit)
             except (AttributeError, TypeError, _BadValue):
@@ -67,19 +75,19 @@ class _BadValue(Exception):
 
 def _normalise_domain(
     domain: str,
-    items: tuple[tuple[str, Any], ...],
+    items: Items,
     normalise: Callable[[str, str], str | None],
-    slot_memo: dict[tuple[str, str, str], tuple[str, str | None]],
-) -> tuple[tuple[str, str], ...]:
+    memo: dict[tuple[str, Any], Pair],
+) -> Group:
     out = []
-    for slot, value in items:
-        hit = slot_memo.get((domain, slot, value))
+    for item in items:
+        hit = memo.get(item)
         if hit is None:
+            slot, value = item
             if type(value) is not str:
                 raise _BadValue
             key = slot_key(domain, slot)
-            hit = (key, normalise(split_key(key)[1], value))
-            slot_memo[(domain, slot, value)] = hit
+            hit = memo[item] = (key, normalise(split_key(key)[1], value))
         if hit[1] is not None:
             out.append(hit)
     return tuple(out)  # type: ignore[arg-type]
