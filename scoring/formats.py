@@ -78,15 +78,20 @@ def read_file(data: bytes, name: str) -> ParsedFile:
         return _read_file(data, name)
 
 
+# White space as str.strip() sees it (the file's first character decides its format).
+_LEADING_SPACE = re.compile(r"\s*")
+
+
 def _read_file(data: bytes, name: str) -> ParsedFile:
     sha256 = hashlib.sha256(data).hexdigest()
     text = decode_text(data, name)
-    stripped = text.lstrip()
-    if stripped.startswith("{"):
+    leading = _LEADING_SPACE.match(text)
+    start = leading.end() if leading else 0
+    if text.startswith("{", start):
         return _read_json(text, name, sha256, data)
-    if stripped.startswith("line_nr:"):
+    if text.startswith("line_nr:", start):
         return _read_manifest(text, name, sha256)
-    if stripped.startswith("["):
+    if text.startswith("[", start):
         raise InvalidFile(
             f"{name}: the top level is a JSON array; expected an object mapping each dialogue "
             "id to its list of user-turn states."
@@ -115,7 +120,7 @@ def decode_text(data: bytes, name: str) -> str:
     if "\x00" in text:
         line = text.count("\n", 0, text.index("\x00")) + 1
         raise InvalidFile(f"{name}: line {line}: the file contains a NUL byte; it must be text.")
-    if not text.strip():
+    if not text or text.isspace():
         raise InvalidFile(f"{name}: the file is empty (or only white space).")
     return text
 
@@ -143,6 +148,9 @@ def _reject_constant(token: str) -> Any:
 # The stdlib decoder reports duplicate keys (through the pairs hook), which a participant must
 # hear about rather than lose one silently, and gives precise messages for syntax errors.
 _DECODER = json.JSONDecoder(object_pairs_hook=_unique_pairs, parse_constant=_reject_constant)
+
+
+_CONTAINERS = (dict, list)
 
 
 def _count_keys(value: Any) -> int:
@@ -267,27 +275,19 @@ def _collect(document: Any, name: str, sha256: str, count: bool) -> tuple[Parsed
             if count:
                 keys += len(turn) + len(state) + sum(map(len, state.values()))
                 if len(turn) > 1:
-                    keys += _extra_keys(turn)
+                    # Keys inside the other fields. A list is searched only when its first item
+                    # is an object or a list (``active_domains`` lists strings): counting too
+                    # few keys is safe, as the total then falls short and the exact reader
+                    # takes over.
+                    for field_name, value in turn.items():
+                        kind = type(value)
+                        if (kind is dict and field_name != "state") or (
+                            kind is list and value and type(value[0]) in _CONTAINERS
+                        ):
+                            keys += _count_keys(value)
             states.append(state)
         dialogues[key] = tuple(states)
     return ParsedFile(name, fmt, sha256, dialogues, original), keys
-
-
-def _extra_keys(turn: dict[str, Any]) -> int:
-    """The keys inside a wrapper turn's fields other than ``state``.
-
-    A list is searched only when its first item is an object or a list (``active_domains``
-    lists strings). Counting too few keys is safe: the total then falls short of the text's
-    count and the exact reader takes over.
-    """
-    keys = 0
-    for name, value in turn.items():
-        kind = type(value)
-        if name != "state" and (
-            kind is dict or (kind is list and value and type(value[0]) in (dict, list))
-        ):
-            keys += _count_keys(value)
-    return keys
 
 
 def _is_wrapper(document: dict[str, Any]) -> bool:
