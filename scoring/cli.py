@@ -51,8 +51,8 @@ def main(argv: Sequence[str] | None = None, exiting: bool = False) -> int:
     """Run the command line; ``exiting`` tells that the process ends right after (``python -m
     scoring``): the run then ends it itself, without freeing memory, and leaves the forked
     helper process to exit on its own."""
-    parser = _parser()
-    args = parser.parse_args(argv)
+    given = sys.argv[1:] if argv is None else list(argv)
+    args = _parser(given[0] if given else None).parse_args(given)
     if args.command == "example":
         return _example(args)
     forked: list[ForkedStatistics] = []
@@ -171,17 +171,26 @@ def _files(task: Task, args: argparse.Namespace) -> dict[str, Source]:
     return files
 
 
-def _parser() -> argparse.ArgumentParser:
+_COMMANDS = {
+    "score": "score one prediction file",
+    "compare": "score two prediction files and test whether they differ",
+    "example": "generate a small synthetic reference and run, then score it",
+}
+
+
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; given the command named first, only that command's part is built
+    (argparse takes milliseconds per option, a good share of a short run)."""
     parser = argparse.ArgumentParser(
         prog="python -m scoring",
         description="Score dialogue-state-tracking predictions against a gold reference.",
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    for name, help_text in (
-        ("score", "score one prediction file"),
-        ("compare", "score two prediction files and test whether they differ"),
-    ):
-        sub = commands.add_parser(name, help=help_text)
+    wanted = [command] if command in _COMMANDS else list(_COMMANDS)
+    for name in ("score", "compare"):
+        if name not in wanted:
+            continue
+        sub = commands.add_parser(name, help=_COMMANDS[name])
         sub.add_argument("--task", choices=TASKS, default="dstc11")
         sub.add_argument("--gold", required=True, help="gold reference file")
         sub.add_argument(
@@ -203,10 +212,9 @@ def _parser() -> argparse.ArgumentParser:
             action="store_true",
             help="neither read nor keep the normalised reference in the cache (dstc11)",
         )
-    example = commands.add_parser(
-        "example", help="generate a small synthetic reference and run, then score it"
-    )
-    example.add_argument("--out", default="example", help="folder for the generated files")
+    if "example" in wanted:
+        example = commands.add_parser("example", help=_COMMANDS["example"])
+        example.add_argument("--out", default="example", help="folder for the generated files")
     return parser
 
 
