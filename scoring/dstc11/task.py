@@ -71,14 +71,9 @@ def _split_key(text: str) -> str:
 
 
 def load_reference(
-    gold: Source,
-    files: Mapping[str, Source],
-    options: Mapping[str, str],
-    gold_reference: Reference | None = None,
+    gold: Source, files: Mapping[str, Source], options: Mapping[str, str]
 ) -> Dstc11Reference:
-    """The reference; ``gold_reference``, when given, is ``gold`` already read (and possibly
-    compacted for the chosen profile, see :func:`compact_gold`)."""
-    reference = _load_reference(gold.data, gold.name) if gold_reference is None else gold_reference
+    reference = _load_reference(gold.data, gold.name)
     training = files.get("training_values")
     values = None
     if training is not None:
@@ -87,16 +82,6 @@ def load_reference(
             training.data, training.name, _split_key, value_normaliser(profile)
         )
     return Dstc11Reference(reference, values)
-
-
-def compact_gold(gold: Source, profile: str) -> Reference:
-    """The gold read, checked and reduced to what scoring under ``profile`` needs."""
-    return _load_reference(gold.data, gold.name).compact(profile)
-
-
-def renamed(reference: Reference, name: str) -> Reference:
-    """``reference`` (compact, say from the command line's cache) under the file name ``name``."""
-    return dataclasses.replace(reference, parsed=dataclasses.replace(reference.parsed, name=name))
 
 
 def load_prediction(

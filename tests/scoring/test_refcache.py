@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from scoring import cli, refcache
-from scoring.dstc11 import task as dstc11
+from scoring.dstc11 import command
 from scoring.synth import make_gold, make_prediction
 
 # Independent figures: the published table in the fixtures' README (augpt, default profile).
@@ -82,8 +82,7 @@ def test_a_cached_reference_is_used_and_scores_exactly_alike(
             raise AssertionError("the gold was read again instead of taken from the cache")
 
         with monkeypatch.context() as patch:
-            patch.setattr(dstc11, "compact_gold", refuse)
-            patch.setattr(dstc11, "_load_reference", refuse)
+            patch.setattr(command, "read_reference", refuse)
             assert cli.main([*argv, "--profile", profile]) == 0
         assert json.loads(capsys.readouterr().out) == uncached
 
