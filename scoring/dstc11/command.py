@@ -126,8 +126,10 @@ def _start(
         return refcache.dumps(compact)
 
     started = ForkedStatistics.start(prelude, warm, keep_draws)
-    if started is None:
-        return None, None, [(file, None) for file in files]
+    if started is None:  # no fork here: the reference is read (and kept) first, in this process
+        reference = read_reference(*gold)
+        refcache.store(where, name, refcache.dumps(reference.compact(profile)))
+        return None, reference, [(file, None) for file in files]
     forked.append(started)
     ahead = _read_ahead(files, profile)
     payload = started.prelude_result()  # raises the reference's own error

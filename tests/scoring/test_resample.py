@@ -12,7 +12,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring import resample, stats
+from scoring import refcache, resample, stats
 from scoring.synth import make_gold, make_prediction
 
 
@@ -112,3 +112,25 @@ def test_a_later_run_computes_its_intervals_without_numpy(tmp_path: Path) -> Non
     later, numpy_loaded = run(no_fork=True)
     assert later == first
     assert not numpy_loaded
+
+
+def test_without_fork_the_gold_is_still_read_once_and_kept(
+    tmp_path: Path, reference_cache: Path
+) -> None:
+    gold = make_gold(12, seed=31)
+    gold_path = tmp_path / "gold.json"
+    gold_path.write_text(json.dumps(gold))
+    pred_path = tmp_path / "run.json"
+    pred_path.write_text(json.dumps(make_prediction(gold, 0.5, seed=32)))
+    argv = ["score", "--gold", str(gold_path), "--pred", str(pred_path), "--json"]
+    program = f"import os\ndel os.fork\nfrom scoring.cli import main\nassert main({argv!r}) == 0\n"
+    outputs = []
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-c", program], capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 0, done.stderr
+        outputs.append(json.loads(done.stdout))
+        name = refcache.key(gold_path.read_bytes(), "default")
+        assert refcache.load(reference_cache, name) is not None
+    assert outputs[0] == outputs[1]
