@@ -1,32 +1,27 @@
-"""Work the command line hands to a process forked before the files are read.
+"""Statistics in a process forked at the start of a command-line run.
 
-Reading the reference and importing numpy each cost about as much as reading the prediction
-(~50 ms). A command-line run forks first: the child reads the reference (the optional
-*prelude*, unless the reference cache had it) while the parent reads the prediction, sends the
-reference back compactly as bytes, then imports numpy, draws the bootstrap's resamples ahead of
-time (*warm*) and computes the intervals from the per-dialogue counts the parent sends. The
-child runs the very same functions on the same inputs, so the numbers and messages are
-identical to an in-process run; where ``fork`` is missing or the child fails, the parent does
-the work itself."""
+Importing numpy costs more than reading a file. A command-line run that needs numpy forks
+first: the child imports numpy, warms it up and draws the bootstrap's resamples once it is told
+the number of dialogues (:meth:`ForkedStatistics.prepare`), while the parent reads the files;
+it then computes the intervals from the per-dialogue counts the parent sends. The child runs
+the very same functions on the same inputs, so the numbers and messages are identical to an
+in-process run; where ``fork`` is missing or the child fails, the parent does the work itself.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import struct
-import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from scoring.errors import ScoringError
-
 if TYPE_CHECKING:
     from scoring.stats import PairedTest
 
 _LENGTH = struct.Struct("!Q")
-_OK, _INVALID, _FAILED = b"o", b"i", b"f"
 
 
 class ForkedStatistics:
@@ -39,17 +34,10 @@ class ForkedStatistics:
         self._broken = False
 
     @classmethod
-    def start(
-        cls,
-        prelude: Callable[[], bytes] | None = None,
-        warm: Callable[[], object] | None = None,
-        after: Callable[[], object] | None = None,
-    ) -> ForkedStatistics | None:
-        """Fork the child, or None if unsupported. The child runs ``prelude`` first (the bytes
-        it returns are collected with :meth:`prelude_result`), then imports numpy and calls
-        ``warm``: work done there ahead of the first request, such as drawing the bootstrap's
-        resamples, is off the parent's path. ``after`` runs in the child once the parent has
-        closed its end (work nobody waits for, such as filling a cache)."""
+    def start(cls, after: Callable[[int | None], object] | None = None) -> ForkedStatistics | None:
+        """Fork the child, or None if unsupported. ``after`` runs in the child once the parent
+        has closed its end, with the number of dialogues of the last interval asked for (work
+        nobody waits for, such as filling a cache)."""
         if not hasattr(os, "fork"):
             return None
         requests_read, requests_write = os.pipe()
@@ -66,23 +54,13 @@ class ForkedStatistics:
             status = 0
             try:
                 _detach_standard_streams()
-                sending = None
-                if prelude is not None:
-                    # The parent drains the reply while this process imports numpy: a pipe
-                    # write blocks outside the interpreter lock, so the two overlap.
-                    reply = _run_prelude(prelude)
-                    sending = threading.Thread(target=_send, args=(replies_write, reply))
-                    sending.start()
-                from scoring import stats  # noqa: F401  (the slow import)
+                from scoring import stats  # the slow import, beside the parent's reading
 
-                if warm is not None:
-                    with contextlib.suppress(Exception):
-                        warm()
-                if sending is not None:
-                    sending.join()
-                _serve(requests_read, replies_write)
+                # The first call of numpy's functions costs as much again: make it now.
+                stats.bootstrap_ci({"warm": ([0, 1], [1, 1])}, 10, 0, 0.95)
+                dialogues = _serve(requests_read, replies_write)
                 if after is not None:
-                    after()
+                    after(dialogues)
             except BaseException:
                 status = 1
             finally:
@@ -92,18 +70,14 @@ class ForkedStatistics:
         os.close(replies_write)
         return cls(pid, requests_write, replies_read)
 
-    def prelude_result(self) -> bytes | None:
-        """What the prelude returned; raises its ScoringError (same message) if it refused the
-        input; None when the child could not run it (the caller then does the work itself)."""
-        try:
-            reply = _receive(self._from_child)
-        except (OSError, EOFError):
-            self._broken = True
-            return None
-        status, payload = reply[:1], reply[1:]
-        if status == _INVALID:
-            raise ScoringError(payload.decode("utf-8"))
-        return payload if status == _OK else None
+    def prepare(self, n: int, n_boot: int, seed: int) -> None:
+        """Have the child draw the resamples of ``n`` dialogues now (no answer is awaited), so
+        that the intervals asked for later only sum them."""
+        if not self._broken:
+            try:
+                _send(self._to_child, orjson.dumps(["prepare", [n, n_boot, seed]]))
+            except OSError:
+                self._broken = True
 
     def bootstrap_ci(
         self,
@@ -168,16 +142,6 @@ class ForkedStatistics:
         return payload
 
 
-def _run_prelude(prelude: Callable[[], bytes]) -> bytes:
-    """The reply to send: a status byte, then the prelude's bytes or its error's message."""
-    try:
-        return _OK + prelude()
-    except ScoringError as error:
-        return _INVALID + str(error).encode("utf-8")
-    except Exception:
-        return _FAILED
-
-
 def _detach_standard_streams() -> None:
     """Point the child's standard streams at the null device: it never prints, and a reader of
     the parent's output (a pipe) then sees its end as soon as the parent exits."""
@@ -187,17 +151,26 @@ def _detach_standard_streams() -> None:
     os.close(null)
 
 
-def _serve(requests: int, replies: int) -> None:
+def _serve(requests: int, replies: int) -> int | None:
+    """Answer requests until the parent closes its end; returns the number of dialogues of
+    the last interval asked for."""
     from scoring import stats  # the slow import, overlapping the parent's reading
 
+    dialogues = None
     while True:
         try:
             function, args = orjson.loads(_receive(requests))
         except EOFError:
-            return
+            return dialogues
+        if function == "prepare":
+            with contextlib.suppress(Exception):
+                n, n_boot, seed = args
+                stats.bootstrap_ci({"draw": ([0] * n, [1] * n)}, n_boot, seed, 0.95)
+            continue
         try:
             if function == "bootstrap_ci":
                 pairs, *rest = args
+                dialogues = len(next(iter(pairs.values()))[0]) if pairs else None
                 result: Any = stats.bootstrap_ci(
                     {name: (num, den) for name, (num, den) in pairs.items()}, *rest
                 )

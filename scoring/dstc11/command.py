@@ -2,11 +2,10 @@
 a short process (``python -m scoring score|compare`` without a training-values file).
 
 - The reference comes from the cache (:mod:`scoring.refcache`) when it holds the gold file;
-  else a forked process (:mod:`scoring.parallel`) reads it while this one reads the
-  predictions, and it is cached.
+  else it is read and then cached.
 - The intervals of a ``score`` come from cached resample counts without numpy
-  (:mod:`scoring.resample`); else from the forked process, which imports numpy meanwhile and
-  caches the counts once the run is over.
+  (:mod:`scoring.resample`); else from a forked process (:mod:`scoring.parallel`), which
+  imports numpy while this one reads the files, and caches the counts once the run is over.
 - Errors come in the order of a plain run: the reference's first, then each prediction's.
 """
 
@@ -50,8 +49,6 @@ def run(
     statistics, reference, ahead = _start(
         gold, files, settings, forked, not args.no_cache, args.command == "score"
     )
-    if reference is None:
-        reference = read_reference(*gold)
     predictions = [_load(file, parsed, reference, settings) for file, parsed in ahead]
     outcome: Score | Comparison
     if args.command == "score":
@@ -72,28 +69,19 @@ def _start(
     forked: list[ForkedStatistics],
     use_cache: bool,
     intervals_only: bool,
-) -> tuple[Statistics | None, Reference | None, list[tuple[File, object]]]:
-    """The statistics, the reference (None: read it here, as without ``fork``) and each
+) -> tuple[Statistics | None, Reference, list[tuple[File, object]]]:
+    """The statistics (None: :mod:`scoring.stats` in this process), the reference and each
     prediction read ahead (a ReadAhead, or the error reading it raised)."""
     profile = settings.profile
     where = refcache.folder() if use_cache else None
     name = refcache.key(gold[0], profile) if where is not None else None
     cached = refcache.load(where, name)
-    dialogues: list[int] = []
 
-    def warm() -> object:  # in the forked process, once numpy is in
-        from scoring import stats
-
-        n = dialogues[0]
-        # Draws the resamples (kept for the request that follows) and warms numpy's code.
-        return stats.bootstrap_ci({"warm": ([0] * n, [1] * n)}, *_resampling(settings))
-
-    def keep_draws() -> None:  # in the forked process, after the run
-        if where is None or not intervals_only:
+    def keep_draws(n: int | None) -> None:  # in the forked process, after the run
+        if where is None or not intervals_only or n is None:
             return
         from scoring import stats
 
-        n = dialogues[0]
         draws = refcache.draws_key(n, settings.n_boot, settings.seed)
         if draws is not None and not refcache.has(where, draws):
             counts = stats.resample_counts(n, settings.n_boot, settings.seed)
@@ -103,7 +91,6 @@ def _start(
     if cached is not None:
         reference: Reference = cached.renamed(gold[1])
         n = len(reference.ids)
-        dialogues.append(n)
         if intervals_only and where is not None:
             draws_name = refcache.draws_key(n, settings.n_boot, settings.seed)
             draws = refcache.load_draws(where, draws_name, n, settings.n_boot, settings.seed)
@@ -111,40 +98,31 @@ def _start(
                 from scoring.resample import PackedStatistics
 
                 return PackedStatistics(draws), reference, _read_ahead(files, profile)
-        from scoring.parallel import ForkedStatistics
-
-        started = ForkedStatistics.start(None, warm, keep_draws)
+        started = _fork(forked, keep_draws)
         if started is not None:
-            forked.append(started)
+            started.prepare(n, settings.n_boot, settings.seed)
         return started, reference, _read_ahead(files, profile)
 
+    # A first run: numpy loads in a forked process (the slowest start of all) while this one
+    # reads the gold, which it keeps in the cache, and the predictions.
+    started = _fork(forked, keep_draws)
+    reference = read_reference(*gold)  # the reference's own error comes first
+    if started is not None:
+        started.prepare(len(reference.ids), settings.n_boot, settings.seed)
+    if where is not None and name is not None:
+        refcache.store(where, name, refcache.dumps(reference.compact(profile)))
+    return started, reference, _read_ahead(files, profile)
+
+
+def _fork(
+    forked: list[ForkedStatistics], after: Callable[[int | None], object]
+) -> ForkedStatistics | None:
     from scoring.parallel import ForkedStatistics
 
-    def prelude() -> bytes:  # in the forked process, first
-        compact = read_reference(*gold).compact(profile)
-        dialogues.append(len(compact.ids))
-        return refcache.dumps(compact)
-
-    started = ForkedStatistics.start(prelude, warm, keep_draws)
-    if started is None:  # no fork here: the reference is read (and kept) first, in this process
-        reference = read_reference(*gold)
-        refcache.store(where, name, refcache.dumps(reference.compact(profile)))
-        return None, reference, [(file, None) for file in files]
-    forked.append(started)
-    ahead = _read_ahead(files, profile)
-    payload = started.prelude_result()  # raises the reference's own error
-    if payload is None:
-        return started, None, ahead
-    try:
-        reference = refcache.loads(payload)
-    except Exception:  # not expected from our own child; the reference is read here then
-        return started, None, ahead
-    refcache.store(where, name, payload)
-    return started, reference.renamed(gold[1]), ahead
-
-
-def _resampling(settings: Settings) -> tuple[int, int, float]:
-    return settings.n_boot, settings.seed, settings.level
+    started = ForkedStatistics.start(after)
+    if started is not None:
+        forked.append(started)
+    return started
 
 
 def _read_ahead(files: list[File], profile: str) -> list[tuple[File, object]]:

@@ -29,6 +29,14 @@ def test_intervals_are_identical(forked):
     assert forked.bootstrap_ci(pairs, 500, 7, 0.95) == stats.bootstrap_ci(pairs, 500, 7, 0.95)
 
 
+def test_intervals_after_prepare_are_identical(forked):
+    pairs = {"jga": (CORRECT, TURNS), "other": (OTHER, TURNS)}
+    forked.prepare(len(CORRECT), 400, 11)
+    assert forked.bootstrap_ci(pairs, 400, 11, 0.9) == stats.bootstrap_ci(pairs, 400, 11, 0.9)
+    forked.prepare(3, 400, 11)  # another size: the draws asked for are made when asked
+    assert forked.bootstrap_ci(pairs, 400, 11, 0.9) == stats.bootstrap_ci(pairs, 400, 11, 0.9)
+
+
 def test_paired_tests_are_identical(forked):
     remote = forked.paired_test("jga", CORRECT, OTHER, TURNS, 300, 3, 0.9)
     local = stats.paired_test("jga", CORRECT, OTHER, TURNS, 300, 3, 0.9)
