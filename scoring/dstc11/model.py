@@ -14,6 +14,14 @@ from scoring.formats import ParsedFile, RawTurn, read_file
 MISSING_POLICIES = ("reject", "empty")
 
 
+class _Domains(dict[str, str]):
+    """Slot key -> its domain (``hotel-area`` -> ``hotel``), worked out once per key."""
+
+    def __missing__(self, key: str) -> str:
+        domain = self[key] = key.partition("-")[0]
+        return domain
+
+
 @dataclass(frozen=True)
 class GoldFacts:
     """What scoring needs from a reference under one profile, computed once and reused."""
@@ -79,14 +87,14 @@ class Reference:
             states = normalise_dialogues(parsed.name, self.ids, parsed.dialogues.values(), profile)
             # Repeated turns share one state object: describe each object once.
             described: dict[int, frozenset[str]] = {}
+            domain_of = _Domains().__getitem__
             domains = []
             for turns in states:
                 row = []
                 for state in turns:
                     found = described.get(id(state))
                     if found is None:
-                        found = frozenset(k.partition("-")[0] for k in state)
-                        described[id(state)] = found
+                        found = described[id(state)] = frozenset(map(domain_of, state))
                     row.append(found)
                 domains.append(tuple(row))
             cached = GoldFacts(
