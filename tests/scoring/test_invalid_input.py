@@ -157,6 +157,10 @@ DUPLICATE = (
         b'{"sng0001" : [{}, {"hotel": {"area": "x", "area" : "y"}}], "pmul0002": [{}]}',
         # an escaped quote followed by a colon inside a value adds one '":' to the text
         b'{"sng0001": [{}, {"hotel": {"area": "a\\":b", "area": "y"}}], "pmul0002": [{}]}',
+        # a quote written as \u0022 before a colon, in a value that stays: written out again,
+        # the document has one '":' more there, as many as the key lost to the duplicate
+        b'{"sng0001": [{}, {"hotel": {"area": "x", "area": "y", "name": "a\\u0022:b"}}], '
+        b'"pmul0002": [{}]}',
     ],
 )
 def test_duplicate_keys_are_found_however_the_file_is_written(reference, data):
