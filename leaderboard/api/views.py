@@ -25,6 +25,7 @@ from leaderboard.api.renderers import CSVRenderer
 from leaderboard.api.throttles import SUBMIT_THROTTLES
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.visibility import access
+from leaderboard.ids import row_id
 from leaderboard.rankings.services import leaderboard
 from leaderboard.submissions import selectors, services
 from leaderboard.submissions.models import Submission
@@ -260,13 +261,14 @@ class SubmissionList(generics.ListAPIView):
         rows = selectors.own_submissions(self.request.user).order_by("-created_at", "-pk")
         phase = self.request.query_params.get("phase", "")
         if phase:
-            if not phase.isdigit():
+            if not (phase.isascii() and phase.isdigit()):
                 raise ApiError(
                     "invalid",
                     "The request is invalid; see details.",
                     details={"phase": ["A phase id is a whole number."]},
                 )
-            rows = rows.filter(phase_id=int(phase))
+            phase_id = row_id(phase)
+            rows = rows.filter(phase_id=phase_id) if phase_id is not None else rows.none()
         wanted = self.request.query_params.get("status", "")
         if wanted:
             rows = rows.filter(status=wanted)

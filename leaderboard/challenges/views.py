@@ -10,6 +10,7 @@ from django.views.decorators.http import require_POST
 
 from leaderboard.challenges.models import Challenge
 from leaderboard.challenges.services import is_organiser
+from leaderboard.ids import row_id
 from leaderboard.teams import services as teams
 from leaderboard.teams.models import Participation
 
@@ -36,7 +37,8 @@ def detail(request: HttpRequest, slug: str) -> HttpResponse:
 def register(request: HttpRequest, slug: str) -> HttpResponse:
     challenge = get_object_or_404(Challenge, slug=slug)
     team_id = request.POST.get("team", "")
-    team = teams.member_team(request.user, pk=int(team_id)) if team_id.isdigit() else None
+    pk = row_id(team_id)
+    team = teams.member_team(request.user, pk=pk) if pk is not None else None
     if team is None:
         raise Http404
     try:

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
+from leaderboard.ids import row_id
 from leaderboard.rankings.finals import SelectionError, select_final
 from leaderboard.submissions import analysis, selectors, services
 from leaderboard.submissions.forms import SubmissionForm
@@ -217,10 +218,9 @@ def compare(request: HttpRequest, pk: int) -> HttpResponse:
         selectors.active_results()
     )
     first = get_object_or_404(visible, pk=pk)
-    try:
-        other_pk = int(request.GET.get("with", ""))
-    except ValueError:
-        raise Http404 from None
+    other_pk = row_id(request.GET.get("with", ""))
+    if other_pk is None:
+        raise Http404
     second = get_object_or_404(visible, pk=other_pk, team=first.team, phase=first.phase)
     phase = first.phase
     if not access(phase, request.user).own_full:

@@ -90,6 +90,8 @@ def test_a_user_cannot_register_someone_elses_team(client, challenge):
     url = reverse("challenges:register", args=[challenge.slug])
     assert client.post(url, {"team": foreign.pk}).status_code == 404
     assert client.post(url, {"team": "x"}).status_code == 404
+    assert client.post(url, {"team": "9" * 40}).status_code == 404  # beyond any row id
+    assert client.post(url, {"team": "\u0663"}).status_code == 404  # a digit, not ASCII
     assert not Participation.objects.exists()
 
 
