@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from scoring.dstc11 import (
     MISSING_POLICIES,
@@ -30,8 +29,7 @@ DEFAULT_BOOTSTRAP = 1000
 DEFAULT_LEVEL = 0.95
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
     """How a score is computed; every field is part of the signature."""
 
     profile: str = "default"
@@ -71,8 +69,7 @@ class Settings:
         )
 
 
-@dataclass(frozen=True)
-class Score:
+class Score(NamedTuple):
     """The score of one prediction file against one reference. Percentages are on 0-100."""
 
     format: str
@@ -264,8 +261,7 @@ def _assemble(
     )
 
 
-@dataclass(frozen=True)
-class Comparison:
+class Comparison(NamedTuple):
     """Two systems scored on one reference and their paired tests (A minus B)."""
 
     a: Score

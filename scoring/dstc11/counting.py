@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from scoring.dstc11.model import Prediction, Reference
 from scoring.dstc11.states import State
 
 
-@dataclass(frozen=True)
-class SlotStats:
+class SlotStats(NamedTuple):
     """Counts for one slot over all turns."""
 
     n_ref: int
@@ -39,15 +38,13 @@ class SlotStats:
         }
 
 
-@dataclass(frozen=True)
-class DomainStats:
+class DomainStats(NamedTuple):
     turns: int
     correct: int
     jga: float
 
 
-@dataclass(frozen=True)
-class DialogueStats:
+class DialogueStats(NamedTuple):
     """Sufficient statistics of one dialogue: what intervals and paired tests resample."""
 
     dialogue_id: str
@@ -61,8 +58,7 @@ class DialogueStats:
     turn_correct: str
 
 
-@dataclass(frozen=True)
-class Counts:
+class Counts(NamedTuple):
     """Everything measured on one prediction against one reference, before statistics."""
 
     turns: int

@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
+from typing import NamedTuple
 
 from scoring.dstc11.states import State, normalise_dialogues
 from scoring.errors import InvalidFile, ScoringError, listing
@@ -22,8 +23,7 @@ class _Domains(dict[str, str]):
         return domain
 
 
-@dataclass(frozen=True)
-class GoldFacts:
+class GoldFacts(NamedTuple):
     """What scoring needs from a reference under one profile, computed once and reused."""
 
     states: tuple[tuple[State, ...], ...]
@@ -118,8 +118,7 @@ class Reference:
         )
 
 
-@dataclass(frozen=True)
-class ReferenceSummary:
+class ReferenceSummary(NamedTuple):
     dialogues: int
     turns: int
     slot_values: int
@@ -252,8 +251,7 @@ def _padded(states: tuple[State, ...], size: int, blank: State) -> tuple[State, 
     return states + (blank,) * (size - len(states))
 
 
-@dataclass(frozen=True)
-class ReadAhead:
+class ReadAhead(NamedTuple):
     """A prediction file read, and normalised when it could be, before its reference is at
     hand. ``states`` is None when normalising failed: :func:`load_prediction` then normalises
     in reference order, so the participant gets the very message an ordinary run gives."""
