@@ -60,7 +60,7 @@ def main(argv: Sequence[str] | None = None, exiting: bool = False) -> int:
         if args.task == "dstc11" and not (args.training_values or args.schema or args.match):
             from scoring.dstc11.command import run
 
-            outcome, kept = run(args, forked, _read)
+            outcome, kept = run(args, _settings(args, args.profile or "default"), forked, _read)
             if isinstance(outcome, Score):
                 out: object = outcome.as_dict() if args.json else _report(outcome)
             else:
@@ -91,14 +91,7 @@ def _run_task(args: argparse.Namespace, forked: list[ForkedStatistics]) -> tuple
     task = get_task(args.task)
     options = _options(task.name, args)
     resampling = Resampling(args.bootstrap, args.level, args.seed)
-    settings = Settings(
-        profile=options.get("profile", "default"),
-        missing=args.missing,
-        n_boot=args.bootstrap,
-        level=args.level,
-        seed=args.seed,
-    )
-    settings.check()
+    settings = _settings(args, options.get("profile", "default"))
     files = _files(task, args)
     gold = Source(_read(args.gold), Path(args.gold).name)
     sources = [Source(_read(path), Path(path).name) for path in args.pred]
@@ -125,6 +118,19 @@ def _run_task(args: argparse.Namespace, forked: list[ForkedStatistics]) -> tuple
             if not args.json:
                 out = _generic_compare_report(out)
     return out, (reference, predictions)
+
+
+def _settings(args: argparse.Namespace, profile: str) -> Settings:
+    """The scoring settings the options give, checked."""
+    settings = Settings(
+        profile=profile,
+        missing=args.missing,
+        n_boot=args.bootstrap,
+        level=args.level,
+        seed=args.seed,
+    )
+    settings.check()
+    return settings
 
 
 def leave(status: int, keep: object = None) -> NoReturn:

@@ -94,15 +94,10 @@ class FileSpec:
 
 @dataclass(frozen=True)
 class Source:
-    """The bytes of one file and the name used for it in messages.
-
-    ``parsed`` optionally carries the file already read by its task's reader, so a caller that
-    read it ahead (the command line does, in parallel with the reference) is not read twice.
-    """
+    """The bytes of one file and the name used for it in messages."""
 
     data: bytes
     name: str
-    parsed: Any = None
 
 
 @dataclass(frozen=True)

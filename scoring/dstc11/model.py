@@ -168,25 +168,19 @@ def load_prediction(
     name: str = "prediction",
     missing: str = "reject",
     profile: str = "default",
-    parsed: ParsedFile | None = None,
-    normalised: Mapping[str, tuple[State, ...]] | None = None,
 ) -> Prediction:
     """Read a prediction file and check it against the reference's dialogue ids and turn counts.
 
     With ``missing="reject"`` (the default) missing dialogues or turns make the file invalid;
     with ``missing="empty"`` they are scored as empty states. Unknown dialogues and extra turns
-    are always invalid. ``parsed``, when given, is ``data`` already read by
-    :func:`scoring.formats.read_file`, and ``normalised`` its states already normalised under
-    ``profile`` (see :func:`read_ahead`: the command line does both while another process reads
-    the reference).
+    are always invalid.
     """
     if missing not in MISSING_POLICIES:
         raise ScoringError(
             f"unknown missing-turn policy {missing!r}; choose one of: "
             + ", ".join(MISSING_POLICIES)
         )
-    if parsed is None:
-        parsed = read_file(data, name)
+    parsed = read_file(data, name)
     gold = reference.parsed
     unknown = [parsed.original_ids[k] for k in parsed.dialogues if k not in gold.dialogues]
     if unknown:
@@ -237,40 +231,8 @@ def load_prediction(
         parsed, tuple(aligned), len(missing_ids), missing_turns, missing,
         tuple(parsed.original_ids.get(k, gold.original_ids[k]) for k in gold.dialogues),
     )  # fmt: skip
-    if normalised is not None:
-        blank: State = {}
-        prediction._states[profile] = tuple(
-            _padded(normalised.get(key, ()), len(turns), blank)
-            for key, turns in gold.dialogues.items()
-        )
     prediction.states(profile)  # checks every value and slot name now, not at scoring time
     return prediction
-
-
-def _padded(states: tuple[State, ...], size: int, blank: State) -> tuple[State, ...]:
-    return states + (blank,) * (size - len(states))
-
-
-class ReadAhead(NamedTuple):
-    """A prediction file read, and normalised when it could be, before its reference is at
-    hand. ``states`` is None when normalising failed: :func:`load_prediction` then normalises
-    in reference order, so the participant gets the very message an ordinary run gives."""
-
-    parsed: ParsedFile
-    profile: str
-    states: Mapping[str, tuple[State, ...]] | None
-
-
-def read_ahead(data: bytes, name: str, profile: str) -> ReadAhead:
-    """Read and normalise a prediction file on its own (no reference needed)."""
-    parsed = read_file(data, name)
-    try:
-        states = normalise_dialogues(
-            name, tuple(parsed.original_ids.values()), parsed.dialogues.values(), profile
-        )
-    except ScoringError:
-        return ReadAhead(parsed, profile, None)
-    return ReadAhead(parsed, profile, dict(zip(parsed.dialogues, states, strict=True)))
 
 
 def _more(items: Sequence[str], shown: int = 20) -> str:

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.dstc11.model import MISSING_POLICIES, Prediction, ReadAhead, Reference
+from scoring.dstc11.model import MISSING_POLICIES, Prediction, Reference
 from scoring.dstc11.model import load_prediction as _load_prediction
 from scoring.dstc11.model import load_reference as _load_reference
 from scoring.formats import FORMATS
@@ -87,19 +87,12 @@ def load_reference(
 def load_prediction(
     source: Source, reference: Dstc11Reference, options: Mapping[str, str]
 ) -> Prediction:
-    profile = options.get("profile", "default")
-    parsed, normalised = source.parsed, None
-    if isinstance(parsed, ReadAhead):
-        normalised = parsed.states if parsed.profile == profile else None
-        parsed = parsed.parsed
     return _load_prediction(
         source.data,
         reference.gold,
         source.name,
         options.get("missing", "reject"),
-        profile,
-        parsed=parsed,
-        normalised=normalised,
+        options.get("profile", "default"),
     )
 
 
