@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import orjson
@@ -128,22 +129,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as cache:
         env = {**os.environ, "TRACKBOARD_CACHE_DIR": cache}
 
-        def run(command: list[str]) -> float:
-            start = time.perf_counter()
+        def run(command: list[str]) -> None:
             subprocess.run(command, check=True, stdout=subprocess.DEVNULL, cwd=ROOT, env=env)
-            return (time.perf_counter() - start) * 1000
 
         # As installed by pip, the package's bytecode is compiled: a checkout may not have it.
         compileall.compile_dir(ROOT / "scoring", quiet=1)
         run(cli)  # fills the cache, as a participant's first run does
         time.sleep(0.5)  # the first run's helper process stores the resample counts on its way out
-        # Interleaved, so that a slower spell of a shared machine hits every command alike.
-        samples: dict[str, list[float]] = {name: [] for name in processes}
-        for _ in range(args.process_repeat + 1):
-            for name, command in processes.items():
-                samples[name].append(run(command))
-        for name, values in samples.items():
-            figures[name] = statistics.median(values[1:])
+        commands = {name: partial(run, command) for name, command in processes.items()}
+        figures.update(timed(commands, args.process_repeat))
 
     floor = figures["bare parse, orjson (both files)"]
     print(f"machine: {platform.machine()}, {platform.python_implementation()} "
