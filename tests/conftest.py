@@ -1,7 +1,8 @@
-"""Shared test set-up: where the public fixture data lives, and service requirements.
+"""Shared test set-up: the public fixture data (committed, compressed, in ``tests/data``), and
+service requirements.
 
-Tests that need Postgres, Redis, a real worker or the fixture data skip outside CI when it is
-missing, and fail under ``CI=true``: CI must never go green by skipping them.
+Tests that need Postgres, Redis or a real worker skip outside CI when it is missing, and fail
+under ``CI=true``: CI must never go green by skipping them.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixturedata import extract_all
+
 ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = ROOT / ".." / "shared" / "fixtures"
 
 
 def require(service: str, available: bool, how: str) -> None:
@@ -24,10 +26,10 @@ def require(service: str, available: bool, how: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def fixtures_dir() -> Path:
-    """The shared public fixture data beside the checkout (``../shared/fixtures``)."""
-    require("../shared/fixtures", FIXTURES.is_dir(), f"no directory {FIXTURES.resolve()}")
-    return FIXTURES
+def fixtures_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The public fixture data of ``tests/data`` (see its README.md), decompressed once per
+    session into a temporary folder: same layout, names without ``.gz``."""
+    return extract_all(tmp_path_factory.mktemp("fixtures"))
 
 
 @pytest.fixture(autouse=True)

@@ -1,4 +1,4 @@
-"""The numbers of ../shared/fixtures/README.md, reproduced to +-0.01 with exact counts."""
+"""The numbers of tests/data/README.md, reproduced to +-0.01 with exact counts."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The issue's acceptance check on real data: augpt.json against the DSTC11 test gold.
 
-Expected numbers come from ../shared/fixtures/README.md (computed independently): default
+Expected numbers come from tests/data/README.md (computed independently): default
 profile, JGA 17.93, SER 45.40, S/D/I 12,706 / 4,171 / 2,121, N_ref 41,843.
 """
 
