@@ -30,7 +30,8 @@ from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-FIXTURE_GOLD = ROOT / ".." / "shared" / "fixtures" / "dstc11" / "test-dstc11.gold.json"
+# The public DSTC11 test gold, committed (compressed) in tests/data: see tests/data/README.md.
+FIXTURE_GOLD = "dstc11/test-dstc11.gold.json"
 KEYS = ("tts-verbatim", "human-verbatim", "human-paraphrased")
 
 
@@ -47,17 +48,14 @@ def seed(args: argparse.Namespace, workdir: Path) -> None:
     from leaderboard.api.services import create_token
     from leaderboard.challenges.models import Challenge
     from leaderboard.rankings.services import leaderboard
-    from scoring.synth import make_gold, make_prediction
+    from scoring.synth import make_prediction
+    from tests.fixturedata import fixture_bytes
     from tests.leaderboard import bulk
     from tests.leaderboard.factories import ParticipationFactory, TeamFactory, phase_with_references
 
     call_command("migrate", verbosity=0)
-    if FIXTURE_GOLD.is_file():
-        gold_bytes = FIXTURE_GOLD.read_bytes()
-        gold = json.loads(gold_bytes)
-    else:  # a synthetic reference of the same size class
-        gold = make_gold(1000, seed=1)
-        gold_bytes = json.dumps(gold).encode()
+    gold_bytes = fixture_bytes(FIXTURE_GOLD)
+    gold = json.loads(gold_bytes)
     phase = phase_with_references(gold_bytes, keys=KEYS)
     Challenge.objects.filter(pk=phase.challenge_id).update(
         scorer_options={"profile": "default", "missing": "reject", "n_boot": 1000, "seed": 12345}

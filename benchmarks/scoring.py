@@ -42,10 +42,11 @@ import scoring  # noqa: E402
 from scoring import stats  # noqa: E402
 from scoring.dstc11 import count  # noqa: E402
 from scoring.results import dialogue_columns  # noqa: E402
+from tests.fixturedata import fixture_bytes  # noqa: E402
 
-FIXTURES = ROOT.parent / "shared" / "fixtures"
-GOLD = FIXTURES / "dstc11" / "test-dstc11.gold.json"
-PRED = FIXTURES / "mwzeval-predictions" / "augpt.json"
+# The public fixture data committed (compressed) in tests/data: see tests/data/README.md.
+GOLD = Path("dstc11/test-dstc11.gold.json")
+PRED = Path("mwzeval-predictions/augpt.json")
 
 
 def timed(functions: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
@@ -67,9 +68,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--process-repeat", type=int, default=15)
     args = parser.parse_args()
-    if not GOLD.exists():
-        sys.exit(f"fixture data not found beside the checkout: {FIXTURES}")
-    gold_bytes, pred_bytes = GOLD.read_bytes(), PRED.read_bytes()
+    gold_bytes, pred_bytes = fixture_bytes(str(GOLD)), fixture_bytes(str(PRED))
 
     def cold() -> object:
         reference = scoring.load_reference(gold_bytes, GOLD.name)
@@ -114,19 +113,26 @@ def main() -> None:
         r,
     )
 
-    def parse_only(module: str) -> list[str]:
-        code = f"import sys, {module}\nfor p in sys.argv[1:]: {module}.loads(open(p, 'rb').read())"
-        return [sys.executable, "-c", code, str(GOLD), str(PRED)]
+    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as data:
+        # The processes read the two files from disk, decompressed.
+        gold, pred = Path(data) / GOLD.name, Path(data) / PRED.name
+        gold.write_bytes(gold_bytes)
+        pred.write_bytes(pred_bytes)
 
-    cli = [sys.executable, "-m", "scoring", "score", "--gold", str(GOLD), "--pred", str(PRED)]
-    cli.append("--json")
-    processes = {
-        "process: parse only, orjson": parse_only("orjson"),
-        "process: parse only, stdlib json": parse_only("json"),
-        "process: CLI, later run (cached gold)": cli,
-        "process: CLI, --no-cache (reads the gold)": [*cli, "--no-cache"],
-    }
-    with tempfile.TemporaryDirectory() as cache:
+        def parse_only(module: str) -> list[str]:
+            code = (
+                f"import sys, {module}\nfor p in sys.argv[1:]: {module}.loads(open(p, 'rb').read())"
+            )
+            return [sys.executable, "-c", code, str(gold), str(pred)]
+
+        cli = [sys.executable, "-m", "scoring", "score", "--gold", str(gold), "--pred", str(pred)]
+        cli.append("--json")
+        processes = {
+            "process: parse only, orjson": parse_only("orjson"),
+            "process: parse only, stdlib json": parse_only("json"),
+            "process: CLI, later run (cached gold)": cli,
+            "process: CLI, --no-cache (reads the gold)": [*cli, "--no-cache"],
+        }
         env = {**os.environ, "TRACKBOARD_CACHE_DIR": cache}
 
         def run(command: list[str]) -> None:
