@@ -8,9 +8,12 @@ from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
 
-import scoring
 from leaderboard.challenges.models import Challenge, Condition, Phase, Reference
-from leaderboard.challenges.services import activate_reference, add_reference, check_reference
+from leaderboard.challenges.references import check_reference
+from leaderboard.challenges.services import activate_reference, add_reference
+from leaderboard.rankings.snapshots import RevealError, reveal
+from leaderboard.submissions.services import rescore_all
+from scoring import ScoringError
 
 
 class OrganiserScoped(admin.ModelAdmin):
@@ -63,8 +66,6 @@ class PhaseAdmin(OrganiserScoped):
 
     @admin.action(description="Reveal: publish the private leaderboard as a new snapshot")
     def reveal(self, request: HttpRequest, queryset: Any) -> None:
-        from leaderboard.rankings.snapshots import RevealError, reveal
-
         for phase in queryset:
             try:
                 snapshot = reveal(phase, request.user)
@@ -75,8 +76,6 @@ class PhaseAdmin(OrganiserScoped):
 
     @admin.action(description="Re-score every scored submission (after a scorer change)")
     def rescore(self, request: HttpRequest, queryset: Any) -> None:
-        from leaderboard.submissions.services import rescore_all
-
         n = sum(len(rescore_all(phase=phase)) for phase in queryset)
         self.message_user(request, f"{n} submission(s) queued for re-scoring.")
 
@@ -108,7 +107,7 @@ class ReferenceForm(forms.ModelForm):
             }
             try:
                 check_reference(condition.phase.challenge, data, upload.name, files)
-            except scoring.ScoringError as exc:
+            except ScoringError as exc:
                 raise forms.ValidationError(str(exc)) from exc
             cleaned["data"] = data
             cleaned["files"] = files
@@ -146,6 +145,7 @@ class ReferenceAdmin(OrganiserScoped):
             form.cleaned_data["upload"].name,
             form.cleaned_data["files"],
         )
+        rescore_all(condition=created.condition)
         obj.pk = created.pk
         obj.refresh_from_db()
 
@@ -165,6 +165,7 @@ class ReferenceAdmin(OrganiserScoped):
     def make_active(self, request: HttpRequest, queryset: Any) -> None:
         for reference in queryset:
             activate_reference(reference)
+            rescore_all(condition=reference.condition)
         self.message_user(request, "Activated; every scored submission of it is being re-scored.")
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:

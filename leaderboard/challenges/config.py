@@ -32,7 +32,8 @@ from django.utils.text import slugify
 
 import scoring
 from leaderboard.challenges.models import Challenge, Condition, Phase
-from leaderboard.challenges.services import ExtraFiles, add_reference, check_reference
+from leaderboard.challenges.references import ExtraFiles, check_reference
+from leaderboard.challenges.services import add_reference
 
 #: keys of a condition naming a reference file besides the gold (``scoring`` file names)
 EXTRA_FILES = ("schema", "training_values")
@@ -165,7 +166,7 @@ def create_challenge(config: dict[str, Any], base_dir: Path) -> Challenge:
                 if condition.get("reference"):
                     path = (base_dir / condition["reference"]).resolve()
                     pending.append((row, path, extras[(p, c)]))
-    # Storage writes happen outside the transaction above (STYLE.md); add_reference has its own.
+    # Storage writes stay outside the transaction above; add_reference has its own.
     for condition, path, extra in pending:
         add_reference(condition, references[path], path.name, extra)
     return challenge

@@ -9,7 +9,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from leaderboard.challenges.models import Challenge
-from leaderboard.challenges.services import is_organiser
 from leaderboard.ids import row_id
 from leaderboard.teams import services as teams
 from leaderboard.teams.models import Participation
@@ -27,7 +26,7 @@ def detail(request: HttpRequest, slug: str) -> HttpResponse:
         "challenge": challenge,
         "phases": phases,
         "registrations": teams.registrations(request.user, challenge),
-        "organiser": is_organiser(challenge, request.user),
+        "organiser": challenge.is_organised_by(request.user),
     }
     return render(request, "challenges/detail.html", context)
 

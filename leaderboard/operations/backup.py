@@ -196,7 +196,7 @@ def _insert(model: type[models.Model], rows: list[dict[str, Any]], state: _Resto
     kept = [r for r in rows if r["id"] not in taken]
     moved = [r for r in rows if r["id"] in taken]
     # bulk_create: no save() (snapshots refuse a second save of a set primary key) and no
-    # signals; the restore invalidates the cached boards itself.
+    # signals; the restore marks the phases' boards changed itself.
     model.objects.bulk_create([model(**state.remap(model, r)) for r in kept])
     mapping.update({r["id"]: r["id"] for r in kept})
     _reset_sequences([model])
@@ -265,8 +265,6 @@ def _restore(manifest: dict[str, Any], archive: zipfile.ZipFile) -> dict[str, in
 def _restore_rows(
     manifest: dict[str, Any], tables: dict[str, list[dict[str, Any]]], renamed: dict[str, str]
 ) -> dict[str, int]:
-    from leaderboard.rankings.services import invalidate
-
     User = get_user_model()
     state = _Restore()
     counts: dict[str, int] = {}
@@ -294,8 +292,7 @@ def _restore_rows(
 
         challenge = Challenge.objects.get(slug=manifest["slug"])
         challenge.organisers.set(User.objects.filter(username__in=manifest["organisers"]))
-        phase_ids = list(challenge.phases.values_list("pk", flat=True))
-        transaction.on_commit(lambda: [invalidate(pk) for pk in phase_ids])
+        Phase.changed(*challenge.phases.values_list("pk", flat=True))
     return counts
 
 

@@ -30,5 +30,5 @@ class SnapshotAdmin(OrganiserScoped):
 @admin.register(ReportedResult)
 class ReportedResultAdmin(OrganiserScoped):
     challenge_path = "phase__challenge"
-    list_display = ("label", "phase", "condition", "jga", "ser", "shown", "source")
+    list_display = ("label", "phase", "condition", "metrics", "shown", "source")
     list_filter = ("shown", "phase__challenge")

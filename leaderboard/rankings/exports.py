@@ -3,7 +3,8 @@
 The reader export is built from the same boards and snapshots as the page, behind the same
 ``challenges.visibility`` rule, so it can never show more than the page. The archive (for the
 overview paper) holds every Result row of the phase — current or not, every metric, its
-signature and reference — and the per-dialogue correctness matrix of each condition."""
+signature and reference — and, per condition, the per-dialogue counts of the primary metric
+and the per-turn verdicts of every current Result."""
 
 from __future__ import annotations
 
@@ -13,11 +14,11 @@ from typing import Any
 
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
-from leaderboard.rankings.services import leaderboard, reported_rows, team_label
+from leaderboard.rankings.board import team_label
+from leaderboard.rankings.finals import final_submission_ids
+from leaderboard.rankings.services import leaderboard, reported_rows
 from leaderboard.rankings.snapshots import latest, serialise
 from leaderboard.submissions.models import Result
-
-METRIC_COLUMNS = ("jga", "jga_low", "jga_high", "ser", "ser_low", "ser_high")
 
 
 def _phase_info(phase: Phase) -> dict[str, Any]:
@@ -52,43 +53,46 @@ def reader_export(phase: Phase, user: Any) -> dict[str, Any]:
 
 
 def reader_csv(data: dict[str, Any]) -> str:
-    """One line per ranked entry: board (public/final), condition (or overview), then fields."""
+    """One line per ranked entry: board (public/final), condition (or overview), then the
+    entry and every metric of the boards with its interval (empty where it has none)."""
+    boards = [(name, data[name]) for name in ("public", "final") if data.get(name)]
+    names: list[str] = []
+    for _, board in boards:
+        names += [c["name"] for c in board["columns"] if c["name"] not in names]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
+    metric_header = [f"{n}{suffix}" for n in names for suffix in ("", "_low", "_high")]
     writer.writerow(
         ["board", "condition", "rank", "group", "team", "method", "submission_id", "baseline",
-         *METRIC_COLUMNS, "signature", "metrics"]
+         *metric_header, "signature", "source"]
     )  # fmt: skip
-    for name in ("public", "final"):
-        board = data.get(name)
-        if not board:
-            continue
+    for name, board in boards:
+        shown = [c["name"] for c in board["columns"]]
         for row in board["overview"]:
+            means = dict(zip(shown[:2], row["means"], strict=False))
             writer.writerow(
                 [name, "overview", row["rank"], "", _safe(row["team_name"]),
                  _safe(row["method_name"]), row["submission_id"], row["is_baseline"],
-                 _num(row["jga"]), "", "", _num(row["ser"]), "", "", ""]
+                 *(_num(means.get(n)) if s == "" else "" for n in names for s in ("", "_l", "_h")),
+                 "", ""]
             )  # fmt: skip
-        names = [c["name"] for c in board.get("columns") or []]
         for condition in board["conditions"]:
             for row in condition["rows"]:
+                cells = dict(zip(shown, row["cells"], strict=True))
                 writer.writerow(
                     [name, condition["key"], row["rank"], row["group"], _safe(row["team_name"]),
                      _safe(row["method_name"]), row["submission_id"], row["is_baseline"],
-                     *(_num(row[c]) for c in METRIC_COLUMNS), row["signature"],
-                     _metrics(names, row.get("cells") or [])]
+                     *(_num(v) for n in names for v in cells.get(n, (None, None, None))),
+                     row["signature"], ""]
                 )  # fmt: skip
     for row in data.get("reported") or []:
         writer.writerow(
             ["reported (not scored here)", row["condition"], "", "", "", _safe(row["label"]), "",
-             "", _num(row["jga"]), "", "", _num(row["ser"]), "", "", _safe(row["source"])]
+             "", *(_num(row["metrics"].get(n)) if s == "" else "" for n in names
+                   for s in ("", "_l", "_h")),
+             "", _safe(row["source"])]
         )  # fmt: skip
     return out.getvalue()
-
-
-def _metrics(names: list[str], cells: list[Any]) -> str:
-    """Every column of the board (any task) as ``name=value`` pairs, e.g. ``joint=66.6667``."""
-    return ";".join(f"{n}={_num(c[0])}" for n, c in zip(names, cells, strict=False))
 
 
 def _num(value: Any) -> str:
@@ -102,10 +106,10 @@ def _safe(text: Any) -> str:
 
 
 def archive(phase: Phase) -> dict[str, Any]:
-    """Every Result of the phase with all its metrics, and the correctness matrices."""
-    from leaderboard.rankings.finals import final_submission_ids
-
+    """Every Result of the phase with all its metrics, and per condition the per-dialogue
+    numerators and denominators of the primary metric of every current Result."""
     finals = final_submission_ids(phase)
+    primary = phase.challenge.primary
     results = (
         Result.objects.filter(submission__phase=phase)
         .select_related("submission__team", "condition", "reference")
@@ -113,7 +117,6 @@ def archive(phase: Phase) -> dict[str, Any]:
     )
     rows: list[dict[str, Any]] = []
     matrices: dict[str, dict[str, Any]] = {}
-    prefixes = ("", "public_", "private_")
     for r in results:
         team = r.submission.team
         rows.append(
@@ -132,33 +135,32 @@ def archive(phase: Phase) -> dict[str, Any]:
                 "current": r.current,
                 "signature": r.signature,
                 "created_at": r.created_at.isoformat(),
-                "n_ref": r.n_ref,
-                "sub": r.sub,
-                "del": r.dele,
-                "ins": r.ins,
-                "slot_f1": r.slot_f1,
-                **{f"{p}{c}": getattr(r, f"{p}{c}") for p in prefixes for c in METRIC_COLUMNS},
-                # every metric of the task (any task), whole reference and parts of the split
+                # every metric of the task, whole reference and parts of the split
                 "metrics": r.metrics,
                 "intervals": r.intervals,
                 "part_metrics": r.part_metrics,
+                "breakdown": r.breakdown,
             }
         )
-        if not (r.current and r.reference.active):
+        column = (r.dialogues or {}).get("columns", {}).get(primary)
+        if not (r.current and r.reference.active) or column is None:
             continue
-        dialogues = (r.breakdown or {}).get("per_dialogue") or []
         matrix = matrices.setdefault(
             r.condition.key,
             {
                 "reference_sha256": r.reference.sha256,
-                "dialogues": [d["id"] for d in dialogues],
-                "turns": [d["turns"] for d in dialogues],
-                "correct": {},
+                "metric": primary,
+                "dialogues": r.dialogues["ids"],
+                "denominators": column[1],
+                "numerators": {},
+                "turns": {},
             },
         )
-        matrix["correct"][str(r.submission_id)] = [d["correct"] for d in dialogues]
+        matrix["numerators"][str(r.submission_id)] = column[0]
+        matrix["turns"][str(r.submission_id)] = r.dialogues.get("turns") or []
     return {
         **_phase_info(phase),
+        "primary_metric": primary,
         "split_fraction": phase.split_fraction,
         "split_seed": phase.split_seed,
         "results": rows,

@@ -15,7 +15,6 @@ from django.views.decorators.http import require_POST
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.ids import row_id
-from leaderboard.rankings.finals import SelectionError, select_final
 from leaderboard.submissions import analysis, selectors, services
 from leaderboard.submissions.forms import SubmissionForm
 from leaderboard.submissions.models import Submission
@@ -247,8 +246,8 @@ def final(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404
     selected = request.POST.get("selected") == "1"
     try:
-        select_final(submission, request.user, selected)
-    except SelectionError as exc:
+        services.select_final(submission, request.user, selected)
+    except services.SelectionError as exc:
         messages.error(request, str(exc))
     else:
         verb = "selected as final" if selected else "no longer a final selection"

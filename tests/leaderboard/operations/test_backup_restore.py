@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from leaderboard.challenges import demo
 from leaderboard.challenges.models import Challenge, Phase, Reference
-from leaderboard.challenges.services import clear_reference_cache
+from leaderboard.challenges.references import clear_reference_cache
 from leaderboard.rankings.exports import archive, reader_export
 from leaderboard.rankings.services import PARTS, compute
 from leaderboard.rankings.snapshots import reveal, serialise
