@@ -372,8 +372,6 @@ SCORING_LEASE_SECONDS = env_int("TRACKBOARD_SCORING_LEASE_SECONDS", 900, minimum
 SCORING_RESEND_AFTER_SECONDS = env_int("TRACKBOARD_SCORING_RESEND_AFTER_SECONDS", 300, minimum=1)
 #: Scoring runs (claims) before a submission is marked failed.
 SCORING_MAX_ATTEMPTS = env_int("TRACKBOARD_SCORING_MAX_ATTEMPTS", 3, minimum=1)
-#: Test-only: seconds the worker sleeps after claiming, so a test can kill it mid-scoring.
-TEST_SCORE_DELAY = env_float("TRACKBOARD_TEST_SCORE_DELAY", 0.0, minimum=0.0)
 
 # --- operations: logs, private storage backend, collected static files --------------------
 #: ``text`` (default) or ``json``: one JSON object per line (leaderboard/operations/logs.py).

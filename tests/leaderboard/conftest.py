@@ -47,7 +47,6 @@ def _isolated(settings, tmp_path_factory):
     }
     settings.CACHES = {"default": {**settings.CACHES["default"], "KEY_PREFIX": tag}}
     settings.CELERY_TASK_DEFAULT_QUEUE = tag
-    settings.TEST_SCORE_DELAY = 0.0
     clear_reference_cache()
     yield {"tag": tag, "private": private}
     clear_reference_cache()
