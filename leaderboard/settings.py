@@ -118,9 +118,8 @@ VAR_DIR = env_path("TRACKBOARD_VAR_DIR", BASE_DIR / "var")
 
 _secret = os.environ.get("SECRET_KEY", "")
 if not _secret:
-    if not DEBUG and env_bool("TRACKBOARD_REQUIRE_SECRET_KEY", False):
-        raise ImproperlyConfigured("SECRET_KEY must be set in production")
-    # Embedded mode: a fixed development key. Production sets SECRET_KEY (and the flag above).
+    # Embedded mode: a fixed development key. TRACKBOARD_PRODUCTION (below) refuses to start
+    # without a SECRET_KEY of its own.
     _secret = "trackboard-insecure-development-key-do-not-use-in-production"
 SECRET_KEY = _secret
 
