@@ -11,7 +11,6 @@ deployment should stop the process at start-up, not fall back silently to a defa
 
 from __future__ import annotations
 
-import contextlib
 import os
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -183,7 +182,7 @@ DATABASE_URL = os.environ.get("DATABASE_URL", "")
 if DATABASE_URL:
     DATABASES = {"default": database_from_url(DATABASE_URL)}
 else:
-    VAR_DIR.mkdir(parents=True, exist_ok=True)
+    # The operations app creates the folder (leaderboard/operations/apps.py).
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
@@ -227,9 +226,7 @@ STATICFILES_FINDERS = [
     "leaderboard.staticfinders.PackageAssetFinder",
 ]
 WHITENOISE_USE_FINDERS = True
-# collectstatic fills STATIC_ROOT in production; the folder must exist for whitenoise either way.
-with contextlib.suppress(OSError):
-    Path(STATIC_ROOT).mkdir(parents=True, exist_ok=True)
+# collectstatic fills STATIC_ROOT; until then whitenoise only warns that the folder is missing.
 MEDIA_URL = "media/"
 MEDIA_ROOT = env_path("MEDIA_ROOT", VAR_DIR / "media")
 #: References and prediction files. Deliberately outside MEDIA_ROOT: no URL serves this tree.
@@ -330,6 +327,7 @@ if REDIS_URL:
         "visibility_timeout": env_int("TRACKBOARD_VISIBILITY_TIMEOUT", 3600, minimum=1),
     }
 else:
+    # kombu's filesystem transport; leaderboard/celery.py creates the folders before use.
     _broker = VAR_DIR / "broker"
     CELERY_BROKER_URL = "filesystem://"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -339,8 +337,6 @@ else:
         "control_folder": str(_broker / "control"),
         "store_processed": False,
     }
-    for _folder in ("out", "processed", "control"):
-        (_broker / _folder).mkdir(parents=True, exist_ok=True)
 # Results live in our own tables; Celery's result backend would only duplicate them.
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
@@ -361,6 +357,8 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env_float("TRACKBOARD_REAPER_INTERVAL", 60.0, minimum=1.0),
     },
 }
+#: Celery's file-backed scheduler, creating the folder of its schedule file first.
+CELERY_BEAT_SCHEDULER = "leaderboard.beat:PersistentScheduler"
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 # --- scoring ------------------------------------------------------------------------------

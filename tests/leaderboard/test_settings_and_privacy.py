@@ -1,6 +1,12 @@
-"""Settings helpers fail loudly; private files have no URL."""
+"""Settings helpers fail loudly; importing the settings creates nothing on disk, the embedded
+mode's folders are made where they are used; private files have no URL."""
 
 from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
@@ -8,6 +14,7 @@ from django.test import Client
 
 from leaderboard import settings as project_settings
 from leaderboard.storage import private_storage
+from tests.conftest import ROOT
 
 
 @pytest.mark.parametrize(
@@ -43,6 +50,49 @@ def test_database_url_is_parsed_into_a_postgres_entry():
 def test_unsupported_database_urls_fail_loudly(url):
     with pytest.raises(ImproperlyConfigured):
         project_settings.database_from_url(url)
+
+
+def _embedded(code: str, var: Path) -> list[str] | None:
+    """Run ``code`` in a fresh interpreter in the embedded mode (SQLite, file broker) with
+    TRACKBOARD_VAR_DIR=``var``; what exists under ``var`` afterwards (None: not even ``var``)."""
+    environ = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+    environ.update(DJANGO_SETTINGS_MODULE="leaderboard.settings", TRACKBOARD_VAR_DIR=str(var))
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=environ, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    if not var.exists():
+        return None
+    return sorted(path.relative_to(var).as_posix() for path in var.rglob("*"))
+
+
+def test_importing_the_settings_creates_no_folder(tmp_path):
+    assert _embedded("import leaderboard.settings", tmp_path / "var") is None
+
+
+def test_django_start_up_makes_the_folder_of_the_sqlite_database_only(tmp_path):
+    assert _embedded("import django; django.setup()", tmp_path / "var") == []
+
+
+def test_reading_celerys_configuration_makes_the_file_broker_folders(tmp_path):
+    code = "import django; django.setup(); from leaderboard.celery import app; app.conf.broker_url"
+    assert _embedded(code, tmp_path / "var") == [
+        "broker",
+        "broker/control",
+        "broker/out",
+        "broker/processed",
+    ]
+
+
+def test_beat_makes_the_folder_of_its_schedule_file(tmp_path):
+    schedule = tmp_path / "beat" / "schedule"
+    code = (
+        "import django; django.setup(); from leaderboard.celery import app;"
+        " from leaderboard.beat import PersistentScheduler;"
+        f" PersistentScheduler(app, schedule_filename={str(schedule)!r}).close()"
+    )
+    _embedded(code, tmp_path / "var")
+    assert schedule.parent.is_dir()
 
 
 def test_private_storage_has_no_url():
