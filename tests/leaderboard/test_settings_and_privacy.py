@@ -12,14 +12,14 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.test import Client
 
-from leaderboard import settings as project_settings
+from leaderboard.env import database_from_url, env_bool, env_float, env_int, env_rate
 from leaderboard.storage import private_storage
 from tests.conftest import ROOT
 
 
 @pytest.mark.parametrize(
     ("helper", "value"),
-    [(project_settings.env_bool, "maybe"), (project_settings.env_int, "ten")],
+    [(env_bool, "maybe"), (env_int, "ten"), (env_float, "a lot"), (env_rate, "3/fortnight")],
 )
 def test_typed_helpers_refuse_bad_values(monkeypatch, helper, value):
     monkeypatch.setenv("TRACKBOARD_X", value)
@@ -30,12 +30,12 @@ def test_typed_helpers_refuse_bad_values(monkeypatch, helper, value):
 def test_env_int_enforces_its_minimum(monkeypatch):
     monkeypatch.setenv("TRACKBOARD_X", "0")
     with pytest.raises(ImproperlyConfigured, match="at least 1"):
-        project_settings.env_int("TRACKBOARD_X", 3, minimum=1)
+        env_int("TRACKBOARD_X", 3, minimum=1)
 
 
 def test_database_url_is_parsed_into_a_postgres_entry():
-    db = project_settings.database_from_url(
-        "postgres://u:p%40ss@db.example:6543/tb?sslmode=require"
+    db = database_from_url(
+        "postgres://u:p%40ss@db.example:6543/tb?sslmode=require", conn_max_age=60, test_name="t"
     )
     assert (db["ENGINE"], db["NAME"], db["USER"], db["PASSWORD"]) == (
         "django.db.backends.postgresql",
@@ -44,12 +44,13 @@ def test_database_url_is_parsed_into_a_postgres_entry():
         "p@ss",
     )
     assert (db["HOST"], db["PORT"], db["OPTIONS"]) == ("db.example", "6543", {"sslmode": "require"})
+    assert (db["CONN_MAX_AGE"], db["TEST"]) == (60, {"NAME": "t"})
 
 
 @pytest.mark.parametrize("url", ["mysql://u@h/db", "postgres://u@h/"])
 def test_unsupported_database_urls_fail_loudly(url):
     with pytest.raises(ImproperlyConfigured):
-        project_settings.database_from_url(url)
+        database_from_url(url)
 
 
 def _embedded(code: str, var: Path) -> list[str] | None:
