@@ -19,3 +19,7 @@ class OperationsConfig(AppConfig):
             on_disk = name and name != ":memory:" and not name.startswith("file:")
             if database["ENGINE"] == "django.db.backends.sqlite3" and on_disk:
                 Path(name).parent.mkdir(parents=True, exist_ok=True)
+        # The static files are served from the finders unless collected; the folder collected
+        # files go to must still exist, or the static-file middleware warns at every start.
+        if settings.STATIC_ROOT:
+            Path(settings.STATIC_ROOT).mkdir(parents=True, exist_ok=True)

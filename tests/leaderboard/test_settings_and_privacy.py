@@ -71,8 +71,8 @@ def test_importing_the_settings_creates_no_folder(tmp_path):
     assert _embedded("import leaderboard.settings", tmp_path / "var") is None
 
 
-def test_django_start_up_makes_the_folder_of_the_sqlite_database_only(tmp_path):
-    assert _embedded("import django; django.setup()", tmp_path / "var") == []
+def test_django_start_up_makes_the_folders_of_the_sqlite_database_and_static_files(tmp_path):
+    assert _embedded("import django; django.setup()", tmp_path / "var") == ["static"]
 
 
 def test_reading_celerys_configuration_makes_the_file_broker_folders(tmp_path):
@@ -82,6 +82,7 @@ def test_reading_celerys_configuration_makes_the_file_broker_folders(tmp_path):
         "broker/control",
         "broker/out",
         "broker/processed",
+        "static",
     ]
 
 
