@@ -20,8 +20,8 @@ from django.views.decorators.http import require_POST
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.rankings import exports
-from leaderboard.rankings.charts import CHART_LIMIT
 from leaderboard.rankings.board import Leaderboard
+from leaderboard.rankings.charts import CHART_LIMIT
 from leaderboard.rankings.services import leaderboard
 from leaderboard.rankings.snapshots import RevealError, latest, load, reveal
 
