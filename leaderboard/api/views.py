@@ -29,7 +29,7 @@ from leaderboard.ids import row_id
 from leaderboard.rankings.board import split_part
 from leaderboard.rankings.services import leaderboard
 from leaderboard.submissions import selectors, services
-from leaderboard.submissions.models import Submission
+from leaderboard.submissions.models import Result, Submission
 from leaderboard.teams.models import Membership, Team
 from leaderboard.teams.services import is_member, teams_of
 
@@ -167,6 +167,19 @@ class PhaseLeaderboard(APIView):
 # --- submissions ---------------------------------------------------------------------------
 
 
+def _results() -> Prefetch:
+    """A submission's Results on the active references, as ``active_results``, with their
+    references and without the per-dialogue statistics (the detail does not show them)."""
+    return Prefetch(
+        "results",
+        queryset=Result.objects.filter(reference__active=True, current=True)
+        .select_related("condition", "reference")
+        .defer("dialogues")
+        .order_by("condition__order", "condition__key"),
+        to_attr="active_results",
+    )
+
+
 #: What a reader sees of a submission's Results for each ``selectors.score_prefix``: every
 #: number, or the public part of the split only (None: no numbers at all).
 SHOWN = {"": "all", "public_": "public"}
@@ -176,7 +189,7 @@ def _detail_response(request: Request, submission: Submission, code: int = 200) 
     """A submission as its detail page shows it to this user."""
     submission = (
         Submission.objects.select_related("team", "phase__challenge")
-        .prefetch_related(selectors.active_results(), "files__condition")
+        .prefetch_related(_results(), "files__condition")
         .get(pk=submission.pk)
     )
     prefix = selectors.score_prefix(submission.phase, access(submission.phase, request.user))

@@ -297,3 +297,19 @@ def test_another_tasks_leaderboard_and_its_csv_have_the_tasks_columns():
     text = client.get(url, {"format": "csv"}).content.decode()
     (line,) = csv.DictReader(io.StringIO(text))
     assert line["joint"] == "66.6667" and line["test_joint_iou50"] == "66.6667"
+
+
+def test_the_submission_detail_reads_a_fixed_number_of_queries_whatever_its_conditions():
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    counts = []
+    for keys in (("test",), KEYS):
+        phase = phase_with_references(GOLD_BYTES, keys=keys)
+        submission_id, team = _submit_and_score(phase, PREDICTION, keys)
+        client = token_client(team.created_by)
+        with CaptureQueriesContext(connection) as queries:
+            body = client.get(f"/api/v1/submissions/{submission_id}/").json()
+        assert len(body["results"]) == len(keys)
+        counts.append(len(queries))
+    assert counts[0] == counts[1]
