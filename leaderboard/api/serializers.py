@@ -44,7 +44,9 @@ class MetricValueSerializer(serializers.Serializer):
 def metric_values(
     task: Task, values: Mapping[str, Any], intervals: Mapping[str, Any]
 ) -> dict[str, dict[str, Any]]:
-    """``{name: {"value", "ci"}}`` for every metric in ``values``, in the task's order."""
+    """``{name: {"value", "ci"}}`` for every metric in ``values``, in the task's order (a
+    name the task does not describe comes last). ``ci`` is null for a metric the task reports
+    without an interval, ``[null, null]`` for one whose interval is undefined here."""
     specs = {m.name: m for m in task.metrics}
     names = [m.name for m in task.metrics if m.name in values]
     names += [name for name in values if name not in specs]
@@ -53,12 +55,10 @@ def metric_values(
         spec = specs.get(name)
         found = intervals.get(name)
         ci: list[float | None] | None = None
-        if found:
+        if found and (spec is None or spec.interval):
             ci = list(found[:2])
         elif spec is not None and spec.interval:
             ci = [None, None]
-        if spec is not None and not spec.interval:
-            ci = None
         out[name] = {"value": values.get(name), "ci": ci}
     return out
 
