@@ -249,14 +249,15 @@ def _checker(challenge: dict[str, Any]) -> tuple[str, dict[str, str]] | None:
     return str(task), options
 
 
-def cmd_submit(args: argparse.Namespace) -> int:
-    files = _parse_files(args.file)
-    client = _client()
-    target = _resolve_phase(client, args.phase)
-    checker = _checker(target["challenge"])
+def _invalid_files(files: dict[str, Path], checker: tuple[str, dict[str, str]] | None) -> bool:
+    """Check each file with the challenge's task (``_checker``); report each verdict and
+    return whether any file is invalid. Without a checker only readability is checked."""
     invalid = False
     for key, path in files.items():
         if checker is None:
+            if not path.is_file():
+                print(f"{key}: {path}: no such file.", file=sys.stderr)
+                invalid = True
             continue
         try:
             found = check_file(path, *checker)
@@ -265,7 +266,14 @@ def cmd_submit(args: argparse.Namespace) -> int:
             invalid = True
         else:
             print(f"{key}: {path.name} looks valid ({found}).")
-    if invalid:
+    return invalid
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    files = _parse_files(args.file)
+    client = _client()
+    target = _resolve_phase(client, args.phase)
+    if _invalid_files(files, _checker(target["challenge"])):
         print("Nothing was uploaded; fix the files above.", file=sys.stderr)
         return INVALID
     fields = {
@@ -276,6 +284,9 @@ def cmd_submit(args: argparse.Namespace) -> int:
     }
     try:
         submission = client.post_multipart(f"phases/{target['id']}/submissions/", fields, files)
+    except OSError as exc:  # a file that could not be read after all
+        print(f"trackboard: cannot read {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return INVALID
     except ApiError as exc:
         if exc.code != "submission_rejected":
             raise

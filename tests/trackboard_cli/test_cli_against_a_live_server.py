@@ -8,6 +8,7 @@ import json
 import re
 import stat
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -40,22 +41,45 @@ def _token_from_profile_page(user) -> str:
     return re.search(r'<code id="new-token">([^<]+)</code>', page).group(1)
 
 
-def _score_when_queued(process: subprocess.Popen, deadline: float) -> int:
-    """Act as the worker: score the submission once the CLI has uploaded it."""
-    while time.monotonic() < deadline:
-        pk = (
-            Submission.objects.filter(status=Submission.Status.QUEUED)
-            .values_list("pk", flat=True)
-            .first()
-        )
-        if pk is not None:
-            time.sleep(0.3)  # let the CLI see it queued first
-            assert services.run_scoring(pk) == "scored"
-            return pk
-        if process.poll() is not None:
-            pytest.fail(f"the CLI ended early: {process.communicate()}")
-        time.sleep(0.1)
-    pytest.fail("no submission arrived")
+def _submit_and_wait(cli_env, args: list[str]) -> tuple[int, str, str, int]:
+    """``trackboard submit ... --wait`` while the test acts as the worker: once the command
+    says the submission was received, the test scores it. Returns (id, stdout, stderr, exit
+    code).
+
+    The test reads nothing from the database while the command uploads: on SQLite the live
+    server shares the test's connection, which two threads cannot use at once. The command
+    checks every second, so it is not reading while the submission is scored."""
+    process = subprocess.Popen(
+        [*trackboard_command(), "submit", *args, "--wait", "--interval", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    lines: list[str] = []
+
+    def read() -> None:
+        for line in process.stdout:
+            lines.append(line)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        deadline = time.monotonic() + 30
+        pk = None
+        while pk is None:
+            found = [re.match(r"Submission (\d+) received", line) for line in list(lines)]
+            pk = next((int(m[1]) for m in found if m), None)
+            if pk is None and process.poll() is not None:
+                reader.join(timeout=5)
+                pytest.fail(f"the CLI ended early: {''.join(lines)}{process.stderr.read()}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"no submission arrived: {''.join(lines)}")
+            time.sleep(0.05)
+        assert services.run_scoring(pk) == "scored"
+        code = process.wait(timeout=30)
+        reader.join(timeout=5)
+        return pk, "".join(lines), process.stderr.read(), code
+    finally:
+        process.kill()
 
 
 def test_login_submit_wait_and_leaderboard_through_the_cli(
@@ -80,18 +104,8 @@ def test_login_submit_wait_and_leaderboard_through_the_cli(
         path.write_text(json.dumps(PREDICTION))
         files += ["--file", f"{key_name}={path}"]
     target = f"{phase.challenge.slug}/{phase.slug}"
-    process = subprocess.Popen(
-        [*trackboard_command(), "submit", target, *files, "--method", "CLI run", "--wait",
-         "--interval", "0.2"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env,
-        stdin=subprocess.DEVNULL,
-    )  # fmt: skip
-    try:
-        pk = _score_when_queued(process, time.monotonic() + 30)
-        out, err = process.communicate(timeout=30)
-    finally:
-        process.kill()
-    assert process.returncode == 0, (out, err)
+    pk, out, err, code = _submit_and_wait(cli_env, [target, *files, "--method", "CLI run"])
+    assert code == 0, (out, err)
     assert f"submission {pk}: queued" in out and f"submission {pk}: scored" in out
     assert "JGA" in out and "SER" in out
     for key_name in KEYS:
@@ -138,22 +152,6 @@ def _logged_in(run_cli, live_server, phase):
         team.created_by))  # fmt: skip
     assert login.returncode == 0, login.stderr
     return team
-
-
-def _submit_and_wait(cli_env, args: list[str]) -> tuple[int, str, str, int]:
-    """``trackboard submit ... --wait`` while the test scores the upload: (id, stdout,
-    stderr, exit code)."""
-    process = subprocess.Popen(
-        [*trackboard_command(), "submit", *args, "--wait", "--interval", "0.2"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env,
-        stdin=subprocess.DEVNULL,
-    )  # fmt: skip
-    try:
-        pk = _score_when_queued(process, time.monotonic() + 30)
-        out, err = process.communicate(timeout=30)
-    finally:
-        process.kill()
-    return pk, out, err, process.returncode
 
 
 def _cells(out: str, first: str) -> list[str]:

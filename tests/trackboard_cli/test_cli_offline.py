@@ -146,6 +146,10 @@ def test_a_task_this_installation_does_not_know_is_left_to_the_server(run_cli, f
     result = run_cli("submit", "c/test", "--file", f"test={path}")
     assert "the server checks them" in result.stderr and "Traceback" not in result.stderr
     assert site.posts() == ["/api/v1/phases/3/submissions/"]
+    missing = run_cli("submit", "c/test", "--file", f"test={tmp_path / 'missing.json'}")
+    assert missing.returncode == 2 and "missing.json: no such file" in missing.stderr
+    assert "Nothing was uploaded" in missing.stderr and "Traceback" not in missing.stderr
+    assert site.posts() == ["/api/v1/phases/3/submissions/"]
 
 
 def test_a_leaderboard_piped_into_head_ends_quietly(run_cli, fake_site, cli_env):
