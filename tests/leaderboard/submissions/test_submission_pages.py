@@ -108,8 +108,15 @@ def test_the_status_json_reports_scores_once_scored(client, scored, team):
     data = client.get(_urls(scored)["status"]).json()
     assert data["status"] == "scored" and data["final"] is True
     assert data["attempts"] == 1 and data["error"] == ""
-    assert {f"{r['jga']:.2f}" for r in data["results"].values()} == {JGA}
-    assert {f"{r['ser']:.2f}" for r in data["results"].values()} == {SER}
+    results = data["results"].values()
+    assert {f"{r['metrics']['jga']['value']:.2f}" for r in results} == {JGA}
+    assert {f"{r['metrics']['ser']['value']:.2f}" for r in results} == {SER}
+    for r in results:
+        for name in ("jga", "ser"):
+            metric = r["metrics"][name]
+            assert metric["low"] <= metric["value"] <= metric["high"]
+    assert [r["label"] for r in results] == ["Tts-Verbatim", "Human-Verbatim", "Human-Paraphrased"]
+    assert data["part"] == "all"
 
 
 def test_a_queued_submission_polls_and_can_be_cancelled_by_its_team(client, team, phase):
