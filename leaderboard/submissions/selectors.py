@@ -71,10 +71,23 @@ def _scalar(value: Any) -> bool:
     return value is None or isinstance(value, str | int | float | bool)
 
 
+def scalar_details(details: dict[str, Any]) -> dict[str, Any]:
+    """The scalar details of a breakdown (settings, counts, rates), those of a group of
+    scalars under a dotted name (``seen_unseen.seen_turns``); tables such as per-slot rows
+    are left out."""
+    found: dict[str, Any] = {}
+    for name, value in details.items():
+        if _scalar(value):
+            found[name] = value
+        elif isinstance(value, dict) and all(_scalar(v) for v in value.values()):
+            found.update({f"{name}.{key}": v for key, v in value.items()})
+    return found
+
+
 def breakdown_tables(result: Result) -> dict[str, Any]:
     """What the scorer reported besides the metrics (``Result.breakdown``), for any task: the
-    detected format, the counts, the warnings, the scalar details (settings, error counts,
-    ...) and, when the task reports them, the per-domain and per-slot rows, sorted by name."""
+    detected format, the counts, the warnings, the scalar details (``scalar_details``) and,
+    when the task reports them, the per-domain and per-slot rows, sorted by name."""
     data = result.breakdown or {}
     details = data.get("details") or {}
     per_domain = details.get("per_domain") or {}
@@ -83,7 +96,7 @@ def breakdown_tables(result: Result) -> dict[str, Any]:
         "format": data.get("format", ""),
         "counts": dict(data.get("counts") or {}),
         "warnings": list(data.get("warnings") or []),
-        "details": {k: v for k, v in details.items() if _scalar(v)},
+        "details": scalar_details(details),
         "domains": [{"name": name, **values} for name, values in sorted(per_domain.items())],
         "slots": [{"name": name, **values} for name, values in sorted(per_slot.items())],
     }

@@ -23,6 +23,7 @@ from tests.leaderboard.task_data import (
     make_phase,
     submit_through_the_page,
 )
+from tests.leaderboard.web import log_in
 
 pytestmark = pytest.mark.django_db
 
@@ -63,6 +64,11 @@ def test_a_reference_with_training_values_reports_seen_and_unseen_jga(client, en
     names = [c.name for c in leaderboard(phase).columns]
     assert names == ["jga", "ser", "jga_seen", "jga_unseen"]
     assert board.rows[0].cells[2][0] == pytest.approx(100.0)
+    # the result page lists the turns each part was computed on (1 seen, 2 unseen)
+    log_in(client, result.submission.team.created_by)
+    detail = client.get(reverse("submissions:detail", args=[result.submission_id])).text
+    for name, turns in (("seen_turns", 1), ("unseen_turns", 2)):
+        assert f'<code>seen_unseen.{name}</code></th><td class="num">{turns}<' in detail
     # the challenge page's local command names the training values the references carry
     challenge = client.get(reverse("challenges:detail", args=[phase.challenge.slug])).text
     assert "--gold gold.json --training-values training-values.json --pred" in challenge

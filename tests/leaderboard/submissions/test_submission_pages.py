@@ -94,6 +94,9 @@ def test_a_teammate_sees_the_full_result(client, scored, teammate):
     assert page.count(f'{JGA} <span class="ci"') == 3
     assert page.count(f'{SER} <span class="ci"') == 3
     assert "S 1 / D 0 / I 0 of 6" in page  # hand-worked in tests/leaderboard/web.py
+    # 5 of the 6 predicted values are right, and 5 of the 6 gold values are found
+    for name, value in (("slot_precision", "83.33"), ("slot_recall", "83.33"), ("turns", "4")):
+        assert page.count(f'<th scope="row"><code>{name}</code></th><td class="num">{value}<') == 3
     assert "<code>gold-json</code>" in page
     assert "JGA per domain" in page and "Errors per slot" in page
     assert ">train-leaveat</th>" in page
