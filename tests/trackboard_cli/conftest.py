@@ -19,6 +19,10 @@ from tests.leaderboard.conftest import (  # noqa: F401
     _fast_password_hashing,
     _isolated,
     enqueued,
+    isolation,
+    postgres,
+    redis_url,
+    start_worker,
 )
 
 
