@@ -18,8 +18,9 @@ from django.utils import timezone
 from leaderboard.challenges import demo
 from leaderboard.challenges.models import Challenge, Phase, Reference
 from leaderboard.challenges.references import clear_reference_cache
+from leaderboard.challenges.split import PARTS
 from leaderboard.rankings.exports import archive, reader_export
-from leaderboard.rankings.services import PARTS, compute
+from leaderboard.rankings.services import compute
 from leaderboard.rankings.snapshots import reveal, serialise
 from leaderboard.submissions.models import Submission, SubmissionFile
 from leaderboard.teams.models import Team
