@@ -196,7 +196,7 @@ def test_the_whole_flow_runs_on_gunicorn_a_worker_and_beat_with_production_setti
              "--pred", str(tmp / f"{k}.json"), "--json"],
             capture_output=True, text=True, check=True,
         )  # fmt: skip
-        expected[k] = json.loads(local.stdout)["jga"]
+        expected[k] = json.loads(local.stdout)["metrics"]["jga"]
 
     board = run("leaderboard", "dstc11/test", "--condition", "tts-verbatim", "--json")
     assert board.returncode == 0, board.stderr
