@@ -4,6 +4,7 @@ dashboard, phase states on the pages, and the team's e-mail when a run is scored
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import pytest
 from django.core import mail
@@ -141,6 +142,9 @@ def test_the_dashboard_shows_states_queue_health_and_daily_counts(client, enqueu
     oldest = int(page.split('<dd id="oldest">')[1].split(" s<")[0])
     assert 300 <= oldest < 400
     assert "state-upcoming" in page and "state-open" in page
+    # each reference version with what its summary says (the gold of tests.leaderboard.web:
+    # 2 dialogues, 4 user turns, 6 gold values of 4 slots)
+    assert page.count("slot values: 6; slots: 4; format: gold-json</td>") == 3
     today = page.split('id="per-day"')[1].split("</tbody>")[0].rsplit("<tr>", 1)[1]
     assert '<td class="num">3</td>' in today
     log_in(client, team.created_by)
@@ -171,3 +175,19 @@ def test_the_team_is_mailed_when_a_run_is_scored_or_fails(django_capture_on_comm
     ):
         assert services.run_scoring(broken.pk) == "failed"
     assert len(mail.outbox) == 2 and "failed" in mail.outbox[1].subject
+
+
+def test_the_dashboard_lists_another_tasks_reference_and_its_files(client):
+    from tests.leaderboard.task_data import MWZ_GOLD, SCHEMA, make_phase
+
+    files = {"schema": (json.dumps(SCHEMA).encode(), "schema.json")}
+    phase = make_phase("multiwoz22", json.dumps(MWZ_GOLD).encode(), files)
+    organiser = UserFactory()
+    phase.challenge.organisers.add(organiser)
+    log_in(client, organiser)
+    page = client.get(reverse("challenges:organise", args=[phase.challenge.slug])).text
+    # two dialogues, three user turns, one service (hotel)
+    assert (
+        '<td>2</td><td>3</td><td class="facts">services: 1; format: sgd-dialogues; '
+        "files: schema (schema.json)</td>"
+    ) in page
