@@ -5,13 +5,15 @@ published snapshot does not move after a later re-score."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from django.urls import reverse
 
 from leaderboard.challenges.services import add_reference
-from leaderboard.rankings.models import ImmutableError
+from leaderboard.rankings.models import ImmutableError, Snapshot
 from leaderboard.rankings.services import compute, leaderboard
+from leaderboard.rankings.snapshots import load, reveal
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.submissions.services import SelectionError, select_final
@@ -144,3 +146,15 @@ def test_reveal_is_refused_while_the_phase_is_open_and_to_non_organisers(world, 
     )
     assert response.status_code == 404 and not world.phase.snapshots.exists()
     assert leaderboard(world.phase, "public").conditions[0].rows
+
+
+def test_a_published_snapshot_loads_back_as_the_board_it_froze(world):
+    close(world.phase)
+    snapshot = reveal(world.phase, world.organiser)
+    frozen = compute(world.phase, "private")
+    loaded = load(Snapshot.objects.get(pk=snapshot.pk))
+    # everything but what a snapshot does not keep: the live version and reported figures
+    assert loaded == replace(frozen, version="", reported=())
+    assert loaded.columns[0].name == "jga" and loaded.columns[0].primary
+    assert [r.method_name for r in loaded.overview] == ["run B1", "run C1", "run A1"]
+    assert [round(r.means[0], 2) for r in loaded.overview] == [85.71, 42.86, 14.29]
