@@ -15,15 +15,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import numpy.typing as npt
 
 from scoring.errors import ScoringError
 
-Counts = npt.NDArray[np.float64]
-IndexBlock = npt.NDArray[np.int64]
+if TYPE_CHECKING:  # annotations only: numpy.typing costs a short process ~20 ms to import
+    import numpy.typing as npt
+
+    Counts = npt.NDArray[np.float64]
+    IndexBlock = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True)

@@ -10,26 +10,47 @@ options, reference files) and its methods, which return a :class:`~scoring.taska
     prediction = task.load_prediction(Source(data, "run.json"), reference)
     result = task.score(reference, prediction, {"match": "fuzzy"})
     result.metrics(), result.intervals(), result.signature, result.as_dict(per_dialogue=True)
+
+A task's module is imported when the task is first asked for, so a run of one task does not
+load the others (fuzzy matching, schema handling).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import importlib
+from collections.abc import Iterator, Mapping
 
-from scoring import dstc11, dvd, multiwoz22
 from scoring.errors import ScoringError
 from scoring.taskapi import Task
 
-TASKS: Mapping[str, Task] = {t.name: t for t in (dstc11.TASK, multiwoz22.TASK, dvd.TASK)}
-NAMES = tuple(TASKS)
+_MODULES = {
+    "dstc11": "scoring.dstc11.task",
+    "multiwoz22": "scoring.multiwoz22.task",
+    "dvd": "scoring.dvd.task",
+}
+NAMES = tuple(_MODULES)
+
+
+class _Registry(Mapping[str, Task]):
+    def __getitem__(self, name: str) -> Task:
+        task: Task = importlib.import_module(_MODULES[name]).TASK
+        return task
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_MODULES)
+
+    def __len__(self) -> int:
+        return len(_MODULES)
+
+
+TASKS: Mapping[str, Task] = _Registry()
 
 
 def get_task(name: str) -> Task:
     """The task called ``name``; an unknown name raises ScoringError."""
-    task = TASKS.get(name)
-    if task is None:
-        raise ScoringError(f"unknown task {name!r}; choose one of: " + ", ".join(TASKS))
-    return task
+    if name not in _MODULES:
+        raise ScoringError(f"unknown task {name!r}; choose one of: " + ", ".join(_MODULES))
+    return TASKS[name]
 
 
 __all__ = ["NAMES", "TASKS", "get_task"]

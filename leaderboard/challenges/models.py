@@ -11,7 +11,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from leaderboard.storage import private_storage, reference_upload_to
-from scoring import Resampling, Task, get_task
+from scoring import NAMES, Resampling, Task, get_task
 
 #: ``scorer_options`` keys that set the bootstrap (the others are the task's options).
 RESAMPLING_KEYS = ("n_boot", "level", "seed")
@@ -26,8 +26,10 @@ class Challenge(models.Model):
     title = models.CharField(max_length=200)
     description = models.TextField(blank=True)
     rules = models.TextField(blank=True)
-    #: scorer name in ``scoring.tasks`` (``dstc11``, ``multiwoz22``, ``dvd``).
-    task = models.CharField(max_length=32, default="dstc11")
+    #: the scoring task (``scoring.tasks``), which decides formats, metrics and pages.
+    task = models.CharField(
+        max_length=32, choices=[(name, get_task(name).label) for name in NAMES], default=NAMES[0]
+    )
     #: the task's options (e.g. profile, missing, match) and the bootstrap's n_boot, level and
     #: seed; what is left out takes the scorer's default.
     scorer_options = models.JSONField(default=dict, blank=True)

@@ -20,8 +20,8 @@ from django.views.decorators.http import require_POST
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.rankings import exports
-from leaderboard.rankings.charts import CHART_LIMIT
 from leaderboard.rankings.board import Leaderboard
+from leaderboard.rankings.charts import CHART_LIMIT
 from leaderboard.rankings.services import leaderboard
 from leaderboard.rankings.snapshots import RevealError, latest, load, reveal
 
@@ -40,9 +40,14 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
     rights = access(selected, request.user)
     snapshot = latest(selected) if rights.snapshots and selected.revealed else None
     board = leaderboard(selected, "public") if rights.board else None
+    challenge = selected.challenge
+    task = challenge.scoring_task()
     context = {
         "phase": selected,
-        "challenge": selected.challenge,
+        "challenge": challenge,
+        # the ranking's wording: the ranked metric and its tie-breaker, each with its direction
+        "primary": task.metric(challenge.primary),
+        "tiebreak": task.metric(challenge.tiebreak),
         "visible": rights.board,
         "organiser": rights.organiser,
         "board": board,
@@ -71,7 +76,7 @@ def _tables_html(context: dict[str, object]) -> str:
     board = context["board"]
     if not isinstance(board, Leaderboard) or not board.version:
         return render_to_string("rankings/tables.html", context)
-    key = f"leaderboard-html:v2:{board.phase_id}:{board.part}:{board.version}"
+    key = f"leaderboard-html:v3:{board.phase_id}:{board.part}:{board.version}"
     html = cache.get(key)
     if html is None:
         html = render_to_string("rankings/tables.html", context)

@@ -31,10 +31,10 @@ def _details(result: Result) -> dict[str, Any]:
     return dict((result.breakdown or {}).get("details") or {})
 
 
-def metric_rows(result: Result, task: Task) -> list[dict[str, Any]]:
+def metric_rows(result: Result, task: Task, part: str | None = None) -> list[dict[str, Any]]:
     """The task's metrics this result has (label, direction, value and interval), in the
-    task's order."""
-    metrics, intervals = result.metrics or {}, result.intervals or {}
+    task's order, on ``part`` of the split (None: the whole reference)."""
+    metrics, intervals = result.part(part)
     rows = []
     for spec in task.metrics:
         if spec.name not in metrics:
@@ -58,7 +58,8 @@ def slot_errors(result: Result) -> dict[str, Any]:
 
 
 def domains(result: Result) -> list[dict[str, Any]]:
-    """Per-domain rows (turns, correct, JGA) when the task reports them."""
+    """Per-domain rows (turns, correct, and the accuracy of the per-turn verdicts as ``jga``)
+    when the task reports them."""
     per_domain = _details(result).get("per_domain") or {}
     return [{"name": name, **values} for name, values in sorted(per_domain.items())]
 
@@ -95,8 +96,9 @@ def worst_dialogues(result: Result, limit: int = WORST_DIALOGUES) -> list[dict[s
 def result_figures(
     result: Result, positions: list[dict[str, Any]], accuracy: str
 ) -> dict[str, Any]:
-    """Plotly figures of one result: the S/D/I heatmap and per-domain JGA (for tasks that
-    report them), and ``accuracy`` (the primary metric's label) by turn position."""
+    """Plotly figures of one result: the S/D/I heatmap and the per-domain accuracy (for tasks
+    that report them), and the accuracy by turn position; ``accuracy`` is the label of the
+    metric the per-turn verdicts are on (the task's primary metric)."""
     key = result.condition.key
     label = text(result.condition.label)
     metric = text(accuracy)
@@ -137,16 +139,16 @@ def result_figures(
                     "customdata": [[d["correct"], d["turns"]] for d in per_domain],
                     "marker": {"color": "#0b5cad"},
                     "hovertemplate": (
-                        "%{x}: JGA %{y:.2f}<br>%{customdata[0]} of %{customdata[1]} turns"
-                        "<extra></extra>"
+                        f"%{{x}}: {metric} %{{y:.2f}}<br>%{{customdata[0]}} of "
+                        "%{customdata[1]} turns<extra></extra>"
                     ),
                 }
             ],
             "layout": {
                 **base,
-                "title": {"text": f"{label}: JGA per domain", "x": 0, "font": {"size": 15}},
+                "title": {"text": f"{label}: {metric} per domain", "x": 0, "font": {"size": 15}},
                 "height": 300,
-                "yaxis": {"title": {"text": "JGA (%)"}, "rangemode": "tozero"},
+                "yaxis": {"title": {"text": f"{metric} (%)"}, "rangemode": "tozero"},
                 "xaxis": {"type": "category"},
                 "margin": {"l": 60, "r": 10, "t": 40, "b": 40},
             },

@@ -66,7 +66,7 @@ def log_in(client, user) -> None:
 
 def scored_submission(team, phase, method: str = "My tracker", *, score: bool = True, **kwargs):
     """A submission made through the service and, unless ``score=False``, scored by the task's
-    body (the boards follow by themselves: every change moves the phase's board version)."""
+    body (writing its Results marks the phase's leaderboards changed)."""
     from leaderboard.submissions import services
 
     submission = services.submit(

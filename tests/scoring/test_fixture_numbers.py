@@ -3,12 +3,12 @@ with exact counts, through the library and the command line."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from functools import cache
 from pathlib import Path
 
-import orjson
 import pytest
 
 from scoring import Source, TaskResult, get_task
@@ -96,8 +96,8 @@ def test_it_rejects_damd_naming_the_missing_dialogue(fixtures_dir):
 def test_it_rejects_labes_listing_all_56_missing_dialogues(fixtures_dir):
     gold_path = fixtures_dir / "dstc11" / "test-dstc11.gold.json"
     labes = fixtures_dir / "mwzeval-predictions" / "labes.json"
-    gold_ids = {k.lower() for k in orjson.loads(gold_path.read_bytes())}
-    missing = sorted(gold_ids - {k.lower() for k in orjson.loads(labes.read_bytes())})
+    gold_ids = {k.lower() for k in json.loads(gold_path.read_bytes())}
+    missing = sorted(gold_ids - {k.lower() for k in json.loads(labes.read_bytes())})
     assert len(missing) == 56
     run = _cli("score", "--gold", str(gold_path), "--pred", str(labes))
     assert run.returncode == 2
@@ -114,7 +114,7 @@ def test_the_cli_prints_the_documented_json(fixtures_dir):
         "--pred", str(fixtures_dir / "mwzeval-predictions/augpt.json"), "--json",
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
-    out = orjson.loads(run.stdout)
+    out = json.loads(run.stdout)
     for key in (
         "task", "format", "metrics", "intervals", "ci_level", "counts", "details", "warnings",
         "signature",

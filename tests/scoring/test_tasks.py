@@ -254,3 +254,31 @@ def test_a_prediction_checked_without_the_reference_gets_the_scorers_message(tas
     with pytest.raises(ScoringError) as caught:
         get_task(task).check_prediction(_src(data, "run.json"))
     assert str(caught.value).startswith(message)
+
+
+def test_the_cli_refuses_options_a_task_does_not_have(tmp_path):
+    gold = tmp_path / "g.json"
+    gold.write_text(json.dumps({"v1": ["<obj1> SIZE large"]}))
+    wrong = _cli(
+        "score", "--task", "dvd", "--gold", str(gold), "--pred", str(gold), "--match", "fuzzy"
+    )
+    assert (wrong.returncode, wrong.stdout) == (2, "")
+    assert wrong.stderr == "error: --match does not apply to the dvd task.\n"
+    bad = _cli("score", "--gold", str(gold), "--pred", str(gold), "--profile", "loose")
+    assert bad.returncode == 2
+    assert bad.stderr == (
+        "error: option 'profile' of task 'dstc11' cannot be 'loose'; choose one of: default, "
+        "strict\n"
+    )
+
+
+def test_a_reader_that_stops_early_ends_the_run_quietly(tmp_path):
+    # 3,000 slots make a per-slot table far longer than a pipe's buffer.
+    gold = tmp_path / "g.json"
+    gold.write_text(json.dumps({"d1": [{"hotel": {f"s{i}": "x" for i in range(3000)}}]}))
+    run_ = subprocess.run(
+        f"{sys.executable} -m scoring score --gold {gold} --pred {gold} | head -1",
+        shell=True, capture_output=True, text=True, cwd=ROOT, check=False,
+    )  # fmt: skip
+    assert run_.stdout == "task        dstc11\n"
+    assert run_.stderr == ""

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import time
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -42,8 +41,6 @@ def run_scoring(submission_id: int) -> str:
     lease = dt.timedelta(seconds=settings.SCORING_LEASE_SECONDS)
     if not Submission.claim(submission_id, lease):
         return "skipped"
-    if settings.TEST_SCORE_DELAY:
-        time.sleep(settings.TEST_SCORE_DELAY)  # test-only: lets a test kill us mid-scoring
     try:
         _score_claimed(submission_id)
     except (OperationalError, OSError) as exc:
