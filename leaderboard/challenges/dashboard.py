@@ -68,14 +68,15 @@ SHOWN_APART = ("dialogues", "turns", "name")
 
 
 def reference_facts(summary: dict[str, Any]) -> str:
-    """What a reference's summary says besides its dialogues and turns, whatever the task:
-    ``format: gold-json; slot values: 6; slots: 4; files: schema (schema.json)``."""
+    """What a reference's summary says besides its dialogues and turns, whatever the task, by
+    name (a JSON column need not keep the order of keys): ``files: schema (schema.json);
+    format: sgd-dialogues; services: 1``."""
     facts = []
-    for key, value in summary.items():
+    for key, value in sorted(summary.items()):
         if key in SHOWN_APART:
             continue
         if key == "files" and isinstance(value, dict):
-            value = ", ".join(f"{name} ({original})" for name, original in value.items())
+            value = ", ".join(f"{name} ({original})" for name, original in sorted(value.items()))
         elif isinstance(value, list | tuple | dict):
             value = len(value)
         facts.append(f"{key.replace('_', ' ')}: {value}")

@@ -144,7 +144,7 @@ def test_the_dashboard_shows_states_queue_health_and_daily_counts(client, enqueu
     assert "state-upcoming" in page and "state-open" in page
     # each reference version with what its summary says (the gold of tests.leaderboard.web:
     # 2 dialogues, 4 user turns, 6 gold values of 4 slots)
-    assert page.count("slot values: 6; slots: 4; format: gold-json</td>") == 3
+    assert page.count("format: gold-json; slot values: 6; slots: 4</td>") == 3
     today = page.split('id="per-day"')[1].split("</tbody>")[0].rsplit("<tr>", 1)[1]
     assert '<td class="num">3</td>' in today
     log_in(client, team.created_by)
@@ -188,6 +188,6 @@ def test_the_dashboard_lists_another_tasks_reference_and_its_files(client):
     page = client.get(reverse("challenges:organise", args=[phase.challenge.slug])).text
     # two dialogues, three user turns, one service (hotel)
     assert (
-        '<td>2</td><td>3</td><td class="facts">services: 1; format: sgd-dialogues; '
-        "files: schema (schema.json)</td>"
+        '<td>2</td><td>3</td><td class="facts">files: schema (schema.json); '
+        "format: sgd-dialogues; services: 1</td>"
     ) in page
