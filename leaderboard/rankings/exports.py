@@ -56,14 +56,14 @@ def reader_csv(data: dict[str, Any]) -> str:
     """One line per ranked entry: board (public/final), condition (or overview), then the
     entry and every metric of the boards with its interval (empty where it has none), then
     one line per shown reported figure. Metrics are the boards' columns in order, then any
-    other metric a reported figure gives."""
+    other metric a reported figure gives, by name."""
     boards = [(name, data[name]) for name in ("public", "final") if data.get(name)]
     reported = data.get("reported") or []
     names: list[str] = []
     for _, board in boards:
         names += [c["name"] for c in board["columns"] if c["name"] not in names]
     for row in reported:
-        names += [n for n in row["metrics"] if n not in names]
+        names += [n for n in sorted(row["metrics"]) if n not in names]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     metric_header = [f"{n}{suffix}" for n in names for suffix in ("", "_low", "_high")]

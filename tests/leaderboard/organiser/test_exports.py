@@ -14,7 +14,7 @@ from django.urls import reverse
 from leaderboard.challenges.models import Phase
 from leaderboard.rankings.snapshots import reveal
 from tests.leaderboard.organiser import construction as c
-from tests.leaderboard.organiser.conftest import close
+from tests.leaderboard.organiser.conftest import KEY, close
 from tests.leaderboard.web import log_in
 
 pytestmark = pytest.mark.django_db
@@ -129,3 +129,35 @@ def test_the_archive_has_every_result_and_the_correctness_matrix(world, client):
     b1 = dict(zip(order, matrix["turns"][str(world.runs["B1"].pk)], strict=True))
     assert [b1[d] for d in c.PUBLIC_IDS] == ["1", "1", "0", "0"]
     assert [b1[d] for d in c.PRIVATE_IDS] == ["11", "11", "110"]
+
+
+def test_the_csv_lists_a_reported_figure_under_its_metrics_even_one_the_board_lacks(world):
+    from leaderboard.rankings.exports import reader_csv, reader_export
+    from leaderboard.rankings.models import ReportedResult
+
+    Phase.objects.filter(pk=world.phase.pk).update(results_visibility=Phase.Visibility.PUBLIC)
+    phase = Phase.objects.get(pk=world.phase.pk)
+    ReportedResult.objects.create(
+        phase=phase, condition=phase.conditions.get(), label="=Paper system",
+        metrics={"slot_f1": 80.5, "jga": 45.25}, source="a paper", shown=True,
+    )  # fmt: skip
+    data = reader_export(phase, world.outsider)
+    lines = list(csv.DictReader(io.StringIO(reader_csv(data))))
+    header = list(lines[0])
+    # the board's columns (JGA, SER with intervals), then the reported one it lacks (Slot F1)
+    assert header[8:] == [
+        "jga", "jga_low", "jga_high", "ser", "ser_low", "ser_high",
+        "slot_f1", "slot_f1_low", "slot_f1_high", "signature", "source",
+    ]  # fmt: skip
+    (reported,) = [line for line in lines if line["board"] == "reported (not scored here)"]
+    assert (reported["jga"], reported["slot_f1"], reported["ser"]) == ("45.2500", "80.5000", "")
+    assert reported["jga_low"] == "" and reported["source"] == "a paper"
+    assert reported["method"] == "'=Paper system"  # never a spreadsheet formula
+    ranked = [line for line in lines if line["board"] == "public" and line["condition"] == KEY]
+    # by construction, public JGA: A1 100, B2 75, C1 25; SER is its complement (one slot a turn)
+    assert [(line["method"], line["jga"], line["ser"]) for line in ranked] == [
+        ("run A1", "100.0000", "0.0000"),
+        ("run B2", "75.0000", "25.0000"),
+        ("run C1", "25.0000", "75.0000"),
+    ]
+    assert all(line["slot_f1"] == "" for line in ranked)
