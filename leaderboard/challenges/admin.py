@@ -2,8 +2,9 @@
 
 Staff who organise a challenge but are not superusers see, and can choose in any form, only
 the challenges they organise (their phases and conditions). Saving a challenge or a phase here
-marks its leaderboards changed (the ranked metric, a label or the dates show on them); adding
-or re-activating a reference version re-queues every scored submission of its condition."""
+marks its leaderboards changed (a title, a label or the dates show on them); a change of the
+scoring settings (task, ranked metric, scorer options) or of a phase's split, and adding or
+re-activating a reference version, re-queue every scored submission concerned."""
 
 from __future__ import annotations
 
@@ -119,8 +120,16 @@ class ChallengeAdmin(OrganiserScoped):
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
+        challenge = form.instance
         # The ranked metric, the title and the phases show on every board of the challenge.
-        Phase.changed(*form.instance.phases.values_list("pk", flat=True))
+        Phase.changed(*challenge.phases.values_list("pk", flat=True))
+        if change and {"task", "primary_metric", "scorer_options"} & set(form.changed_data):
+            # Each Result's values and ranking columns were computed with the old settings.
+            n = len(rescore_all(challenge=challenge))
+            self.message_user(
+                request,
+                f"The scoring settings changed: {n} submission(s) queued for re-scoring.",
+            )
 
 
 class ConditionInline(admin.TabularInline):

@@ -19,6 +19,8 @@ from leaderboard.challenges.admin import ChallengeForm, ReferenceAdmin
 from leaderboard.challenges.models import Challenge, Condition, Phase, Reference
 from leaderboard.rankings.admin import ReportedResultAdmin
 from leaderboard.rankings.models import ReportedResult
+from leaderboard.rankings.services import leaderboard
+from leaderboard.submissions import services
 from leaderboard.submissions.models import Submission
 from tests.leaderboard.factories import UserFactory
 
@@ -174,6 +176,35 @@ def test_saving_a_phase_in_the_admin_marks_its_boards_changed(admin_client):
     assert response.status_code == 302, response.context["adminform"].form.errors
     after = Phase.objects.get(pk=phase.pk)
     assert after.name == "Test (renamed)" and after.board_version > phase.board_version
+
+
+def test_ranking_a_challenge_by_another_metric_in_the_admin_rescores_and_reranks(
+    admin_client, enqueued, django_capture_on_commit_callbacks
+):
+    challenge = Challenge.objects.get(slug=demo.SLUG)
+    phase = challenge.phases.get(slug="test")
+    before = dict(challenge.phases.values_list("pk", "board_version"))
+    assert leaderboard(phase).columns[0].name == "jga"  # cached under the current version
+    url = reverse("admin:challenges_challenge_change", args=[challenge.pk])
+    data = _form_data(admin_client.get(url))
+    data["primary_metric"] = "ser"
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin_client.post(url, data, follow=True)
+    assert "The scoring settings changed: 6 submission(s) queued" in response.text
+    after = dict(challenge.phases.values_list("pk", "board_version"))
+    assert len(after) == 2 and all(after[pk] > before[pk] for pk in before)
+    # the demo's runs: four in the test phase, two in the hidden one
+    assert sorted(enqueued) == sorted(
+        Submission.objects.filter(phase__challenge=challenge).values_list("pk", flat=True)
+    )
+    for pk in enqueued:
+        assert services.run_scoring(pk) == "scored"
+    board = leaderboard(Phase.objects.get(pk=phase.pk))
+    # SER is among the first two columns already: it stays second, flagged as the ranked one
+    assert [(c.name, c.primary) for c in board.columns[:2]] == [("jga", False), ("ser", True)]
+    for condition in board.conditions:
+        ser = [r.cells[1][0] for r in condition.rows]
+        assert ser == sorted(ser)  # lower is better: the lowest SER ranks first
 
 
 def _form_data(response) -> dict:
