@@ -54,11 +54,16 @@ def reader_export(phase: Phase, user: Any) -> dict[str, Any]:
 
 def reader_csv(data: dict[str, Any]) -> str:
     """One line per ranked entry: board (public/final), condition (or overview), then the
-    entry and every metric of the boards with its interval (empty where it has none)."""
+    entry and every metric of the boards with its interval (empty where it has none), then
+    one line per shown reported figure. Metrics are the boards' columns in order, then any
+    other metric a reported figure gives, by name."""
     boards = [(name, data[name]) for name in ("public", "final") if data.get(name)]
+    reported = data.get("reported") or []
     names: list[str] = []
     for _, board in boards:
         names += [c["name"] for c in board["columns"] if c["name"] not in names]
+    for row in reported:
+        names += [n for n in sorted(row["metrics"]) if n not in names]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     metric_header = [f"{n}{suffix}" for n in names for suffix in ("", "_low", "_high")]
@@ -66,6 +71,11 @@ def reader_csv(data: dict[str, Any]) -> str:
         ["board", "condition", "rank", "group", "team", "method", "submission_id", "baseline",
          *metric_header, "signature", "source"]
     )  # fmt: skip
+
+    def values_only(values: dict[str, Any]) -> list[str]:
+        # a value without an interval (overview means, reported figures)
+        return [_num(values.get(n)) if i == 0 else "" for n in names for i in range(3)]
+
     for name, board in boards:
         shown = [c["name"] for c in board["columns"]]
         for row in board["overview"]:
@@ -73,8 +83,7 @@ def reader_csv(data: dict[str, Any]) -> str:
             writer.writerow(
                 [name, "overview", row["rank"], "", _safe(row["team_name"]),
                  _safe(row["method_name"]), row["submission_id"], row["is_baseline"],
-                 *(_num(means.get(n)) if s == "" else "" for n in names for s in ("", "_l", "_h")),
-                 "", ""]
+                 *values_only(means), "", ""]
             )  # fmt: skip
         for condition in board["conditions"]:
             for row in condition["rows"]:
@@ -85,12 +94,10 @@ def reader_csv(data: dict[str, Any]) -> str:
                      *(_num(v) for n in names for v in cells.get(n, (None, None, None))),
                      row["signature"], ""]
                 )  # fmt: skip
-    for row in data.get("reported") or []:
+    for row in reported:
         writer.writerow(
             ["reported (not scored here)", row["condition"], "", "", "", _safe(row["label"]), "",
-             "", *(_num(row["metrics"].get(n)) if s == "" else "" for n in names
-                   for s in ("", "_l", "_h")),
-             "", _safe(row["source"])]
+             "", *values_only(row["metrics"]), "", _safe(row["source"])]
         )  # fmt: skip
     return out.getvalue()
 
@@ -107,13 +114,15 @@ def _safe(text: Any) -> str:
 
 def archive(phase: Phase) -> dict[str, Any]:
     """Every Result of the phase with all its metrics, and per condition the per-dialogue
-    numerators and denominators of the primary metric of every current Result."""
+    numerators and denominators of the primary metric and the per-turn verdicts of every
+    current Result on the active reference, keyed by submission id."""
     finals = final_submission_ids(phase)
-    primary = phase.challenge.primary
+    challenge = phase.challenge
+    primary = challenge.primary
     results = (
         Result.objects.filter(submission__phase=phase)
         .select_related("submission__team", "condition", "reference")
-        .order_by("condition__order", "submission_id", "created_at")
+        .order_by("condition__order", "condition__key", "submission_id", "created_at")
     )
     rows: list[dict[str, Any]] = []
     matrices: dict[str, dict[str, Any]] = {}
@@ -151,16 +160,24 @@ def archive(phase: Phase) -> dict[str, Any]:
                 "reference_sha256": r.reference.sha256,
                 "metric": primary,
                 "dialogues": r.dialogues["ids"],
-                "denominators": column[1],
+                # per submission: one number per dialogue, in the order of ``dialogues``
                 "numerators": {},
+                "denominators": {},
+                # per submission: one string per dialogue, a 1 or 0 per turn
                 "turns": {},
             },
         )
-        matrix["numerators"][str(r.submission_id)] = column[0]
-        matrix["turns"][str(r.submission_id)] = r.dialogues.get("turns") or []
+        key = str(r.submission_id)
+        matrix["numerators"][key] = column[0]
+        matrix["denominators"][key] = column[1]
+        matrix["turns"][key] = r.dialogues.get("turns") or []
     return {
         **_phase_info(phase),
+        "task": challenge.task,
+        "metrics": challenge.metric_specs(),
         "primary_metric": primary,
+        # the metric the per-turn verdicts are on: the task's own joint metric
+        "turn_metric": challenge.scoring_task().primary,
         "split_fraction": phase.split_fraction,
         "split_seed": phase.split_seed,
         "results": rows,
