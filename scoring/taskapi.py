@@ -107,6 +107,13 @@ class Resampling:
     seed: int = DEFAULT_SEED
 
     def __post_init__(self) -> None:
+        whole = (self.n_boot, self.seed)
+        if any(isinstance(v, bool) or not isinstance(v, int) for v in whole):
+            raise ScoringError(
+                "the number of bootstrap resamples and the seed must be whole numbers."
+            )
+        if isinstance(self.level, bool) or not isinstance(self.level, int | float):
+            raise ScoringError("the confidence level must be a number (e.g. 0.95).")
         if not 1 <= self.n_boot <= 100_000:
             raise ScoringError("the number of bootstrap resamples must be between 1 and 100000.")
         if not 0.5 <= self.level < 1:

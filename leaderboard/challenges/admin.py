@@ -121,8 +121,6 @@ class ChallengeAdmin(OrganiserScoped):
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         challenge = form.instance
-        # The ranked metric, the title and the phases show on every board of the challenge.
-        Phase.changed(*challenge.phases.values_list("pk", flat=True))
         if change and {"task", "primary_metric", "scorer_options"} & set(form.changed_data):
             # Each Result's values and ranking columns were computed with the old settings.
             n = len(rescore_all(challenge=challenge))
@@ -151,8 +149,6 @@ class PhaseAdmin(OrganiserScoped):
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         phase = form.instance
-        # Dates, visibility and the conditions' labels show on the phase's boards.
-        Phase.changed(phase.pk)
         if change and {"split_fraction", "split_seed"} & set(form.changed_data):
             # Each Result's public and private figures were computed on the old split.
             n = len(rescore_all(phase=phase))

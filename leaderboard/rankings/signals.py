@@ -9,7 +9,7 @@ from typing import Any
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from leaderboard.challenges.models import Phase, Reference
+from leaderboard.challenges.models import Challenge, Condition, Phase, Reference
 from leaderboard.rankings.models import ReportedResult
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.teams.models import Team
@@ -28,6 +28,22 @@ def result_changed(sender: Any, instance: Result, **kwargs: Any) -> None:
 
 @receiver([post_save, post_delete], sender=Submission)
 def submission_changed(sender: Any, instance: Submission, **kwargs: Any) -> None:
+    Phase.changed(instance.phase_id)
+
+
+@receiver(post_save, sender=Challenge)
+def challenge_changed(sender: Any, instance: Challenge, **kwargs: Any) -> None:
+    """The title, the task's settings and the ranked metric show on every board."""
+    Phase.changed(*instance.phases.values_list("pk", flat=True))
+
+
+@receiver(post_save, sender=Phase)
+def phase_changed(sender: Any, instance: Phase, **kwargs: Any) -> None:
+    Phase.changed(instance.pk)
+
+
+@receiver([post_save, post_delete], sender=Condition)
+def condition_changed(sender: Any, instance: Condition, **kwargs: Any) -> None:
     Phase.changed(instance.phase_id)
 
 

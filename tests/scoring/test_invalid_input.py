@@ -220,6 +220,11 @@ def test_bad_options_are_scoring_errors(reference):
         Resampling(n_boot=0)
     with pytest.raises(ScoringError, match=r"confidence level must be at least 0\.5"):
         Resampling(level=1.0)
+    for wrong in ({"n_boot": 2.5}, {"seed": "x"}, {"n_boot": True}):
+        with pytest.raises(ScoringError, match="must be whole numbers"):
+            Resampling(**wrong)  # type: ignore[arg-type]
+    with pytest.raises(ScoringError, match="confidence level must be a number"):
+        Resampling(level="0.95")  # type: ignore[arg-type]
 
 
 json_values = st.recursive(
