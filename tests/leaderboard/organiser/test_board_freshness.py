@@ -66,11 +66,13 @@ def test_a_reader_with_a_warm_cache_sees_the_next_change(monkeypatch):
     ]
     moved = _fresh(phase).board_version
 
-    # Saving the stale instance writes its other fields but not its older version.
+    # Saving the stale instance writes its other fields, never its older version: the
+    # renamed phase is one change more.
+    assert stale.board_version < moved
     stale.name = "Test (renamed)"
     stale.save()
     saved = _fresh(phase)
-    assert saved.name == "Test (renamed)" and saved.board_version == moved
+    assert saved.name == "Test (renamed)" and saved.board_version == moved + 1
     assert _shown(leaderboard(saved)) == [
         (f"Anonymous team {second.pk}", 100.0),
         (first.name, 75.0),
