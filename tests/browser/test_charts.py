@@ -1,4 +1,4 @@
-"""Issue 5 in Chromium: the demo leaderboard and a result page draw their charts without
+"""Charts in Chromium: the demo leaderboard and a result page draw their charts without
 console errors, with one bar per team and one line per team, and a team named like markup is
 shown as text everywhere, charts included (the ``page`` fixture fails on any dialog)."""
 

@@ -1,4 +1,4 @@
-"""Issue 3's first acceptance line in a real browser: a new user signs up, creates a team,
+"""The first visit in a real browser: a new user signs up, creates a team,
 registers, uploads three files, and watches the result appear without reloading by hand."""
 
 from __future__ import annotations

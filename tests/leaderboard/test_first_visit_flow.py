@@ -1,4 +1,4 @@
-"""Issue 3, first "Done when" line, through the web layer: a new user signs up, creates a team,
+"""The first visit through the web layer: a new user signs up, creates a team,
 registers it, uploads three files, the scoring task runs, and the leaderboard shows the row."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 7 on the site: a MultiWOZ 2.2 and a DVD-DST challenge run end to end (upload through
+"""The other tasks on the site: MultiWOZ 2.2 and DVD-DST challenges run end to end (upload through
 the submit page, scoring by the Celery task body, leaderboard and API with the task's own
 metrics, directions and charts), plus the team's pages, the split and the exports of such
 results, and reference files (schema, training values) from create_challenge.

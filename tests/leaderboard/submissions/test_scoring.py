@@ -1,4 +1,4 @@
-"""Scoring a queued submission (DESIGN.md step 2): claim, score, store, retry, reap."""
+"""Scoring a queued submission: claim, score, store, retry, reap."""
 
 from __future__ import annotations
 
