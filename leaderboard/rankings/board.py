@@ -47,7 +47,9 @@ class Column:
 
 
 @dataclass(frozen=True)
-class Row:
+class Entry:
+    """A ranked submission of a team, as every table of a board shows it."""
+
     rank: int
     team_id: int
     team_name: str
@@ -56,6 +58,12 @@ class Row:
     method_name: str
     is_baseline: bool
     submitted_at: dt.datetime
+
+
+@dataclass(frozen=True)
+class Row(Entry):
+    """A team's best result on one condition."""
+
     signature: str
     submissions: int
     #: ranks this entry is statistically tied with, e.g. "1-2" (see ``groups``)
@@ -75,15 +83,9 @@ class ConditionBoard:
 
 
 @dataclass(frozen=True)
-class OverviewRow:
-    rank: int
-    team_id: int
-    team_name: str
-    team_slug: str
-    submission_id: int
-    method_name: str
-    is_baseline: bool
-    submitted_at: dt.datetime
+class OverviewRow(Entry):
+    """A team's best submission across the conditions."""
+
     #: condition key -> this submission's values of the board's first two columns
     per_condition: dict[str, tuple[float | None, ...]]
     submissions: int
@@ -118,6 +120,21 @@ def team_label(team: Any) -> tuple[str, str]:
     if team.anonymous:
         return f"Anonymous team {team.pk}", ""
     return team.name, team.slug
+
+
+def entry(rank: int, submission: Submission) -> dict[str, Any]:
+    """The :class:`Entry` fields of ``submission`` ranked ``rank``."""
+    name, slug = team_label(submission.team)
+    return {
+        "rank": rank,
+        "team_id": submission.team_id,
+        "team_name": name,
+        "team_slug": slug,
+        "submission_id": submission.pk,
+        "method_name": submission.method_name,
+        "is_baseline": submission.is_baseline,
+        "submitted_at": submission.created_at,
+    }
 
 
 def split_part(phase: Phase, part: str) -> str | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from leaderboard.challenges.models import Condition, Phase
-from leaderboard.rankings.board import Column, OverviewRow, cell, counted, split_part, team_label
+from leaderboard.rankings.board import Column, OverviewRow, cell, counted, entry, split_part
 from leaderboard.submissions.models import Result
 
 
@@ -71,14 +71,7 @@ def overview_rows(
         previous = metrics
         rows.append(
             OverviewRow(
-                rank=rank,
-                team_id=submission.team_id,
-                team_name=team_label(submission.team)[0],
-                team_slug=team_label(submission.team)[1],
-                submission_id=pk,
-                method_name=submission.method_name,
-                is_baseline=submission.is_baseline,
-                submitted_at=submission.created_at,
+                **entry(rank, submission),
                 per_condition=per_submission[pk],
                 submissions=counts.get(submission.team_id, 0),
                 gap=_gap(per_submission[pk], conditions),

@@ -34,9 +34,9 @@ from leaderboard.rankings.board import (
     cell,
     columns,
     counted,
+    entry,
     prefix,
     split_part,
-    team_label,
 )
 from leaderboard.rankings.charts import figures
 from leaderboard.rankings.finals import final_submission_ids
@@ -201,14 +201,7 @@ def _condition_board(
         )
     rows = tuple(
         Row(
-            rank=r.rank,
-            team_id=r.submission.team_id,
-            team_name=team_label(r.submission.team)[0],
-            team_slug=team_label(r.submission.team)[1],
-            submission_id=r.submission_id,
-            method_name=r.submission.method_name,
-            is_baseline=r.submission.is_baseline,
-            submitted_at=r.submission.created_at,
+            **entry(r.rank, r.submission),
             signature=r.signature,
             submissions=counts.get(r.submission.team_id, 0),
             group=label,
