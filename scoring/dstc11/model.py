@@ -72,7 +72,10 @@ class Prediction:
 def _gold_facts(parsed: ParsedFile, profile: str) -> GoldFacts:
     ids = tuple(parsed.original_ids.values())
     states = normalise_dialogues(parsed.name, ids, parsed.dialogues.values(), profile)
-    # Repeated turns share one state object: describe each object once.
+    slot_ref = Counter(chain.from_iterable(chain.from_iterable(states)))
+    # Repeated turns share one state object: describe each object once, and each slot key's
+    # domain once.
+    domain_of = {key: key.partition("-")[0] for key in slot_ref}
     described: dict[int, frozenset[str]] = {}
     domains = []
     for turns in states:
@@ -80,14 +83,14 @@ def _gold_facts(parsed: ParsedFile, profile: str) -> GoldFacts:
         for state in turns:
             found = described.get(id(state))
             if found is None:
-                found = described[id(state)] = frozenset(k.partition("-")[0] for k in state)
+                found = described[id(state)] = frozenset(map(domain_of.__getitem__, state))
             row.append(found)
         domains.append(tuple(row))
     return GoldFacts(
         states=states,
         domains=tuple(domains),
         n_ref=tuple(sum(map(len, turns)) for turns in states),
-        slot_ref=dict(Counter(chain.from_iterable(chain.from_iterable(states)))),
+        slot_ref=dict(slot_ref),
     )
 
 
