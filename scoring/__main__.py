@@ -25,7 +25,7 @@ def run() -> None:
         sys.stdout.flush()
         sys.stderr.flush()
     except BrokenPipeError:
-        status = 0
+        status = 1  # as the Python documentation recommends for a closed pipe
     os._exit(status)
 
 
