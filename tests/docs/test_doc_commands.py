@@ -41,7 +41,7 @@ from tests.conftest import ROOT
 from trackboard_cli.main import _parser as trackboard_parser
 
 DOCS = ROOT / "docs"
-PAGES = ["organisers.md", "participants.md", "operators.md", "api.md", "cli.md"]
+PAGES = ["organisers.md", "participants.md", "operators.md", "api.md", "cli.md", "scoring.md"]
 COMPOSE = yaml.safe_load((ROOT / "docker" / "compose.yml").read_text())
 
 
@@ -164,7 +164,9 @@ def check_compose(args: list[str]) -> None:
 
 
 def prepare(directory: Path, page: Path) -> None:
-    for name, text in example_files(page).items():
+    # The participants' page holds the example files the other pages' commands use too.
+    examples = {**example_files(DOCS / "participants.md"), **example_files(page)}
+    for name, text in examples.items():
         (directory / name).write_text(text)
     # Reference files a config names: synthetic gold under the same name.
     for config in directory.glob("*.yaml"):
