@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
+from typing import Any
 
 from celery import Celery
 
@@ -12,6 +14,22 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
 
+#: The folders of kombu's filesystem transport (the embedded mode's broker). kombu creates
+#: none of them but the control folder, and that one only inside an existing parent.
+FILE_BROKER_FOLDERS = ("data_folder_in", "data_folder_out", "processed_folder", "control_folder")
+
 app = Celery("leaderboard")
+
+
+@app.on_after_configure.connect
+def _create_file_broker_folders(sender: Celery, **kwargs: Any) -> None:
+    """Runs when a process (web, worker, command) first reads the Celery configuration, so
+    before it publishes to or consumes from the broker."""
+    if (sender.conf.broker_url or "").startswith("filesystem://"):
+        options = sender.conf.broker_transport_options
+        for key in FILE_BROKER_FOLDERS:
+            Path(options[key]).mkdir(parents=True, exist_ok=True)
+
+
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()

@@ -3,129 +3,54 @@
 Embedded mode (no variable set): SQLite in ``var/``, Celery on kombu's filesystem transport in
 ``var/broker/``, private files in ``var/private/``, e-mail printed to the console.
 ``DATABASE_URL=postgres://...`` switches to Postgres (psycopg 3); ``REDIS_URL=redis://...``
-switches the Celery broker and Django's cache to Redis.
+switches the Celery broker and Django's cache to Redis; ``TRACKBOARD_PRODUCTION=true`` is the
+production switch (see "security" at the end).
 
-Every helper below raises ``ImproperlyConfigured`` on a value it cannot read: a typo in a
-deployment should stop the process at start-up, not fall back silently to a default.
+Each setting is written once, in its final form. The readers in ``leaderboard/env.py`` raise
+``ImproperlyConfigured`` naming the variable on a value they cannot read: a typo in a deployment
+stops the process at start-up instead of falling back silently to a default. Importing this
+module creates nothing on disk; the folders are made where they are used (SQLite's by the
+operations app, the file broker's by leaderboard/celery.py, beat's by leaderboard/beat.py).
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
+from leaderboard.env import (
+    database_from_url,
+    env_bool,
+    env_float,
+    env_int,
+    env_list,
+    env_path,
+    env_rate,
+    env_str,
+)
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
-
-def env_str(name: str, default: str) -> str:
-    return os.environ.get(name, default)
-
-
-def env_bool(name: str, default: bool) -> bool:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    value = raw.strip().lower()
-    if value in {"1", "true", "yes", "on"}:
-        return True
-    if value in {"0", "false", "no", "off"}:
-        return False
-    raise ImproperlyConfigured(f"{name}={raw!r} is not a boolean (use true/false, 1/0, yes/no)")
-
-
-def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name}={raw!r} is not an integer") from None
-    if minimum is not None and value < minimum:
-        raise ImproperlyConfigured(f"{name}={value} must be at least {minimum}")
-    return value
-
-
-def env_float(name: str, default: float, *, minimum: float | None = None) -> float:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name}={raw!r} is not a number") from None
-    if minimum is not None and value < minimum:
-        raise ImproperlyConfigured(f"{name}={value} must be at least {minimum}")
-    return value
-
-
-def env_list(name: str, default: list[str]) -> list[str]:
-    raw = os.environ.get(name)
-    if raw is None:
-        return default
-    return [item.strip() for item in raw.split(",") if item.strip()]
-
-
-def env_path(name: str, default: Path) -> Path:
-    raw = os.environ.get(name)
-    return Path(raw).expanduser().resolve() if raw else default
-
-
-def database_from_url(url: str) -> dict[str, object]:
-    """Django's DATABASES entry for ``postgres://user:password@host:port/name?options``.
-
-    Written here rather than depending on dj-database-url: we accept one scheme and four fields.
-    """
-    parts = urlsplit(url)
-    if parts.scheme not in {"postgres", "postgresql"}:
-        raise ImproperlyConfigured(
-            f"DATABASE_URL scheme {parts.scheme!r} is not supported; use postgres://"
-        )
-    name = unquote(parts.path.lstrip("/"))
-    if not name:
-        raise ImproperlyConfigured("DATABASE_URL has no database name (postgres://.../NAME)")
-    try:
-        port = parts.port
-    except ValueError:
-        raise ImproperlyConfigured("DATABASE_URL has an invalid port") from None
-    options: dict[str, str] = {}
-    for pair in filter(None, parts.query.split("&")):
-        key, _, value = pair.partition("=")
-        options[unquote(key)] = unquote(value)
-    config: dict[str, object] = {
-        "ENGINE": "django.db.backends.postgresql",
-        "NAME": name,
-        "USER": unquote(parts.username or ""),
-        "PASSWORD": unquote(parts.password or ""),
-        "HOST": parts.hostname or "",
-        "PORT": str(port or ""),
-        "OPTIONS": options,
-        "CONN_MAX_AGE": env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0),
-        "CONN_HEALTH_CHECKS": True,
-    }
-    test_name = os.environ.get("DATABASE_TEST_NAME")
-    if test_name:
-        config["TEST"] = {"NAME": test_name}
-    return config
-
-
+# --- core ---------------------------------------------------------------------------------
+#: The production switch: HTTPS-only cookies, HSTS and the HTTPS redirect ("security" below).
+#: It refuses to start with DEBUG on or without a SECRET_KEY of at least 50 characters.
+PRODUCTION = env_bool("TRACKBOARD_PRODUCTION", False)
 DEBUG = env_bool("DEBUG", False)
-VAR_DIR = env_path("TRACKBOARD_VAR_DIR", BASE_DIR / "var")
-
-_secret = os.environ.get("SECRET_KEY", "")
-if not _secret:
-    if not DEBUG and env_bool("TRACKBOARD_REQUIRE_SECRET_KEY", False):
-        raise ImproperlyConfigured("SECRET_KEY must be set in production")
-    # Embedded mode: a fixed development key. Production sets SECRET_KEY (and the flag above).
-    _secret = "trackboard-insecure-development-key-do-not-use-in-production"
-SECRET_KEY = _secret
-
+if PRODUCTION and DEBUG:
+    raise ImproperlyConfigured("TRACKBOARD_PRODUCTION=true requires DEBUG=false")
+if PRODUCTION and len(env_str("SECRET_KEY", "")) < 50:
+    raise ImproperlyConfigured(
+        "TRACKBOARD_PRODUCTION=true requires SECRET_KEY (at least 50 random characters)"
+    )
+#: Outside production a missing key means the embedded mode's fixed development key.
+SECRET_KEY = (
+    env_str("SECRET_KEY", "") or "trackboard-insecure-development-key-do-not-use-in-production"
+)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+#: The embedded mode's data (SQLite, file broker, private files) and beat's schedule.
+VAR_DIR = env_path("TRACKBOARD_VAR_DIR", BASE_DIR / "var")
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -149,8 +74,12 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    # Serves static files (our CSS/JS and, later, plotly.js from its package) in every mode,
-    # straight from the finders: no collectstatic step and no CDN.
+    # Before anything reads the body: a declared body over MAX_REQUEST_BYTES gets 413.
+    "leaderboard.security.RequestSizeLimitMiddleware",
+    # Outside whitenoise, so static files carry the policy too.
+    "leaderboard.security.ContentSecurityPolicyMiddleware",
+    # Serves static files (our CSS/JS and plotly.js from its package) in every mode, straight
+    # from the finders unless TRACKBOARD_STATIC_MANIFEST: no CDN.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -158,6 +87,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # After the session and auth middleware: it needs the parsed POST and answers before the view.
+    "leaderboard.security.LoginThrottleMiddleware",
 ]
 
 ROOT_URLCONF = "leaderboard.urls"
@@ -180,11 +111,17 @@ TEMPLATES = [
 ]
 
 # --- database -----------------------------------------------------------------------------
-DATABASE_URL = os.environ.get("DATABASE_URL", "")
+DATABASE_URL = env_str("DATABASE_URL", "")
 if DATABASE_URL:
-    DATABASES = {"default": database_from_url(DATABASE_URL)}
+    DATABASES = {
+        "default": database_from_url(
+            DATABASE_URL,
+            conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0, minimum=0),
+            test_name=env_str("DATABASE_TEST_NAME", ""),
+        )
+    }
 else:
-    VAR_DIR.mkdir(parents=True, exist_ok=True)
+    # The operations app creates the folder (leaderboard/operations/apps.py).
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
@@ -196,7 +133,7 @@ else:
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- cache --------------------------------------------------------------------------------
-REDIS_URL = os.environ.get("REDIS_URL", "")
+REDIS_URL = env_str("REDIS_URL", "")
 CACHE_PREFIX = env_str("TRACKBOARD_CACHE_PREFIX", "trackboard")
 if REDIS_URL:
     CACHES = {
@@ -218,6 +155,7 @@ LEADERBOARD_CACHE_SECONDS = env_int("TRACKBOARD_LEADERBOARD_CACHE_SECONDS", 300,
 
 # --- storage ------------------------------------------------------------------------------
 STATIC_URL = "static/"
+#: Filled by collectstatic. Until then whitenoise only warns that the folder is missing.
 STATIC_ROOT = env_path("STATIC_ROOT", VAR_DIR / "static")
 #: Our own small, hand-written CSS and JS (no front-end framework, no CDN).
 STATICFILES_DIRS = [BASE_DIR / "static"]
@@ -227,21 +165,51 @@ STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.AppDirectoriesFinder",
     "leaderboard.staticfinders.PackageAssetFinder",
 ]
-WHITENOISE_USE_FINDERS = True
-# collectstatic fills STATIC_ROOT in production; the folder must exist for whitenoise either way.
-with contextlib.suppress(OSError):
-    Path(STATIC_ROOT).mkdir(parents=True, exist_ok=True)
+#: After ``collectstatic`` (the Docker image runs it at build time): serve hashed, compressed
+#: files from STATIC_ROOT only. Off by default: tests and the embedded mode use the finders.
+STATIC_MANIFEST = env_bool("TRACKBOARD_STATIC_MANIFEST", False)
+WHITENOISE_USE_FINDERS = not STATIC_MANIFEST
 MEDIA_URL = "media/"
 MEDIA_ROOT = env_path("MEDIA_ROOT", VAR_DIR / "media")
 #: References and prediction files. Deliberately outside MEDIA_ROOT: no URL serves this tree.
 PRIVATE_STORAGE_ROOT = env_path("TRACKBOARD_PRIVATE_ROOT", VAR_DIR / "private")
-STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
-    "private": {
+#: ``local`` (PRIVATE_STORAGE_ROOT on disk) or ``s3`` (any S3-compatible object store via
+#: django-storages, the ``s3`` extra): private objects, no public or signed URLs.
+PRIVATE_STORAGE = env_str("TRACKBOARD_PRIVATE_STORAGE", "local").strip().lower()
+if PRIVATE_STORAGE == "local":
+    _private_storage: dict[str, object] = {
         "BACKEND": "leaderboard.storage.PrivateStorage",
         "OPTIONS": {"location": str(PRIVATE_STORAGE_ROOT)},
+    }
+elif PRIVATE_STORAGE == "s3":
+    _bucket = env_str("TRACKBOARD_S3_BUCKET", "")
+    if not _bucket:
+        raise ImproperlyConfigured("TRACKBOARD_PRIVATE_STORAGE=s3 needs TRACKBOARD_S3_BUCKET")
+    # Credentials: boto3's own AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or an instance role).
+    _private_storage = {
+        "BACKEND": "leaderboard.operations.s3.PrivateS3Storage",
+        "OPTIONS": {
+            "bucket_name": _bucket,
+            "endpoint_url": env_str("TRACKBOARD_S3_ENDPOINT_URL", "") or None,
+            "region_name": env_str("TRACKBOARD_S3_REGION", "") or None,
+            "location": env_str("TRACKBOARD_S3_PREFIX", ""),
+            "default_acl": "private",
+            "querystring_auth": True,
+            "file_overwrite": False,
+        },
+    }
+else:
+    raise ImproperlyConfigured(
+        f"TRACKBOARD_PRIVATE_STORAGE={PRIVATE_STORAGE!r} must be local or s3"
+    )
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if STATIC_MANIFEST
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
+    "private": _private_storage,
 }
 #: Largest accepted prediction file, in bytes.
 MAX_UPLOAD_BYTES = env_int("TRACKBOARD_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, minimum=1)
@@ -267,18 +235,6 @@ USE_I18N = True
 USE_TZ = True
 
 # --- REST API -----------------------------------------------------------------------------
-
-
-def env_rate(name: str, default: str) -> str:
-    """A DRF throttle rate such as ``30/hour``; a malformed value stops start-up."""
-    raw = env_str(name, default).strip()
-    count, _, period = raw.partition("/")
-    if not count.isdigit() or period not in {"s", "sec", "second", "m", "min", "minute",
-                                              "h", "hour", "d", "day"}:  # fmt: skip
-        raise ImproperlyConfigured(f"{name}={raw!r} is not a rate like 30/hour or 5/min")
-    return raw
-
-
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "leaderboard.api.authentication.TokenAuthentication",
@@ -287,7 +243,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": [
-        "rest_framework.parsers.JSONParser",
+        # DRF's JSON parser, answering a too-deeply nested body with 400, not a server error.
+        "leaderboard.security.JSONParser",
         "rest_framework.parsers.MultiPartParser",
         "rest_framework.parsers.FormParser",
     ],
@@ -331,6 +288,7 @@ if REDIS_URL:
         "visibility_timeout": env_int("TRACKBOARD_VISIBILITY_TIMEOUT", 3600, minimum=1),
     }
 else:
+    # kombu's filesystem transport; leaderboard/celery.py creates the folders before use.
     _broker = VAR_DIR / "broker"
     CELERY_BROKER_URL = "filesystem://"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -340,8 +298,6 @@ else:
         "control_folder": str(_broker / "control"),
         "store_processed": False,
     }
-    for _folder in ("out", "processed", "control"):
-        (_broker / _folder).mkdir(parents=True, exist_ok=True)
 # Results live in our own tables; Celery's result backend would only duplicate them.
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
@@ -362,6 +318,8 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": env_float("TRACKBOARD_REAPER_INTERVAL", 60.0, minimum=1.0),
     },
 }
+#: Celery's file-backed scheduler, creating the folder of its schedule file first.
+CELERY_BEAT_SCHEDULER = "leaderboard.beat:PersistentScheduler"
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 # --- scoring ------------------------------------------------------------------------------
@@ -372,10 +330,8 @@ SCORING_LEASE_SECONDS = env_int("TRACKBOARD_SCORING_LEASE_SECONDS", 900, minimum
 SCORING_RESEND_AFTER_SECONDS = env_int("TRACKBOARD_SCORING_RESEND_AFTER_SECONDS", 300, minimum=1)
 #: Scoring runs (claims) before a submission is marked failed.
 SCORING_MAX_ATTEMPTS = env_int("TRACKBOARD_SCORING_MAX_ATTEMPTS", 3, minimum=1)
-#: Test-only: seconds the worker sleeps after claiming, so a test can kill it mid-scoring.
-TEST_SCORE_DELAY = env_float("TRACKBOARD_TEST_SCORE_DELAY", 0.0, minimum=0.0)
 
-# --- operations: logs, private storage backend, collected static files --------------------
+# --- logs ---------------------------------------------------------------------------------
 #: ``text`` (default) or ``json``: one JSON object per line (leaderboard/operations/logs.py).
 LOG_FORMAT = env_str("LOG_FORMAT", "text").strip().lower()
 if LOG_FORMAT not in {"text", "json"}:
@@ -391,52 +347,14 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
 
-#: ``local`` (TRACKBOARD_PRIVATE_ROOT on disk) or ``s3`` (any S3-compatible object store via
-#: django-storages, the ``s3`` extra): private objects, no public or signed URLs.
-PRIVATE_STORAGE = env_str("TRACKBOARD_PRIVATE_STORAGE", "local").strip().lower()
-if PRIVATE_STORAGE == "s3":
-    _bucket = env_str("TRACKBOARD_S3_BUCKET", "")
-    if not _bucket:
-        raise ImproperlyConfigured("TRACKBOARD_PRIVATE_STORAGE=s3 needs TRACKBOARD_S3_BUCKET")
-    # Credentials: boto3's own AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or an instance role).
-    STORAGES["private"] = {
-        "BACKEND": "leaderboard.operations.s3.PrivateS3Storage",
-        "OPTIONS": {
-            "bucket_name": _bucket,
-            "endpoint_url": env_str("TRACKBOARD_S3_ENDPOINT_URL", "") or None,
-            "region_name": env_str("TRACKBOARD_S3_REGION", "") or None,
-            "location": env_str("TRACKBOARD_S3_PREFIX", ""),
-            "default_acl": "private",
-            "querystring_auth": True,
-            "file_overwrite": False,
-        },
-    }
-elif PRIVATE_STORAGE != "local":
-    raise ImproperlyConfigured(
-        f"TRACKBOARD_PRIVATE_STORAGE={PRIVATE_STORAGE!r} must be local or s3"
-    )
-
-#: After ``collectstatic`` (the Docker image runs it at build time): serve hashed, compressed
-#: files from STATIC_ROOT only. Off by default: tests and the embedded mode use the finders.
-if env_bool("TRACKBOARD_STATIC_MANIFEST", False):
-    STORAGES["staticfiles"] = {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"}
-    WHITENOISE_USE_FINDERS = False
-
 # --- security -----------------------------------------------------------------------------
-# Production switch: TRACKBOARD_PRODUCTION=true (with DEBUG off and SECRET_KEY set, or start-up
-# stops). It turns on HTTPS-only cookies, HSTS and the HTTPS redirect; behind a TLS-terminating
-# proxy set TRACKBOARD_PROXY_SSL_HEADER=X-Forwarded-Proto. `manage.py check --deploy` is clean
-# with it (tests/leaderboard/security/test_deploy_settings.py). Headers that cost nothing
-# (nosniff, frame deny, referrer policy, CSP) are sent in every mode, so the browser tests run
-# the pages under the production policy.
-PRODUCTION = env_bool("TRACKBOARD_PRODUCTION", False)
+# The production switch (top of this file) turns on HTTPS-only cookies, HSTS and the HTTPS
+# redirect; behind a TLS-terminating proxy set TRACKBOARD_PROXY_SSL_HEADER=X-Forwarded-Proto.
+# `manage.py check --deploy` is clean with it (tests/leaderboard/security/
+# test_production_settings.py). Headers that cost nothing (nosniff, frame deny, referrer
+# policy, CSP) are sent in every mode, so the browser tests run the pages under the production
+# policy.
 if PRODUCTION:
-    if DEBUG:
-        raise ImproperlyConfigured("TRACKBOARD_PRODUCTION=true requires DEBUG=false")
-    if not os.environ.get("SECRET_KEY") or len(SECRET_KEY) < 50:
-        raise ImproperlyConfigured(
-            "TRACKBOARD_PRODUCTION=true requires SECRET_KEY (at least 50 random characters)"
-        )
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SECURE_SSL_REDIRECT = env_bool("TRACKBOARD_SSL_REDIRECT", True)
@@ -474,16 +392,6 @@ CONTENT_SECURITY_POLICY_OVERRIDES = {
 MAX_REQUEST_BYTES = env_int(
     "TRACKBOARD_MAX_REQUEST_BYTES", 4 * MAX_UPLOAD_BYTES + 1024 * 1024, minimum=1
 )
-MIDDLEWARE.insert(1, "leaderboard.security.RequestSizeLimitMiddleware")
-MIDDLEWARE.insert(2, "leaderboard.security.ContentSecurityPolicyMiddleware")
-# After the session and auth middleware: it needs the parsed POST and answers before the view.
-MIDDLEWARE.append("leaderboard.security.LoginThrottleMiddleware")
 #: Failed log-ins allowed per client address and per username within the window, then 429.
 LOGIN_FAILURE_LIMIT = env_int("TRACKBOARD_LOGIN_FAILURE_LIMIT", 10, minimum=1)
 LOGIN_FAILURE_WINDOW_SECONDS = env_int("TRACKBOARD_LOGIN_FAILURE_WINDOW", 900, minimum=1)
-#: The API's JSON parser answers a too-deeply nested body with 400 instead of a server error.
-REST_FRAMEWORK["DEFAULT_PARSER_CLASSES"] = [
-    "leaderboard.security.JSONParser",
-    *REST_FRAMEWORK["DEFAULT_PARSER_CLASSES"][1:],  # type: ignore[index]
-]
-# --- end of security ----------------------------------------------------------------------

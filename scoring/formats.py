@@ -1,6 +1,6 @@
 """Readers for the file formats the ``dstc11`` task accepts, with format detection.
 
-Formats (DESIGN.md, "Scoring rules"):
+Formats (docs/scoring.md):
 
 ``gold-json``
     ``{dialog_id: [ {domain: {slot: value}} per user turn ]}``, as the DSTC11 gold is published.
@@ -26,8 +26,6 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
-
-import orjson
 
 from scoring.errors import InvalidFile
 
@@ -88,7 +86,7 @@ def _read_file(data: bytes, name: str) -> ParsedFile:
     leading = _LEADING_SPACE.match(text)
     start = leading.end() if leading else 0
     if text.startswith("{", start):
-        return _read_json(text, name, sha256, data)
+        return _read_json(text, name, sha256)
     if text.startswith("line_nr:", start):
         return _read_manifest(text, name, sha256)
     if text.startswith("[", start):
@@ -150,61 +148,14 @@ def _reject_constant(token: str) -> Any:
 _DECODER = json.JSONDecoder(object_pairs_hook=_unique_pairs, parse_constant=_reject_constant)
 
 
-_CONTAINERS = (dict, list)
+def _read_json(text: str, name: str, sha256: str) -> ParsedFile:
+    """Read a JSON file, rejecting duplicate keys, NaN and Infinity (:func:`exact_decode`)."""
+    return _collect(exact_decode(text, name), name, sha256)
 
 
-def _count_keys(value: Any) -> int:
-    """The number of object keys in a parsed JSON value, duplicates excluded."""
-    total = 0
-    stack = [value]
-    pop, push = stack.pop, stack.append
-    while stack:
-        item = pop()
-        if type(item) is dict:
-            total += len(item)
-            item = item.values()
-        for child in item:
-            kind = type(child)
-            if kind is dict or kind is list:
-                push(child)
-    return total
-
-
-# A colon preceded by JSON white space; the literal colon lets the search skip ahead quickly.
-_SPACE_BEFORE_COLON = re.compile(r":(?<=[ \t\n\r]:)")
-
-
-def _keys_in_text(text: str) -> int | None:
-    """The number of ``":`` in the text: every key once, plus each ``\\":`` inside a string.
-
-    None when some key may be followed by white space before its colon, which this count
-    would miss: that is, when any colon in the text follows white space (inside a string too,
-    which only sends the file to the exact reader).
-    """
-    if _SPACE_BEFORE_COLON.search(text):
-        return None
-    return text.count('":')
-
-
-def _read_json(text: str, name: str, sha256: str, data: bytes) -> ParsedFile:
-    """Read a JSON file (``text``, decoded from ``data`` by :func:`decode_text`), rejecting
-    duplicate keys, NaN and Infinity.
-
-    The fast parser keeps the last of duplicate keys silently, so its result is checked: the
-    keys it kept must be exactly the keys written (``":`` counted in the text; a string
-    containing ``\\":`` only makes that count larger). When they differ, or anything is wrong,
-    the exact (slower) decoder reads the file again and reports precisely what it finds.
-    The fast parser reads the bytes, which it does faster than the same text as a string.
-    """
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    try:
-        parsed, keys = _collect(orjson.loads(data), name, sha256, count=True)
-        if keys == _keys_in_text(text):
-            return parsed
-    except (orjson.JSONDecodeError, InvalidFile, TypeError, AttributeError):
-        pass
-    return _collect(exact_decode(text, name), name, sha256, count=False)[0]
+def load_json(data: bytes, name: str) -> Any:
+    """Parse a whole file as JSON, strictly (for the other tasks' files)."""
+    return exact_decode(decode_text(data, name), name, keys="every key")
 
 
 def exact_decode(text: str, name: str, keys: str = "every dialogue id, domain and slot") -> Any:
@@ -227,22 +178,16 @@ def exact_decode(text: str, name: str, keys: str = "every dialogue id, domain an
         raise InvalidFile(f"{name}: the JSON is nested too deeply.") from None
 
 
-def _collect(document: Any, name: str, sha256: str, count: bool) -> tuple[ParsedFile, int]:
-    """Check the outer shape and gather the raw states; with ``count``, count the keys seen.
-
-    The count assumes the shape of a valid file (slot values are strings) and may raise
-    TypeError where that does not hold; such a file is read again exactly, without counting.
-    """
+def _collect(document: Any, name: str, sha256: str) -> ParsedFile:
+    """Check the outer shape and gather the raw states."""
     if not isinstance(document, dict):
         raise InvalidFile(
             f"{name}: the top level is a JSON {json_type(document)}; expected an object mapping "
             "each dialogue id to its list of user-turn states."
         )
     wrapper = _is_wrapper(document)
-    fmt = "mwz-wrapper" if wrapper else "gold-json"
     dialogues: dict[str, tuple[RawTurn, ...]] = {}
     original: dict[str, str] = {}
-    keys = len(document)
     for raw_id, turns in document.items():
         key = dialogue_key(raw_id)
         if not key:
@@ -259,8 +204,6 @@ def _collect(document: Any, name: str, sha256: str, count: bool) -> tuple[Parsed
                 f"found a JSON {json_type(turns)}."
             )
         if not wrapper:
-            if count:
-                keys += sum([len(turn) + sum(map(len, turn.values())) for turn in turns])
             dialogues[key] = tuple(turns)
             continue
         states = []
@@ -272,22 +215,9 @@ def _collect(document: Any, name: str, sha256: str, count: bool) -> tuple[Parsed
                     "with a 'state' object (MultiWOZ-evaluation format), found "
                     f"{describe(turn)}."
                 )
-            if count:
-                keys += len(turn) + len(state) + sum(map(len, state.values()))
-                if len(turn) > 1:
-                    # Keys inside the other fields. A list is searched only when its first item
-                    # is an object or a list (``active_domains`` lists strings): counting too
-                    # few keys is safe, as the total then falls short and the exact reader
-                    # takes over.
-                    for field_name, value in turn.items():
-                        kind = type(value)
-                        if (kind is dict and field_name != "state") or (
-                            kind is list and value and type(value[0]) in _CONTAINERS
-                        ):
-                            keys += _count_keys(value)
             states.append(state)
         dialogues[key] = tuple(states)
-    return ParsedFile(name, fmt, sha256, dialogues, original), keys
+    return ParsedFile(name, "mwz-wrapper" if wrapper else "gold-json", sha256, dialogues, original)
 
 
 def _is_wrapper(document: dict[str, Any]) -> bool:
@@ -395,4 +325,13 @@ def describe(value: Any) -> str:
     return f"{'' if kind == 'null' else 'the ' + kind + ' '}{json.dumps(value)}".strip()
 
 
-__all__ = ["FORMATS", "ParsedFile", "RawTurn", "describe", "dialogue_key", "quote", "read_file"]
+__all__ = [
+    "FORMATS",
+    "ParsedFile",
+    "RawTurn",
+    "describe",
+    "dialogue_key",
+    "load_json",
+    "quote",
+    "read_file",
+]

@@ -1,4 +1,4 @@
-"""Slot-key and value normalisation for the ``dstc11`` task (DESIGN.md, "Scoring rules").
+"""Slot-key and value normalisation for the ``dstc11`` task (docs/scoring.md).
 
 The same function is applied to the gold and to the prediction. Results are memoised: a
 MultiWOZ file repeats a few thousand distinct (slot, value) pairs tens of thousands of times.
@@ -45,7 +45,7 @@ def split_key(key: str) -> tuple[str, str]:
 
 
 def normalise_time(text: str) -> str:
-    """Return ``HH:MM`` for the clock formats DESIGN.md lists; any other text unchanged."""
+    """Return ``HH:MM`` for the clock formats of the default profile; other text unchanged."""
     match = _CLOCK_12.fullmatch(text)
     if match:
         hour, minutes, half = int(match[1]), match[2] or "00", match[3]

@@ -21,10 +21,31 @@ from dataclasses import dataclass
 from typing import Any
 
 from scoring.errors import InvalidFile
-from scoring.formats import describe
-from scoring.jsonread import load_json
+from scoring.formats import describe, load_json
+from scoring.taskapi import FileSpec, MetricSpec
 
 DONTCARE = "dontcare"
+
+SEEN_METRICS = (
+    MetricSpec(
+        "jga_seen",
+        "JGA (seen)",
+        optional=True,
+        description="JGA over turns whose gold values were all seen in training.",
+    ),
+    MetricSpec(
+        "jga_unseen",
+        "JGA (unseen)",
+        optional=True,
+        description="JGA over turns with at least one gold value unseen in training.",
+    ),
+)
+TRAINING_FILE = FileSpec(
+    "training_values",
+    "Training values",
+    required=False,
+    description="JSON list of 'slot=value' or 'value' strings, or {slot: [values]}.",
+)
 
 
 @dataclass(frozen=True)
@@ -94,7 +115,7 @@ def read_training_values(
 
 def seen_columns(
     turns: Sequence[Sequence[tuple[float, bool]]],
-) -> dict[str, tuple[tuple[float, ...], tuple[float, ...]]]:
+) -> dict[str, tuple[list[float], list[float]]]:
     """Per dialogue, from (turn JGA score, turn seen) pairs: the ``jga_seen`` and
     ``jga_unseen`` numerators and denominators."""
     seen_num, seen_den, unseen_num, unseen_den = [], [], [], []
@@ -111,7 +132,15 @@ def seen_columns(
         seen_den.append(sd)
         unseen_num.append(un)
         unseen_den.append(ud)
+    return {"jga_seen": (seen_num, seen_den), "jga_unseen": (unseen_num, unseen_den)}
+
+
+def seen_details(
+    training: TrainingValues, columns: dict[str, tuple[list[float], list[float]]]
+) -> dict[str, object]:
+    """What the breakdown was computed from: the training file's hash and the turn counts."""
     return {
-        "jga_seen": (tuple(seen_num), tuple(seen_den)),
-        "jga_unseen": (tuple(unseen_num), tuple(unseen_den)),
+        "training_values_sha256": training.sha256,
+        "seen_turns": int(sum(columns["jga_seen"][1])),
+        "unseen_turns": int(sum(columns["jga_unseen"][1])),
     }

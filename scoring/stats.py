@@ -15,16 +15,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import numpy.typing as npt
 
 from scoring.errors import ScoringError
-from scoring.settings import check_settings
 
-Counts = npt.NDArray[np.float64]
-IndexBlock = npt.NDArray[np.int64]
+if TYPE_CHECKING:  # annotations only: numpy.typing costs a short process ~20 ms to import
+    import numpy.typing as npt
+
+    Counts = npt.NDArray[np.float64]
+    IndexBlock = npt.NDArray[np.int64]
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,17 @@ class PairedTest:
     significant: bool
     method: str
 
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "a": self.a,
+            "b": self.b,
+            "difference": self.difference,
+            "ci": list(self.ci),
+            "p_value": self.p_value,
+            "significant": self.significant,
+            "method": self.method,
+        }
+
 
 def _ratio(numerator: Counts, denominator: Counts) -> Counts:
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -50,50 +62,22 @@ def _interval(samples: Counts, level: float) -> tuple[float, float]:
     finite = np.sort(samples[np.isfinite(samples)])
     if finite.size == 0:
         return (float("nan"), float("nan"))
-    tail = (1 - level) / 2
-    return (_quantile(finite, tail), _quantile(finite, 1 - tail))
+    tail = 100 * (1 - level) / 2
+    low, high = np.percentile(finite, [tail, 100 - tail])
+    return (float(low), float(high))
 
 
-def _quantile(ordered: Counts, q: float) -> float:
-    """Linear interpolation between order statistics: numpy.percentile's default method,
-    written out because that function's first call costs a command-line run ~7 ms."""
-    position = (ordered.size - 1) * q
-    low = int(position)
-    high = min(low + 1, ordered.size - 1)
-    return float(ordered[low] + (ordered[high] - ordered[low]) * (position - low))
-
-
+#: Resamples drawn at a time: the same draws as one (n_boot x n) call, in bounded memory.
 _BLOCK_ROWS = 100
 
 
-@lru_cache(maxsize=1)
-def _index_blocks(n: int, n_boot: int, seed: int) -> tuple[tuple[int, IndexBlock], ...]:
-    """(first row, rows of resampled dialogue indices), drawn row after row.
-
-    The last draws are kept: scoring then comparing on one reference (or a forked process
-    drawing them before it is asked, see :mod:`scoring.parallel`) reuses the same rows.
-    """
+def _index_blocks(n: int, n_boot: int, seed: int) -> list[tuple[int, IndexBlock]]:
+    """(first row, rows of resampled dialogue indices), drawn row after row."""
     rng = np.random.default_rng(seed)
-    blocks = []
-    for start in range(0, n_boot, _BLOCK_ROWS):
-        # Shared between calls, so never written to (marking it read-only would make
-        # ``np.take`` several times slower).
-        blocks.append((start, rng.integers(0, n, size=(min(_BLOCK_ROWS, n_boot - start), n))))
-    return tuple(blocks)
-
-
-def resample_counts(n: int, n_boot: int, seed: int) -> bytes | None:
-    """How often each dialogue is drawn in each resample of :func:`bootstrap_ci`: byte
-    ``i * n_boot + b`` is the count of dialogue ``i`` in resample ``b`` (what
-    :class:`scoring.resample.Draws` reads); None if a count does not fit in a byte."""
-    counts = np.empty((n, n_boot), dtype=np.int64)
-    for start, indices in _index_blocks(n, n_boot, seed):
-        rows = len(indices)
-        flat = (indices + (np.arange(rows) * n)[:, None]).ravel()
-        counts[:, start : start + rows] = np.bincount(flat, minlength=rows * n).reshape(rows, n).T
-    if n and int(counts.max()) > 255:
-        return None
-    return counts.astype(np.uint8).tobytes()
+    return [
+        (start, rng.integers(0, n, size=(min(_BLOCK_ROWS, n_boot - start), n)))
+        for start in range(0, n_boot, _BLOCK_ROWS)
+    ]
 
 
 def bootstrap_ci(
@@ -106,7 +90,6 @@ def bootstrap_ci(
 
     All metrics share the same resampled dialogues, so their intervals are consistent.
     """
-    check_settings(n_boot, level)
     n = len(next(iter(pairs.values()))[0])
     if n == 0:
         return {name: (float("nan"), float("nan")) for name in pairs}
@@ -140,7 +123,6 @@ def paired_test(
     p-value from approximate randomisation (swapping A and B within each dialogue at random),
     ``(1 + #{|d_r| >= |d|}) / (1 + R)``, so identical systems get p = 1.
     """
-    check_settings(n_boot, level)
     num_a = np.asarray(numerator_a, dtype=np.float64)
     num_b = np.asarray(numerator_b, dtype=np.float64)
     den = np.asarray(denominator, dtype=np.float64)
@@ -185,7 +167,6 @@ def paired_p_values(
     numbers, so every sum is exact and the order of summation cannot change a p-value. A
     leaderboard with hundreds of entries gets its rank groups in one call instead of hundreds.
     """
-    check_settings(n_boot, 0.95)
     den = np.asarray(denominator, dtype=np.float64)
     total = float(den.sum())
     if total == 0:

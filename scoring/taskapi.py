@@ -1,11 +1,11 @@
-"""What every task has in common: its description and the generic view of its scores.
+"""What every task has in common: its description, its settings and the shape of its scores.
 
-A task (``dstc11``, ``multiwoz22``, ``dvd``) is a :class:`Task`: its formats, metrics, options
-and three functions (load a reference, load a prediction, score). Every score is a
-:class:`TaskResult`, which the web side stores and renders without knowing the task:
-``metrics()``, ``intervals()``, ``signature``, ``as_dict()`` and, per dialogue, the numerator and
-denominator of every ratio metric (:class:`DialogueRatios`), from which :mod:`scoring.stats`
-computes intervals and paired tests.
+A task (``dstc11``, ``multiwoz22``, ``dvd``) is a :class:`Task`: its formats, metrics, options,
+reference files and four functions (read a reference, read a prediction, check a prediction
+without the reference, score). Every score is a :class:`TaskResult`, which the web side
+stores and renders without knowing the task: ``metrics()``, ``intervals()``, ``signature``,
+``as_dict()`` and, per dialogue, the numerator and denominator of every metric
+(:class:`DialogueRatios`), from which :mod:`scoring.stats` computes intervals and paired tests.
 """
 
 from __future__ import annotations
@@ -13,14 +13,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from scoring import stats
 from scoring.errors import ScoringError
-from scoring.settings import check_settings
-
-if TYPE_CHECKING:
-    from scoring.results import Statistics
-    from scoring.stats import PairedTest
+from scoring.stats import PairedTest
+from scoring.version import __version__
 
 DEFAULT_SEED = 12345
 DEFAULT_BOOTSTRAP = 1000
@@ -108,31 +106,69 @@ class Resampling:
     level: float = DEFAULT_LEVEL
     seed: int = DEFAULT_SEED
 
-    def check(self) -> None:
-        check_settings(self.n_boot, self.level)
+    def __post_init__(self) -> None:
+        whole = (self.n_boot, self.seed)
+        if any(isinstance(v, bool) or not isinstance(v, int) for v in whole):
+            raise ScoringError(
+                "the number of bootstrap resamples and the seed must be whole numbers."
+            )
+        if isinstance(self.level, bool) or not isinstance(self.level, int | float):
+            raise ScoringError("the confidence level must be a number (e.g. 0.95).")
+        if not 1 <= self.n_boot <= 100_000:
+            raise ScoringError("the number of bootstrap resamples must be between 1 and 100000.")
+        if not 0.5 <= self.level < 1:
+            raise ScoringError("the confidence level must be at least 0.5 and below 1 (e.g. 0.95).")
 
-    def signature_parts(self) -> list[str]:
-        return [f"ci:bootstrap-{self.n_boot}-dialogue-{self.level * 100:g}", f"seed:{self.seed}"]
+
+def signature(
+    task: str, settings: Sequence[str], resampling: Resampling, files: Mapping[str, str]
+) -> str:
+    """A sacrebleu-style signature: the task, its settings, the interval settings, the first
+    eight hex digits of each file's sha256 and the library version, e.g.
+    ``dstc11|norm:default|missing:reject|ci:bootstrap-1000-dialogue-95|seed:12345|
+    gold:sha256:0b9a9803|v:0.1.0``. Equal signatures mean comparable numbers."""
+    return "|".join(
+        [
+            task,
+            *settings,
+            f"ci:bootstrap-{resampling.n_boot}-dialogue-{resampling.level * 100:g}",
+            f"seed:{resampling.seed}",
+            *(f"{name}:sha256:{sha256[:8]}" for name, sha256 in files.items()),
+            f"v:{__version__}",
+        ]
+    )
 
 
 @dataclass(frozen=True)
 class DialogueRatios:
     """Per-dialogue sufficient statistics: metric -> (numerators, denominators), one entry per
-    reference dialogue in reference order. Each metric is ``100 * sum(num) / sum(den)``."""
+    reference dialogue in reference order. Each metric is ``100 * sum(num) / sum(den)``.
+
+    ``turns`` holds, per dialogue, one character per turn: ``1`` where the turn is right on
+    the task's primary (joint) metric, ``0`` where it is not (for analyses by turn)."""
 
     ids: tuple[str, ...]
-    columns: Mapping[str, tuple[tuple[float, ...], tuple[float, ...]]]
+    columns: Mapping[str, tuple[Sequence[float], Sequence[float]]]
+    turns: tuple[str, ...] = ()
 
     def value(self, metric: str) -> float:
         numerators, denominators = self.columns[metric]
         total = math.fsum(denominators)
         return 100.0 * math.fsum(numerators) / total if total else math.nan
 
-    def as_dict(self) -> list[dict[str, Any]]:
-        return [
-            {"id": key, **{m: [num[i], den[i]] for m, (num, den) in self.columns.items()}}
-            for i, key in enumerate(self.ids)
-        ]
+    def as_dict(self) -> dict[str, Any]:
+        """``{"ids": [..], "columns": {metric: [[numerators..], [denominators..]]},
+        "turns": [..]}``: one list per column, compact to store and quick to read back."""
+        return {
+            "ids": list(self.ids),
+            "columns": {m: [list(num), list(den)] for m, (num, den) in self.columns.items()},
+            "turns": list(self.turns),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DialogueRatios:
+        columns = {m: (tuple(num), tuple(den)) for m, (num, den) in data["columns"].items()}
+        return cls(tuple(data["ids"]), columns, tuple(data.get("turns") or ()))
 
 
 @dataclass(frozen=True)
@@ -151,8 +187,6 @@ class TaskResult:
     #: task-specific, JSON-ready details (per slot, per domain, seen/unseen, options ...).
     details: Mapping[str, Any] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
-    #: the task's own score object (e.g. :class:`scoring.Score` for ``dstc11``), if any.
-    native: Any = field(default=None, compare=False, repr=False)
 
     def metrics(self) -> dict[str, float]:
         """Metric name -> value on 0-100 (NaN when undefined on this reference)."""
@@ -164,18 +198,16 @@ class TaskResult:
 
     def as_dict(self, per_dialogue: bool = False) -> dict[str, Any]:
         """JSON-ready: ``task``, ``format``, ``metrics``, ``intervals``, ``ci_level``, ``counts``,
-        ``details``, ``warnings``, ``signature`` (and ``per_dialogue`` sufficient statistics:
-        ``[{"id": .., metric: [numerator, denominator], ..}]``). NaN becomes null."""
+        ``details``, ``warnings``, ``signature`` (and ``per_dialogue``:
+        :meth:`DialogueRatios.as_dict`). NaN becomes null."""
         result: dict[str, Any] = {
             "task": self.task,
             "format": self.format,
-            "metrics": {k: _json_float(v) for k, v in self.values.items()},
-            "intervals": {
-                k: [_json_float(lo), _json_float(hi)] for k, (lo, hi) in self.cis.items()
-            },
+            "metrics": {k: json_float(v) for k, v in self.values.items()},
+            "intervals": {k: [json_float(lo), json_float(hi)] for k, (lo, hi) in self.cis.items()},
             "ci_level": self.level,
             "counts": dict(self.counts),
-            "details": dict(self.details),
+            "details": json_ready(dict(self.details)),
             "warnings": list(self.warnings),
             "signature": self.signature,
         }
@@ -184,48 +216,43 @@ class TaskResult:
         return result
 
 
-def _json_float(value: float) -> float | None:
+def json_float(value: float) -> float | None:
     return None if math.isnan(value) else value
 
 
-def local_statistics() -> Statistics:
-    from scoring import stats  # numpy loads here, not when the library is imported
-
-    return stats
+def json_ready(value: Any) -> Any:
+    """``value`` with every NaN, however deeply nested, as None (JSON has no NaN)."""
+    if isinstance(value, float):
+        return json_float(value)
+    if isinstance(value, Mapping):
+        return {k: json_ready(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_ready(v) for v in value]
+    return value
 
 
 def finish(
     *,
-    task: str,
+    task: Task,
     format: str,
     signature: str,
-    metrics: Sequence[MetricSpec],
     dialogues: DialogueRatios,
     resampling: Resampling,
-    statistics: Statistics | None,
     counts: Mapping[str, int],
     details: Mapping[str, Any] | None = None,
     warnings: Sequence[str] = (),
 ) -> TaskResult:
-    """Aggregate the per-dialogue statistics into values and intervals."""
-    present = [m for m in metrics if m.name in dialogues.columns]
-    values = {m.name: dialogues.value(m.name) for m in present}
-    wanted: dict[str, tuple[Sequence[float], Sequence[float]]] = {
-        m.name: (list(dialogues.columns[m.name][0]), list(dialogues.columns[m.name][1]))
-        for m in present
-        if m.interval
-    }
-    cis: dict[str, tuple[float, float]] = {}
-    if wanted:
-        cis = (statistics or local_statistics()).bootstrap_ci(
-            wanted, resampling.n_boot, resampling.seed, resampling.level
-        )
+    """Aggregate the per-dialogue statistics into values and bootstrap intervals."""
+    present = [m for m in task.metrics if m.name in dialogues.columns]
+    wanted = {m.name: dialogues.columns[m.name] for m in present if m.interval}
     return TaskResult(
-        task=task,
+        task=task.name,
         format=format,
         signature=signature,
-        values=values,
-        cis=cis,
+        values={m.name: dialogues.value(m.name) for m in present},
+        cis=stats.bootstrap_ci(wanted, resampling.n_boot, resampling.seed, resampling.level)
+        if wanted
+        else {},
         level=resampling.level,
         dialogues=dialogues,
         counts=counts,
@@ -234,57 +261,75 @@ def finish(
     )
 
 
+@dataclass(frozen=True)
+class Comparison:
+    """Two predictions scored on one reference, and the paired test of every metric the two
+    can be tested on (A minus B)."""
+
+    a: TaskResult
+    b: TaskResult
+    tests: Mapping[str, PairedTest]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "a": self.a.as_dict(),
+            "b": self.b.as_dict(),
+            "paired": {name: test.as_dict() for name, test in self.tests.items()},
+        }
+
+
 def paired_tests(
-    a: TaskResult,
-    b: TaskResult,
-    metrics: Sequence[MetricSpec],
-    resampling: Resampling,
-    statistics: Statistics | None = None,
+    a: DialogueRatios, b: DialogueRatios, metrics: Sequence[MetricSpec], resampling: Resampling
 ) -> dict[str, PairedTest]:
     """A minus B for every interval metric whose per-dialogue denominators the two share
     (metrics whose denominator depends on the prediction, like F1, are left out)."""
-    if a.dialogues.ids != b.dialogues.ids:
+    if a.ids != b.ids:
         raise ScoringError("the two scores are not on the same reference dialogues.")
-    stats = statistics or local_statistics()
     tests = {}
     for metric in metrics:
-        if not metric.interval or metric.name not in a.dialogues.columns:
+        if not metric.interval or metric.name not in a.columns:
             continue
-        num_a, den_a = a.dialogues.columns[metric.name]
-        num_b, den_b = b.dialogues.columns.get(metric.name, ((), ()))
-        if den_a != den_b or not math.fsum(den_a):
+        num_a, den_a = a.columns[metric.name]
+        num_b, den_b = b.columns.get(metric.name, ((), ()))
+        if list(den_a) != list(den_b) or not math.fsum(den_a):
             continue
         tests[metric.name] = stats.paired_test(
-            metric.name,
-            list(num_a),
-            list(num_b),
-            list(den_a),
-            resampling.n_boot,
-            resampling.seed,
-            resampling.level,
+            metric.name, num_a, num_b, den_a, resampling.n_boot, resampling.seed, resampling.level
         )
     return tests
 
 
+Options = Mapping[str, str]
+
+
 @dataclass(frozen=True)
 class Task:
-    """A scoring task: everything the web side needs to build forms, tables and rankings."""
+    """A scoring task: everything the web side and the command line need to check files,
+    score them and show the numbers, for any task alike.
+
+    The four functions receive the options checked and complete (defaults filled in); call
+    them through the methods below, which check first."""
 
     name: str
     label: str
     #: formats accepted for predictions (and, where the same, for the gold).
     formats: tuple[str, ...]
     metrics: tuple[MetricSpec, ...]
+    #: the ranked metric, and the one that breaks its ties.
     primary: str
+    tiebreak: str
     options: tuple[OptionSpec, ...]
     #: files a reference needs or may have besides the gold.
     reference_files: tuple[FileSpec, ...]
-    #: ``(gold, extra files by FileSpec name, options) -> reference``
-    load_reference: Callable[[Source, Mapping[str, Source], Mapping[str, str]], Any]
-    #: ``(prediction, reference, options) -> prediction``
-    load_prediction: Callable[[Source, Any, Mapping[str, str]], Any]
-    #: ``(reference, prediction, options, resampling, statistics) -> TaskResult``
-    score: Callable[[Any, Any, Mapping[str, str], Resampling, Any], TaskResult]
+    #: ``(gold, extra files by FileSpec name, options) -> reference``; the reference has a
+    #: ``sha256`` and a ``summary()`` (counts shown to organisers).
+    read_reference: Callable[[Source, Mapping[str, Source], Options], Any]
+    #: ``(prediction, reference, options) -> prediction`` aligned with the reference
+    read_prediction: Callable[[Source, Any, Options], Any]
+    #: ``(prediction, options) -> format``: what can be checked without the reference
+    check_file: Callable[[Source, Options], str]
+    #: ``(task, reference, prediction, options, resampling) -> TaskResult``
+    compute: Callable[[Task, Any, Any, Options, Resampling], TaskResult]
     description: str = ""
 
     def metric(self, name: str) -> MetricSpec:
@@ -293,7 +338,7 @@ class Task:
                 return metric
         raise ScoringError(f"task {self.name!r} has no metric {name!r}.")
 
-    def check_options(self, options: Mapping[str, str] | None = None) -> dict[str, str]:
+    def check_options(self, options: Options | None = None) -> dict[str, str]:
         """The options with defaults filled in; unknown names or values raise ScoringError."""
         given = dict(options or {})
         known = {o.name: o for o in self.options}
@@ -314,6 +359,61 @@ class Task:
             result[name] = value
         return result
 
+    def load_reference(
+        self,
+        gold: Source,
+        files: Mapping[str, Source] | None = None,
+        options: Options | None = None,
+    ) -> Any:
+        """Read a reference: the gold and the task's extra files, checked."""
+        extra = dict(files or {})
+        known = {f.name for f in self.reference_files}
+        unknown = sorted(set(extra) - known)
+        if unknown:
+            raise ScoringError(
+                f"task {self.name!r} takes no reference file(s) {', '.join(unknown)}."
+            )
+        for spec in self.reference_files:
+            if spec.required and spec.name not in extra:
+                raise ScoringError(f"task {self.name!r} needs a {spec.label} file ({spec.name}).")
+        return self.read_reference(gold, extra, self.check_options(options))
+
+    def load_prediction(
+        self, source: Source, reference: Any, options: Options | None = None
+    ) -> Any:
+        """Read a prediction and check it against the reference's dialogues and turns."""
+        return self.read_prediction(source, reference, self.check_options(options))
+
+    def check_prediction(self, source: Source, options: Options | None = None) -> str:
+        """Check what can be checked without the reference; returns the detected format."""
+        return self.check_file(source, self.check_options(options))
+
+    def score(
+        self,
+        reference: Any,
+        prediction: Any,
+        options: Options | None = None,
+        resampling: Resampling | None = None,
+    ) -> TaskResult:
+        return self.compute(
+            self, reference, prediction, self.check_options(options), resampling or Resampling()
+        )
+
+    def compare(
+        self,
+        reference: Any,
+        a: Any,
+        b: Any,
+        options: Options | None = None,
+        resampling: Resampling | None = None,
+    ) -> Comparison:
+        """Score A and B and test their differences over dialogues."""
+        resampling = resampling or Resampling()
+        score_a = self.score(reference, a, options, resampling)
+        score_b = self.score(reference, b, options, resampling)
+        tests = paired_tests(score_a.dialogues, score_b.dialogues, self.metrics, resampling)
+        return Comparison(score_a, score_b, tests)
+
     def describe(self) -> dict[str, Any]:
         """A JSON-ready description of the task (for forms, tables and charts)."""
         return {
@@ -323,6 +423,7 @@ class Task:
             "formats": list(self.formats),
             "metrics": [m.as_dict() for m in self.metrics],
             "primary": self.primary,
+            "tiebreak": self.tiebreak,
             "options": [o.as_dict() for o in self.options],
             "reference_files": [f.as_dict() for f in self.reference_files],
         }

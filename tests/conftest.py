@@ -30,14 +30,3 @@ def fixtures_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The public fixture data of ``tests/data`` (see its README.md), decompressed once per
     session into a temporary folder: same layout, names without ``.gz``."""
     return extract_all(tmp_path_factory.mktemp("fixtures"))
-
-
-@pytest.fixture(autouse=True)
-def reference_cache(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> Path:
-    """Each test's own folder for the scorer's reference cache (inherited by the commands a
-    test runs): nothing is read from or written to the user's cache."""
-    folder = tmp_path_factory.mktemp("reference-cache")
-    monkeypatch.setenv("TRACKBOARD_CACHE_DIR", str(folder))
-    return folder

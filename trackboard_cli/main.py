@@ -11,15 +11,17 @@ from __future__ import annotations
 import argparse
 import getpass
 import json
+import os
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from scoring import ScoringError
 from trackboard_cli import __version__, config
 from trackboard_cli.client import ApiError, Client
-from trackboard_cli.validate import check_file
+from trackboard_cli.validate import check_file, local_task
 
 OK, FAILED, INVALID = 0, 1, 2
 FINAL = {"scored", "failed", "cancelled", "invalid"}
@@ -33,7 +35,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        return int(args.handler(args))
+        code = int(args.handler(args))
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # The reader stopped early (``| head``): end quietly. Python would report the unwritten
+        # output again when it flushes at exit, so standard output now goes nowhere.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return FAILED
     except Usage as exc:
         print(f"trackboard: {exc}", file=sys.stderr)
         return INVALID
@@ -118,28 +128,49 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
         print(line.rstrip())
 
 
-def _num(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}"
+def _num(value: Any) -> str:
+    return f"{value:.2f}" if isinstance(value, int | float) else "-"
 
 
-def _ci(interval: Sequence[float | None] | None) -> str:
-    if not interval or interval[0] is None or interval[1] is None:
+def _ci(interval: Any) -> str:
+    if not isinstance(interval, list | tuple) or len(interval) != 2:
         return ""
-    return f"[{interval[0]:.2f}, {interval[1]:.2f}]"
+    low, high = interval
+    if not isinstance(low, int | float) or not isinstance(high, int | float):
+        return ""
+    return f"[{low:.2f}, {high:.2f}]"
 
 
-def _resolve_phase(client: Client, text: str) -> dict[str, Any]:
-    """``{"id", "challenge", "phase"}`` for a phase id or ``challenge-slug/phase-slug``."""
-    if text.isdigit():
-        return {"id": int(text), "challenge": None, "phase": None}
+def _phase_path(submission: dict[str, Any]) -> str:
+    phase = submission.get("phase") or {}
+    return f"{phase.get('challenge', '?')}/{phase.get('slug', '?')}"
+
+
+def _find_phase(client: Client, phase_id: int) -> tuple[str, dict[str, Any]]:
+    """(challenge slug, phase) of the phase with this id, from the list of challenges."""
+    for challenge in client.get_all("challenges/"):
+        for phase in challenge.get("phases") or []:
+            if phase.get("id") == phase_id:
+                return challenge["slug"], phase
+    raise Usage(f"there is no phase {phase_id} on this site (see: trackboard challenges)")
+
+
+def _resolve_phase(client: Client, text: str, *, challenge: bool = True) -> dict[str, Any]:
+    """``{"id", "challenge", "phase"}`` for a phase id or ``challenge-slug/phase-slug``; the
+    challenge (with its ``scoring`` block) is fetched unless ``challenge`` is false."""
+    if text.isascii() and text.isdigit():
+        if not challenge:
+            return {"id": int(text), "challenge": None, "phase": None}
+        slug, phase = _find_phase(client, int(text))
+        return {"id": int(text), "challenge": client.get(f"challenges/{slug}/"), "phase": phase}
     challenge_slug, _, phase_slug = text.partition("/")
     if not challenge_slug or not phase_slug:
         raise Usage(f"PHASE must be a phase id or challenge-slug/phase-slug, not {text!r}")
-    challenge = client.get(f"challenges/{challenge_slug}/")
-    for phase in challenge["phases"]:
-        if phase["slug"] == phase_slug:
-            return {"id": phase["id"], "challenge": challenge, "phase": phase}
-    known = ", ".join(p["slug"] for p in challenge["phases"]) or "none"
+    found = client.get(f"challenges/{challenge_slug}/")
+    for phase in found.get("phases") or []:
+        if phase.get("slug") == phase_slug:
+            return {"id": phase["id"], "challenge": found, "phase": phase}
+    known = ", ".join(p.get("slug", "?") for p in found.get("phases") or []) or "none"
     raise Usage(f"challenge {challenge_slug!r} has no phase {phase_slug!r} (phases: {known})")
 
 
@@ -202,21 +233,47 @@ def _parse_files(specs: Sequence[str]) -> dict[str, Path]:
     return files
 
 
-def cmd_submit(args: argparse.Namespace) -> int:
-    files = _parse_files(args.file)
-    client = _client()
-    target = _resolve_phase(client, args.phase)
-    profile = (target["challenge"] or {}).get("scoring", {}).get("profile", "default")
+def _checker(challenge: dict[str, Any]) -> tuple[str, dict[str, str]] | None:
+    """(task, options) to check files with, from the challenge's ``scoring`` block; None (and
+    a note) when this installation cannot check them as the server does."""
+    block = challenge.get("scoring") or {}
+    task, options = block.get("task"), block.get("options") or {}
+    try:
+        local_task(str(task), options)
+    except ScoringError as exc:
+        print(
+            f"trackboard: the files are not checked here ({exc}); the server checks them.",
+            file=sys.stderr,
+        )
+        return None
+    return str(task), options
+
+
+def _invalid_files(files: dict[str, Path], checker: tuple[str, dict[str, str]] | None) -> bool:
+    """Check each file with the challenge's task (``_checker``); report each verdict and
+    return whether any file is invalid. Without a checker only readability is checked."""
     invalid = False
     for key, path in files.items():
+        if checker is None:
+            if not path.is_file():
+                print(f"{key}: {path}: no such file.", file=sys.stderr)
+                invalid = True
+            continue
         try:
-            found = check_file(path, profile)
-        except ValueError as exc:  # scoring.ScoringError: the server's own message
+            found = check_file(path, *checker)
+        except ScoringError as exc:  # the server's own message
             print(f"{key}: {exc}", file=sys.stderr)
             invalid = True
         else:
             print(f"{key}: {path.name} looks valid ({found}).")
-    if invalid:
+    return invalid
+
+
+def cmd_submit(args: argparse.Namespace) -> int:
+    files = _parse_files(args.file)
+    client = _client()
+    target = _resolve_phase(client, args.phase)
+    if _invalid_files(files, _checker(target["challenge"])):
         print("Nothing was uploaded; fix the files above.", file=sys.stderr)
         return INVALID
     fields = {
@@ -227,6 +284,9 @@ def cmd_submit(args: argparse.Namespace) -> int:
     }
     try:
         submission = client.post_multipart(f"phases/{target['id']}/submissions/", fields, files)
+    except OSError as exc:  # a file that could not be read after all
+        print(f"trackboard: cannot read {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return INVALID
     except ApiError as exc:
         if exc.code != "submission_rejected":
             raise
@@ -247,8 +307,9 @@ def _wait(client: Client, submission: dict[str, Any], interval: float, timeout: 
     shown = ""
     hiccup = False
     while True:
-        status = submission["status"]
-        line = status + (f" (attempt {submission['attempts']})" if status == "scoring" else "")
+        status = str(submission.get("status", "?"))
+        attempt = f" (attempt {submission.get('attempts', '?')})" if status == "scoring" else ""
+        line = status + attempt
         if line != shown:
             print(f"[{time.monotonic() - started:6.1f} s] submission {submission['id']}: {line}")
             sys.stdout.flush()
@@ -277,17 +338,44 @@ def _wait(client: Client, submission: dict[str, Any], interval: float, timeout: 
     return OK
 
 
+def _metric(result: dict[str, Any], name: str) -> dict[str, Any]:
+    found = (result.get("metrics") or {}).get(name)
+    return found if isinstance(found, dict) else {}
+
+
 def _print_results(submission: dict[str, Any]) -> None:
+    """Every metric of the task per condition, with its interval where it has one, as far as
+    the server shows them: everything, the public part of the split only, or nothing."""
+    results = {k: r for k, r in (submission.get("results") or {}).items() if isinstance(r, dict)}
     if not submission.get("results_visible"):
         print("Scored. The results of this phase are hidden until the organisers reveal them.")
         return
-    rows = [
-        [key, _num(r["jga"]), _ci(r["jga_ci"]), _num(r["ser"]), _ci(r["ser_ci"])]
-        for key, r in submission["results"].items()
-    ]
-    _table(["CONDITION", "JGA", "95% CI", "SER", "95% CI"], rows)
-    signatures = {r["signature"] for r in submission["results"].values()}
-    for signature in sorted(signatures):
+    if not results:
+        print("Scored. No results on the current references yet.")
+        return
+    labels = {m.get("name"): m.get("label") for m in submission.get("metrics") or []}
+    names: list[str] = []
+    for result in results.values():
+        names += [name for name in result.get("metrics") or {} if name not in names]
+    with_ci = {n for n in names if any(_metric(r, n).get("ci") for r in results.values())}
+    level = submission.get("ci_level")
+    ci_header = f"{level * 100:g}% CI" if isinstance(level, int | float) else "CI"
+    header = ["CONDITION"]
+    for name in names:
+        header += [labels.get(name) or name, *([ci_header] if name in with_ci else [])]
+    rows = []
+    for key, result in results.items():
+        row = [key]
+        for name in names:
+            metric = _metric(result, name)
+            row.append(_num(metric.get("value")))
+            if name in with_ci:
+                row.append(_ci(metric.get("ci")))
+        rows.append(row)
+    if any(r.get("part") == "public" for r in results.values()):
+        print("Public part of the split only; the rest is hidden until the organisers reveal it.")
+    _table(header, rows)
+    for signature in sorted({str(r["signature"]) for r in results.values() if r.get("signature")}):
         print(f"signature: {signature}")
 
 
@@ -298,29 +386,33 @@ def cmd_status(args: argparse.Namespace) -> int:
         if args.json:
             _print_json(submission)
             return OK
-        print(f"Submission {submission['id']}: {submission['status']}")
-        print(f"  phase: {submission['phase']['challenge']}/{submission['phase']['slug']}")
-        print(f"  team: {submission['team']['name']}; method: {submission['method_name']}")
-        print(f"  attempts: {submission['attempts']}; created: {submission['created_at']}")
-        if submission["error"]:
+        team = (submission.get("team") or {}).get("name", "?")
+        print(f"Submission {submission.get('id', args.id)}: {submission.get('status', '?')}")
+        print(f"  phase: {_phase_path(submission)}")
+        print(f"  team: {team}; method: {submission.get('method_name', '')}")
+        print(
+            f"  attempts: {submission.get('attempts', '?')}; "
+            f"created: {submission.get('created_at', '?')}"
+        )
+        if submission.get("error"):
             print(f"  error: {submission['error']}")
-        if submission["status"] == "scored":
+        if submission.get("status") == "scored":
             _print_results(submission)
         return OK
     page = client.get("submissions/", {"page_size": 20})
     if args.json:
-        _print_json(page["results"])
+        _print_json(page.get("results") or [])
         return OK
     rows = [
         [
-            s["id"],
-            f"{s['phase']['challenge']}/{s['phase']['slug']}",
-            s["team"]["name"],
-            s["method_name"],
-            s["status"],
-            s["created_at"][:16].replace("T", " "),
+            s.get("id", "?"),
+            _phase_path(s),
+            (s.get("team") or {}).get("name", "?"),
+            s.get("method_name", ""),
+            s.get("status", "?"),
+            str(s.get("created_at") or "")[:16].replace("T", " "),
         ]
-        for s in page["results"]
+        for s in page.get("results") or []
     ]
     if not rows:
         print("No submissions yet.")
@@ -331,35 +423,49 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
     client = _client()
-    target = _resolve_phase(client, args.phase)
+    target = _resolve_phase(client, args.phase, challenge=False)
     params = {"condition": args.condition, "page_size": 200}
     first = client.get(f"phases/{target['id']}/leaderboard/", params)
-    rows = list(first["results"])
+    rows = list(first.get("results") or [])
     page = first
     while page.get("next"):
         page = client.get(page["next"])
-        rows.extend(page["results"])
+        rows.extend(page.get("results") or [])
+    metrics = [m for m in first.get("metrics") or [] if isinstance(m, dict) and m.get("name")]
     if args.json:
         _print_json(
             {
-                "phase": first["phase"],
-                "primary_metric": first["primary_metric"],
-                "condition": first["condition"],
-                "conditions": [c["key"] for c in first["conditions"]],
+                "phase": first.get("phase"),
+                "primary_metric": first.get("primary_metric"),
+                "part": first.get("part"),
+                "metrics": metrics,
+                "condition": first.get("condition"),
+                "conditions": [c.get("key") for c in first.get("conditions") or []],
                 "results": rows,
             }
         )
         return OK
-    title = first["condition"] or "overview (mean over conditions)"
-    print(f"{first['phase']['challenge']}/{first['phase']['slug']}: {title}")
+    condition = first.get("condition")
+    title = condition or "overview (mean over conditions)"
+    phase = first.get("phase") or {}
+    print(f"{phase.get('challenge', '?')}/{phase.get('slug', '?')}: {title}")
+    if first.get("part") == "public":
+        print("Ranked on the public part of the split.")
     if not rows:
         print("No scored submissions yet.")
         return OK
-    table = [
-        [r["rank"], r["team"]["name"], r["method_name"], _num(r["jga"]), _num(r["ser"])]
-        for r in rows
-    ]
-    _table(["RANK", "TEAM", "METHOD", "JGA", "SER"], table)
+    # A condition's board: every column; the overview: the means of the first two.
+    shown = metrics if condition else metrics[:2]
+    table = []
+    for row in rows:
+        values = (row.get("metrics") or {}) if condition else (row.get("means") or {})
+        cells = []
+        for metric in shown:
+            value = values.get(metric["name"])
+            cells.append(_num(value.get("value") if isinstance(value, dict) else value))
+        team = (row.get("team") or {}).get("name", "?")
+        table.append([row.get("rank", "?"), team, row.get("method_name", ""), *cells])
+    _table(["RANK", "TEAM", "METHOD", *(m.get("label") or m["name"] for m in shown)], table)
     return OK
 
 
@@ -368,11 +474,13 @@ def cmd_results(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(submission)
         return OK
-    print(f"Submission {submission['id']} ({submission['method_name']}): {submission['status']}")
-    if submission["status"] != "scored":
-        if submission["error"]:
+    status = submission.get("status", "?")
+    method = submission.get("method_name", "")
+    print(f"Submission {submission.get('id', args.id)} ({method}): {status}")
+    if status != "scored":
+        if submission.get("error"):
             print(submission["error"])
-        return OK if submission["status"] not in {"failed", "invalid"} else FAILED
+        return OK if status not in {"failed", "invalid"} else FAILED
     _print_results(submission)
     return OK
 

@@ -9,14 +9,14 @@ from rest_framework import status
 
 from leaderboard.api.errors import ApiError
 from leaderboard.challenges.models import Phase
-from leaderboard.challenges.services import can_see_results
+from leaderboard.challenges.visibility import access
 from leaderboard.teams.models import Team
 from leaderboard.teams.services import approved_teams
 
 
 def require_results_visible(phase: Phase, user: Any) -> None:
     """The leaderboard page shows no scores of a hidden phase except to its organisers."""
-    if not can_see_results(phase, user):
+    if not access(phase, user).board:
         raise ApiError(
             "results_hidden",
             "The results of this phase are hidden until the organisers reveal them.",

@@ -1,21 +1,79 @@
 """Serializers: how rows and service results look in JSON. No rules live here: who may see
-what is decided by the views through the same services and selectors as the pages."""
+what is decided by the views through the same services and selectors as the pages.
+
+Every task has the same shape: metrics are named by the task (``scoring``'s
+``Task.describe()``) and each comes as ``{"value", "ci": [low, high]}`` (``ci`` null for a
+metric the task reports without an interval), in the task's order.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema_field
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
 from leaderboard.challenges.models import Challenge, Condition, Phase
 from leaderboard.submissions import selectors
 from leaderboard.submissions.models import Result, Submission, SubmissionFile
 from leaderboard.teams.models import Participation, Team
+from scoring import Task
 
-#: A [low, high] confidence interval (null bounds when a metric is undefined).
-_INTERVAL = {"type": "array", "items": {"type": "number", "nullable": True}}
+#: What a Result's numbers cover: the whole reference, or the public part of the split only.
+PARTS = ("all", "public")
+
+
+# --- metrics -------------------------------------------------------------------------------
+
+
+class MetricValueSerializer(serializers.Serializer):
+    value = serializers.FloatField(
+        allow_null=True, help_text="on a 0-100 scale; null when undefined on this reference"
+    )
+    ci = serializers.ListField(
+        child=serializers.FloatField(allow_null=True),
+        min_length=2,
+        max_length=2,
+        allow_null=True,
+        help_text="[low, high] bootstrap interval over dialogues (bounds null when undefined); "
+        "null for a metric the task reports without an interval",
+    )
+
+
+def metric_values(
+    task: Task, values: Mapping[str, Any], intervals: Mapping[str, Any]
+) -> dict[str, dict[str, Any]]:
+    """``{name: {"value", "ci"}}`` for every metric in ``values``, in the task's order (a
+    name the task does not describe comes last). ``ci`` is null for a metric the task reports
+    without an interval, ``[null, null]`` for one whose interval is undefined here."""
+    specs = {m.name: m for m in task.metrics}
+    names = [m.name for m in task.metrics if m.name in values]
+    names += [name for name in values if name not in specs]
+    out = {}
+    for name in names:
+        spec = specs.get(name)
+        found = intervals.get(name)
+        ci: list[float | None] | None = None
+        if found and (spec is None or spec.interval):
+            ci = list(found[:2])
+        elif spec is not None and spec.interval:
+            ci = [None, None]
+        out[name] = {"value": values.get(name), "ci": ci}
+    return out
+
+
+class MetricSpecSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    label = serializers.CharField()
+    direction = serializers.ChoiceField(
+        choices=["higher", "lower"], help_text="which way is better"
+    )
+    interval = serializers.BooleanField(help_text="whether it is reported with an interval")
+    optional = serializers.BooleanField(
+        help_text="reported only when the reference enables it (e.g. seen/unseen JGA)"
+    )
+    description = serializers.CharField(allow_blank=True)
 
 
 # --- challenges ----------------------------------------------------------------------------
@@ -58,18 +116,72 @@ class PhaseSerializer(PhaseSummarySerializer):
         ]
 
 
-class ScoringOptionsSerializer(serializers.Serializer):
-    task = serializers.CharField()
-    profile = serializers.CharField()
-    missing = serializers.CharField()
+class FileSpecSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    label = serializers.CharField()
+    required = serializers.BooleanField()
+    description = serializers.CharField(allow_blank=True)
+
+
+class ResamplingSerializer(serializers.Serializer):
+    n_boot = serializers.IntegerField(help_text="bootstrap resamples")
+    level = serializers.FloatField(help_text="confidence level of the intervals, e.g. 0.95")
+    seed = serializers.IntegerField()
+
+
+class ScoringSerializer(serializers.Serializer):
+    """What a participant needs to check a file locally the way the server does, and to
+    reproduce its numbers with ``python -m scoring score``."""
+
+    task = serializers.CharField(help_text="the scoring task (``scoring.get_task``)")
+    label = serializers.CharField()
+    options = serializers.DictField(
+        child=serializers.CharField(), help_text="the task's options as this challenge sets them"
+    )
+    formats = serializers.ListField(
+        child=serializers.CharField(), help_text="accepted prediction formats"
+    )
+    metrics = MetricSpecSerializer(many=True, help_text="every metric of the task, in order")
+    primary = serializers.CharField(help_text="the ranked metric")
+    tiebreak = serializers.CharField(help_text="the metric that breaks ties of the primary one")
+    reference_files = FileSpecSerializer(
+        many=True, help_text="files a reference has besides the gold"
+    )
+    resampling = ResamplingSerializer()
+
+
+def scoring_block(challenge: Challenge) -> dict[str, Any]:
+    task = challenge.scoring_task()
+    resampling = challenge.resampling()
+    described = task.describe()
+    return {
+        "task": task.name,
+        "label": task.label,
+        "options": challenge.task_options(),
+        "formats": list(task.formats),
+        "metrics": described["metrics"],
+        "primary": challenge.primary,
+        "tiebreak": challenge.tiebreak,
+        "reference_files": described["reference_files"],
+        "resampling": {
+            "n_boot": resampling.n_boot,
+            "level": resampling.level,
+            "seed": resampling.seed,
+        },
+    }
 
 
 class ChallengeSummarySerializer(serializers.ModelSerializer):
     phases = PhaseSummarySerializer(many=True, read_only=True)
+    primary_metric = serializers.SerializerMethodField()
 
     class Meta:
         model = Challenge
         fields = ["slug", "title", "task", "primary_metric", "registration", "phases"]
+
+    def get_primary_metric(self, challenge: Challenge) -> str:
+        """The ranked metric (the task's own unless the challenge names another)."""
+        return challenge.primary
 
 
 class ChallengeSerializer(ChallengeSummarySerializer):
@@ -79,12 +191,9 @@ class ChallengeSerializer(ChallengeSummarySerializer):
     class Meta(ChallengeSummarySerializer.Meta):
         fields = [*ChallengeSummarySerializer.Meta.fields, "description", "rules", "scoring"]
 
-    @extend_schema_field(ScoringOptionsSerializer)
-    def get_scoring(self, challenge: Challenge) -> dict[str, str]:
-        # What a participant needs to check a file locally the way the server does.
-        options = challenge.scoring_settings()
-        data = {"task": challenge.task, "profile": options.profile, "missing": options.missing}
-        return ScoringOptionsSerializer(data).data
+    @extend_schema_field(ScoringSerializer)
+    def get_scoring(self, challenge: Challenge) -> dict[str, Any]:
+        return ScoringSerializer(scoring_block(challenge)).data
 
 
 class PhaseRefSerializer(serializers.ModelSerializer):
@@ -176,52 +285,73 @@ class SubmissionSummarySerializer(serializers.ModelSerializer):
         return selectors.is_final(submission)
 
 
-class ResultSerializer(serializers.ModelSerializer):
-    condition = serializers.CharField(source="condition.key")
-    jga_ci = serializers.SerializerMethodField()
-    ser_ci = serializers.SerializerMethodField()
-    deletions = serializers.IntegerField(source="dele")
-    substitutions = serializers.IntegerField(source="sub")
-    insertions = serializers.IntegerField(source="ins")
-    reference_sha256 = serializers.CharField(source="reference.sha256")
-    details = serializers.SerializerMethodField()
+class BreakdownSerializer(serializers.Serializer):
+    format = serializers.CharField(allow_blank=True, help_text="the prediction's format")
+    counts = serializers.DictField(
+        child=serializers.IntegerField(), help_text="what was scored (dialogues, turns, ...)"
+    )
+    details = serializers.DictField(help_text="the task's own figures (per slot, per domain ...)")
+    warnings = serializers.ListField(child=serializers.CharField())
 
-    class Meta:
-        model = Result
-        fields = [
-            "condition",
-            "jga",
-            "jga_ci",
-            "ser",
-            "ser_ci",
-            "n_ref",
-            "substitutions",
-            "deletions",
-            "insertions",
-            "slot_f1",
-            "signature",
-            "reference_sha256",
-            "created_at",
-            "details",
-        ]
 
-    @extend_schema_field(_INTERVAL)
-    def get_jga_ci(self, result: Result) -> list[float | None]:
-        return [result.jga_low, result.jga_high]
+class ResultSerializer(serializers.Serializer):
+    """One condition's Result, as far as the reader may see it (built by ``result_data``)."""
 
-    @extend_schema_field(_INTERVAL)
-    def get_ser_ci(self, result: Result) -> list[float | None]:
-        return [result.ser_low, result.ser_high]
+    condition = serializers.CharField()
+    part = serializers.ChoiceField(
+        choices=PARTS,
+        help_text="all: the whole reference; public: the public part of the split only, "
+        "while the rest is hidden",
+    )
+    metrics = serializers.DictField(
+        child=MetricValueSerializer(), help_text="every metric of the Result, in the task's order"
+    )
+    signature = serializers.CharField(help_text="equal signatures mean comparable numbers")
+    reference_sha256 = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    parts = serializers.DictField(
+        child=serializers.DictField(child=MetricValueSerializer()),
+        required=False,
+        help_text="with a split, to whoever may see everything: the metrics of each part "
+        "(public, private)",
+    )
+    breakdown = BreakdownSerializer(
+        required=False, help_text="the whole reference's breakdown; only with part: all"
+    )
 
-    @extend_schema_field(OpenApiTypes.OBJECT)
-    def get_details(self, result: Result) -> dict[str, Any]:
-        """Slot precision/recall, per-domain and per-slot figures, warnings."""
-        return selectors.breakdown_tables(result)
+
+def result_data(result: Result, task: Task, part: str, *, split: bool = False) -> dict[str, Any]:
+    """A Result for ``ResultSerializer``: ``part`` ``all`` (every number; per part too with
+    ``split``) or ``public`` (the public part's metrics only, nothing of the rest)."""
+    common = {
+        "condition": result.condition.key,
+        "part": part,
+        "signature": result.signature,
+        "reference_sha256": result.reference.sha256,
+        "created_at": result.created_at,
+    }
+    if part == "public":
+        return {**common, "metrics": metric_values(task, *result.part("public"))}
+    data = {**common, "metrics": metric_values(task, *result.part(None))}
+    if split:
+        data["parts"] = {p: metric_values(task, *result.part(p)) for p in ("public", "private")}
+    breakdown = result.breakdown or {}
+    data["breakdown"] = {
+        "format": breakdown.get("format") or "",
+        "counts": breakdown.get("counts") or {},
+        "details": breakdown.get("details") or {},
+        "warnings": breakdown.get("warnings") or [],
+    }
+    return data
 
 
 class SubmissionSerializer(SubmissionSummarySerializer):
+    """Context: ``shown`` is ``all``, ``public`` or None (no numbers: ``results`` empty)."""
+
     files = SubmissionFileSerializer(many=True, read_only=True)
     results_visible = serializers.SerializerMethodField()
+    metrics = serializers.SerializerMethodField()
+    ci_level = serializers.SerializerMethodField()
     results = serializers.SerializerMethodField()
     can_cancel = serializers.SerializerMethodField()
 
@@ -233,35 +363,41 @@ class SubmissionSerializer(SubmissionSummarySerializer):
             "files",
             "results_visible",
             "can_cancel",
+            "metrics",
+            "ci_level",
             "results",
         ]
 
     def get_results_visible(self, submission: Submission) -> bool:
-        return bool(self.context.get("show_scores") or self.context.get("public_only"))
+        return self.context.get("shown") is not None
 
     def get_can_cancel(self, submission: Submission) -> bool:
         return bool(self.context.get("can_cancel"))
 
+    @extend_schema_field(MetricSpecSerializer(many=True))
+    def get_metrics(self, submission: Submission) -> list[dict[str, Any]]:
+        """The task's metrics (name, label, direction, interval), in order."""
+        specs = submission.phase.challenge.metric_specs()
+        return list(MetricSpecSerializer(specs, many=True).data)
+
+    def get_ci_level(self, submission: Submission) -> float:
+        """The confidence level of every interval, e.g. 0.95."""
+        return submission.phase.challenge.resampling().level
+
     @extend_schema_field(serializers.DictField(child=ResultSerializer()))
     def get_results(self, submission: Submission) -> dict[str, Any]:
-        """Per condition key, once scored (empty while the phase's results are hidden; only
-        ``part: "public"`` figures while a split phase is not revealed)."""
-        results = getattr(submission, "active_results", None) or []
-        if self.context.get("public_only"):
-            return {
-                r.condition.key: {
-                    "condition": r.condition.key,
-                    "part": "public",
-                    "jga": r.public_jga,
-                    "jga_ci": [r.public_jga_low, r.public_jga_high],
-                    "ser": r.public_ser,
-                    "ser_ci": [r.public_ser_low, r.public_ser_high],
-                }
-                for r in results
-            }
-        if not self.context.get("show_scores"):
+        """Per condition key, once scored: empty while the phase's results are hidden from
+        this reader; ``part: "public"`` figures only while just the public part may be seen."""
+        shown = self.context.get("shown")
+        if shown is None:
             return {}
-        return {r.condition.key: ResultSerializer(r).data for r in results}
+        task = submission.phase.challenge.scoring_task()
+        split = submission.phase.has_split
+        results: Iterable[Result] = getattr(submission, "active_results", None) or []
+        return {
+            r.condition.key: ResultSerializer(result_data(r, task, shown, split=split)).data
+            for r in results
+        }
 
 
 # --- leaderboards ----------------------------------------------------------------------------
@@ -272,9 +408,13 @@ class _TeamNameSerializer(serializers.Serializer):
     name = serializers.CharField()
 
 
-class _MetricsSerializer(serializers.Serializer):
-    jga = serializers.FloatField(allow_null=True)
-    ser = serializers.FloatField(allow_null=True)
+class ColumnSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    label = serializers.CharField()
+    direction = serializers.ChoiceField(
+        choices=["higher", "lower"], help_text="which way is better"
+    )
+    primary = serializers.BooleanField(help_text="the ranked metric")
 
 
 class _RowBase(serializers.Serializer):
@@ -285,8 +425,6 @@ class _RowBase(serializers.Serializer):
     is_baseline = serializers.BooleanField()
     submitted_at = serializers.DateTimeField()
     submissions = serializers.IntegerField(help_text="the team's counted submissions")
-    jga = serializers.FloatField(allow_null=True)
-    ser = serializers.FloatField(allow_null=True)
 
     @extend_schema_field(_TeamNameSerializer)
     def get_team(self, row: Any) -> dict[str, str]:
@@ -298,38 +436,38 @@ def _names(context: dict[str, Any]) -> list[str]:
 
 
 class ConditionRowSerializer(_RowBase):
-    jga_ci = serializers.SerializerMethodField()
-    ser_ci = serializers.SerializerMethodField()
     signature = serializers.CharField()
+    group = serializers.CharField(
+        allow_blank=True,
+        help_text="ranks this entry is statistically tied with, e.g. 1-2 (empty: none)",
+    )
     metrics = serializers.SerializerMethodField(
-        help_text="every metric of the board (the phase's `metrics`): value and interval"
+        help_text="every column of the board (the response's `metrics`): value and interval"
     )
 
-    @extend_schema_field(serializers.DictField(child=serializers.DictField()))
+    @extend_schema_field(serializers.DictField(child=MetricValueSerializer()))
     def get_metrics(self, row: Any) -> dict[str, dict[str, Any]]:
         return {
             name: {"value": value, "ci": [low, high]}
             for name, (value, low, high) in zip(_names(self.context), row.cells, strict=False)
         }
 
-    @extend_schema_field(_INTERVAL)
-    def get_jga_ci(self, row: Any) -> list[float | None]:
-        return [row.jga_low, row.jga_high]
-
-    @extend_schema_field(_INTERVAL)
-    def get_ser_ci(self, row: Any) -> list[float | None]:
-        return [row.ser_low, row.ser_high]
-
 
 class OverviewRowSerializer(_RowBase):
-    per_condition = serializers.SerializerMethodField()
+    per_condition = serializers.SerializerMethodField(
+        help_text="per condition key, this submission's values of the board's first two metrics"
+    )
     means = serializers.SerializerMethodField(
         help_text="means over the conditions of the board's first two metrics"
     )
 
-    @extend_schema_field(serializers.DictField(child=_MetricsSerializer()))
+    @extend_schema_field(
+        serializers.DictField(
+            child=serializers.DictField(child=serializers.FloatField(allow_null=True))
+        )
+    )
     def get_per_condition(self, row: Any) -> dict[str, dict[str, float | None]]:
-        names = _names(self.context)[:2] or ["jga", "ser"]
+        names = _names(self.context)[:2]
         return {
             key: dict(zip(names, values, strict=False)) for key, values in row.per_condition.items()
         }
@@ -347,12 +485,27 @@ class LeaderboardSerializer(serializers.Serializer):
     previous = serializers.URLField(allow_null=True)
     phase = PhaseRefSerializer()
     primary_metric = serializers.CharField()
-    metrics = serializers.ListField(
-        child=serializers.DictField(),
-        help_text="the board's metrics (name, label, direction: higher or lower is better)",
+    part = serializers.ChoiceField(
+        choices=PARTS, help_text="public: ranked on the public part of the phase's split"
+    )
+    metrics = ColumnSerializer(
+        many=True, help_text="the board's columns: the rows' `metrics`, in order"
     )
     conditions = ConditionSerializer(many=True)
     condition = serializers.CharField(
         allow_null=True, help_text="the condition ranked here; null for the overview"
     )
-    results = serializers.ListField(child=serializers.DictField())
+    results = serializers.SerializerMethodField(
+        help_text="the overview's rows, or the condition's (with `?condition=`)"
+    )
+
+    @extend_schema_field(
+        PolymorphicProxySerializer(
+            component_name="LeaderboardRow",
+            serializers=[ConditionRowSerializer, OverviewRowSerializer],
+            resource_type_field_name=None,
+            many=True,
+        )
+    )
+    def get_results(self, page: Any) -> list[dict[str, Any]]:
+        return list(page["results"])

@@ -1,4 +1,4 @@
-"""``/api/v1/``: the endpoints of issue 4, the OpenAPI schema and its docs page."""
+"""``/api/v1/``: the endpoints (docs/api.md), the OpenAPI schema and its docs page."""
 
 from __future__ import annotations
 

@@ -26,9 +26,10 @@ from leaderboard.api.throttles import SUBMIT_THROTTLES
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.ids import row_id
+from leaderboard.rankings.board import split_part
 from leaderboard.rankings.services import leaderboard
 from leaderboard.submissions import selectors, services
-from leaderboard.submissions.models import Submission
+from leaderboard.submissions.models import Result, Submission
 from leaderboard.teams.models import Membership, Team
 from leaderboard.teams.services import is_member, teams_of
 
@@ -57,8 +58,8 @@ def _phase(pk: int) -> Phase:
     return get_object_or_404(Phase.objects.select_related("challenge"), pk=pk)
 
 
-def _condition_csv(row: dict[str, Any]) -> dict[str, Any]:
-    flat = {
+def _row_csv(row: dict[str, Any]) -> dict[str, Any]:
+    return {
         "rank": row["rank"],
         "team": row["team"]["name"],
         "team_slug": row["team"]["slug"],
@@ -66,39 +67,33 @@ def _condition_csv(row: dict[str, Any]) -> dict[str, Any]:
         "submission_id": row["submission_id"],
         "baseline": row["is_baseline"],
         "submitted_at": row["submitted_at"],
-        "jga": row["jga"],
-        "jga_low": row["jga_ci"][0],
-        "jga_high": row["jga_ci"][1],
-        "ser": row["ser"],
-        "ser_low": row["ser_ci"][0],
-        "ser_high": row["ser_ci"][1],
-        "submissions": row["submissions"],
-        "signature": row["signature"],
     }
-    # Every other metric of the task (other tasks, seen/unseen JGA), with its interval.
-    for name, metric in (row.get("metrics") or {}).items():
-        if name not in ("jga", "ser"):
-            flat[name] = metric["value"]
-            flat[f"{name}_low"], flat[f"{name}_high"] = metric["ci"]
+
+
+def _condition_csv(row: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    """One ranked row: every column of the board with its interval (``NAME``,
+    ``NAME_low``, ``NAME_high``)."""
+    flat = _row_csv(row)
+    for name in names:
+        metric = row["metrics"].get(name) or {}
+        flat[name] = metric.get("value")
+        flat[f"{name}_low"], flat[f"{name}_high"] = metric.get("ci") or (None, None)
+    flat["group"] = row["group"]
+    flat["submissions"] = row["submissions"]
+    flat["signature"] = row["signature"]
     return flat
 
 
-def _overview_csv(row: dict[str, Any], keys: list[str]) -> dict[str, Any]:
-    flat = {
-        "rank": row["rank"],
-        "team": row["team"]["name"],
-        "team_slug": row["team"]["slug"],
-        "method": row["method_name"],
-        "submission_id": row["submission_id"],
-        "baseline": row["is_baseline"],
-        "submitted_at": row["submitted_at"],
-        "jga": row["jga"],
-        "ser": row["ser"],
-    }
+def _overview_csv(row: dict[str, Any], names: list[str], keys: list[str]) -> dict[str, Any]:
+    """One overview row: the means of the board's first two columns (``NAME``), then each
+    condition's values (``KEY_NAME``)."""
+    flat = _row_csv(row)
+    for name in names:
+        flat[name] = row["means"].get(name)
     for key in keys:
-        metrics = row["per_condition"].get(key) or {}
-        flat[f"{key}_jga"] = metrics.get("jga")
-        flat[f"{key}_ser"] = metrics.get("ser")
+        values = row["per_condition"].get(key) or {}
+        for name in names:
+            flat[f"{key}_{name}"] = values.get(name)
     flat["submissions"] = row["submissions"]
     return flat
 
@@ -144,8 +139,11 @@ class PhaseLeaderboard(APIView):
                 )
             rows = list(s.ConditionRowSerializer(selected.rows, many=True, context=context).data)
         if request.accepted_renderer.format == "csv":
+            names = [c.name for c in board.columns]
             keys = [c.key for c in conditions]
-            flat = [_condition_csv(r) if key else _overview_csv(r, keys) for r in rows]
+            flat = [
+                _condition_csv(r, names) if key else _overview_csv(r, names[:2], keys) for r in rows
+            ]
             name = f"{phase.challenge.slug}-{phase.slug}-{key or 'overview'}.csv"
             return Response(flat, headers={"Content-Disposition": f'attachment; filename="{name}"'})
         paginator = Pagination()
@@ -157,10 +155,8 @@ class PhaseLeaderboard(APIView):
                 "previous": paginator.get_previous_link(),
                 "phase": s.PhaseRefSerializer(phase).data,
                 "primary_metric": board.primary_metric,
-                "metrics": [
-                    {"name": c.name, "label": c.label, "direction": c.direction}
-                    for c in board.columns
-                ],
+                "part": "public" if split_part(phase, "public") else "all",
+                "metrics": s.ColumnSerializer(board.columns, many=True).data,
                 "conditions": s.ConditionSerializer(conditions, many=True).data,
                 "condition": key,
                 "results": page,
@@ -171,18 +167,35 @@ class PhaseLeaderboard(APIView):
 # --- submissions ---------------------------------------------------------------------------
 
 
+def _results() -> Prefetch:
+    """A submission's Results on the active references, as ``active_results``, with their
+    references and without the per-dialogue statistics (the detail does not show them)."""
+    return Prefetch(
+        "results",
+        queryset=Result.objects.filter(reference__active=True, current=True)
+        .select_related("condition", "reference")
+        .defer("dialogues")
+        .order_by("condition__order", "condition__key"),
+        to_attr="active_results",
+    )
+
+
+#: What a reader sees of a submission's Results for each ``selectors.score_prefix``: every
+#: number, or the public part of the split only (None: no numbers at all).
+SHOWN = {"": "all", "public_": "public"}
+
+
 def _detail_response(request: Request, submission: Submission, code: int = 200) -> Response:
     """A submission as its detail page shows it to this user."""
     submission = (
         Submission.objects.select_related("team", "phase__challenge")
-        .prefetch_related(selectors.active_results(), "files__condition")
+        .prefetch_related(_results(), "files__condition")
         .get(pk=submission.pk)
     )
     prefix = selectors.score_prefix(submission.phase, access(submission.phase, request.user))
     context = {
         "request": request,
-        "show_scores": prefix == "",
-        "public_only": prefix == "public_",
+        "shown": None if prefix is None else SHOWN[prefix],
         "can_cancel": submission.status == Submission.Status.QUEUED
         and is_member(submission.team, request.user),
     }

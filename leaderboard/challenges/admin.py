@@ -1,4 +1,10 @@
-"""Admin for organisers: challenges, phases with their conditions, reference versions."""
+"""Admin for organisers: challenges, phases with their conditions, reference versions.
+
+Staff who organise a challenge but are not superusers see, and can choose in any form, only
+the challenges they organise (their phases and conditions). Saving a challenge or a phase here
+marks its leaderboards changed (a title, a label or the dates show on them); a change of the
+scoring settings (task, ranked metric, scorer options) or of a phase's split, and adding or
+re-activating a reference version, re-queue every scored submission concerned."""
 
 from __future__ import annotations
 
@@ -6,15 +12,28 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin
+from django.db import models
 from django.http import HttpRequest
 
-import scoring
+from leaderboard.challenges.config import scoring_problems
 from leaderboard.challenges.models import Challenge, Condition, Phase, Reference
-from leaderboard.challenges.services import activate_reference, add_reference, check_reference
+from leaderboard.challenges.references import check_reference
+from leaderboard.challenges.services import activate_reference, add_reference
+from leaderboard.rankings.snapshots import RevealError, reveal
+from leaderboard.submissions.services import rescore_all
+from scoring import TASKS, ScoringError
+
+#: how each model that belongs to a challenge reaches the challenge's organisers
+ORGANISERS = {
+    Challenge: "organisers",
+    Phase: "challenge__organisers",
+    Condition: "phase__challenge__organisers",
+}
 
 
 class OrganiserScoped(admin.ModelAdmin):
-    """Staff who are not superusers see only the challenges they organise."""
+    """Staff who are not superusers see only the challenges they organise, and choose only
+    among their challenges, phases and conditions in a form."""
 
     challenge_path = "challenge"
 
@@ -23,6 +42,60 @@ class OrganiserScoped(admin.ModelAdmin):
         if request.user.is_superuser:
             return queryset
         return queryset.filter(**{f"{self.challenge_path}__organisers": request.user})
+
+    def formfield_for_foreignkey(
+        self, db_field: models.ForeignKey[Any, Any], request: HttpRequest, **kwargs: Any
+    ) -> Any:
+        path = ORGANISERS.get(db_field.related_model)
+        if path is not None and not request.user.is_superuser:
+            related = db_field.related_model._default_manager
+            kwargs["queryset"] = related.filter(**{path: request.user}).distinct()
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+def metric_names(task: str) -> str:
+    """``jga (JGA, higher is better), ser (...)``: a task's metrics for help texts."""
+    return ", ".join(f"{m.name} ({m.label}, {m.direction} is better)" for m in TASKS[task].metrics)
+
+
+def _per_task(describe: Any) -> str:
+    return "; ".join(f"{name}: {describe(task)}" for name, task in TASKS.items())
+
+
+def _options(task: Any) -> str:
+    return ", ".join(f"{o.name} ({'|'.join(o.choices)})" for o in task.options) or "none"
+
+
+class ChallengeForm(forms.ModelForm):
+    """The task, its ranked metric and its scorer options, checked as ``create_challenge``
+    checks them, each error on its field."""
+
+    task = forms.ChoiceField(choices=[(name, f"{t.label} ({name})") for name, t in TASKS.items()])
+
+    class Meta:
+        model = Challenge
+        fields = "__all__"
+        help_texts = {
+            "primary_metric": "the ranked metric; empty: the task's own. By task: "
+            + _per_task(lambda t: ", ".join(m.name for m in t.metrics)),
+            "scorer_options": "the task's options and the bootstrap's n_boot, level and seed, "
+            'e.g. {"n_boot": 1000, "level": 0.95, "seed": 12345}. Options by task: '
+            + _per_task(_options),
+        }
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if "scorer_options" in cleaned and cleaned["scorer_options"] is None:
+            cleaned["scorer_options"] = {}  # an emptied field: every default
+        draft = Challenge(
+            task=cleaned.get("task") or "",
+            primary_metric=cleaned.get("primary_metric") or "",
+            scorer_options=cleaned.get("scorer_options"),
+        )
+        if "task" not in self.errors:
+            for name, problem in scoring_problems(draft).items():
+                self.add_error(name, problem)
+        return cleaned
 
 
 class PhaseInline(admin.TabularInline):
@@ -38,11 +111,23 @@ class ChallengeAdmin(OrganiserScoped):
     list_display = ("title", "slug", "task", "primary_metric", "registration", "created")
     prepopulated_fields = {"slug": ("title",)}
     filter_horizontal = ("organisers",)
+    form = ChallengeForm
     inlines = [PhaseInline]
 
     def get_queryset(self, request: HttpRequest) -> Any:
         queryset = admin.ModelAdmin.get_queryset(self, request)
         return queryset if request.user.is_superuser else queryset.filter(organisers=request.user)
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        challenge = form.instance
+        if change and {"task", "primary_metric", "scorer_options"} & set(form.changed_data):
+            # Each Result's values and ranking columns were computed with the old settings.
+            n = len(rescore_all(challenge=challenge))
+            self.message_user(
+                request,
+                f"The scoring settings changed: {n} submission(s) queued for re-scoring.",
+            )
 
 
 class ConditionInline(admin.TabularInline):
@@ -61,10 +146,18 @@ class PhaseAdmin(OrganiserScoped):
     inlines = [ConditionInline]
     actions = ["reveal", "rescore"]
 
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        phase = form.instance
+        if change and {"split_fraction", "split_seed"} & set(form.changed_data):
+            # Each Result's public and private figures were computed on the old split.
+            n = len(rescore_all(phase=phase))
+            self.message_user(
+                request, f"The split changed: {n} submission(s) queued for re-scoring."
+            )
+
     @admin.action(description="Reveal: publish the private leaderboard as a new snapshot")
     def reveal(self, request: HttpRequest, queryset: Any) -> None:
-        from leaderboard.rankings.snapshots import RevealError, reveal
-
         for phase in queryset:
             try:
                 snapshot = reveal(phase, request.user)
@@ -75,21 +168,29 @@ class PhaseAdmin(OrganiserScoped):
 
     @admin.action(description="Re-score every scored submission (after a scorer change)")
     def rescore(self, request: HttpRequest, queryset: Any) -> None:
-        from leaderboard.submissions.services import rescore_all
-
         n = sum(len(rescore_all(phase=phase)) for phase in queryset)
         self.message_user(request, f"{n} submission(s) queued for re-scoring.")
 
 
-class ReferenceForm(forms.ModelForm):
+#: every file a task's reference may have besides the gold, by its name in the task
+_FILES = {spec.name: spec for task in TASKS.values() for spec in task.reference_files}
+EXTRA_FILES = {name: _FILES[name] for name in sorted(_FILES)}
+
+
+def _file_help(name: str) -> str:
+    spec = EXTRA_FILES[name]
+    needs = [t for t, task in TASKS.items() if any(f.name == name and f.required
+                                                   for f in task.reference_files)]  # fmt: skip
+    takes = [t for t, task in TASKS.items() if any(f.name == name for f in task.reference_files)]
+    rule = f"required for {', '.join(needs)}" if needs else "optional"
+    return f"{spec.label}: {rule}; taken by {', '.join(takes)}. {spec.description}".strip()
+
+
+class ReferenceUpload(forms.ModelForm):
+    """A new reference version: the gold and the task's other files, checked with the scorer
+    (``ReferenceForm`` adds a file field per file name a task knows)."""
+
     upload = forms.FileField(help_text="gold file; validated with the scorer on upload")
-    schema = forms.FileField(
-        required=False, help_text="schema.json (tasks that need one: multiwoz22)"
-    )
-    training_values = forms.FileField(
-        required=False,
-        help_text="slot values seen in training (optional): adds JGA on seen/unseen turns",
-    )
 
     class Meta:
         model = Reference
@@ -103,16 +204,23 @@ class ReferenceForm(forms.ModelForm):
             data = b"".join(upload.chunks())
             files = {
                 name: (b"".join(cleaned[name].chunks()), cleaned[name].name)
-                for name in ("schema", "training_values")
+                for name in EXTRA_FILES
                 if cleaned.get(name) is not None
             }
             try:
                 check_reference(condition.phase.challenge, data, upload.name, files)
-            except scoring.ScoringError as exc:
+            except ScoringError as exc:
                 raise forms.ValidationError(str(exc)) from exc
             cleaned["data"] = data
             cleaned["files"] = files
         return cleaned
+
+
+ReferenceForm = type(
+    "ReferenceForm",
+    (ReferenceUpload,),
+    {name: forms.FileField(required=False, help_text=_file_help(name)) for name in EXTRA_FILES},
+)
 
 
 @admin.register(Reference)
@@ -135,7 +243,7 @@ class ReferenceAdmin(OrganiserScoped):
     def get_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is not None:
             return self.readonly_fields
-        return ("condition", "upload", "schema", "training_values")
+        return ("condition", "upload", *EXTRA_FILES)
 
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         if change:
@@ -146,6 +254,7 @@ class ReferenceAdmin(OrganiserScoped):
             form.cleaned_data["upload"].name,
             form.cleaned_data["files"],
         )
+        rescore_all(condition=created.condition)
         obj.pk = created.pk
         obj.refresh_from_db()
 
@@ -165,6 +274,7 @@ class ReferenceAdmin(OrganiserScoped):
     def make_active(self, request: HttpRequest, queryset: Any) -> None:
         for reference in queryset:
             activate_reference(reference)
+            rescore_all(condition=reference.condition)
         self.message_user(request, "Activated; every scored submission of it is being re-scored.")
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:

@@ -63,6 +63,31 @@ def per_day(challenge: Challenge, now: dt.datetime | None = None) -> list[tuple[
     ]
 
 
+#: summary entries with a column of their own (or none: the name is in the files' list)
+SHOWN_APART = ("dialogues", "turns", "name")
+
+
+def reference_facts(summary: dict[str, Any]) -> str:
+    """What a reference's summary says besides its dialogues and turns, whatever the task, by
+    name (a JSON column need not keep the order of keys): ``files: schema (schema.json);
+    format: sgd-dialogues; services: 1``."""
+    facts = []
+    for key, value in sorted(summary.items()):
+        if key in SHOWN_APART:
+            continue
+        if key == "files" and isinstance(value, dict):
+            value = ", ".join(f"{name} ({original})" for name, original in sorted(value.items()))
+        elif isinstance(value, list | tuple | dict):
+            value = len(value)
+        facts.append(f"{key.replace('_', ' ')}: {value}")
+    return "; ".join(facts)
+
+
+def _newest_first(condition: Any) -> list[Any]:
+    # from the prefetched versions: no query per condition
+    return sorted(condition.references.all(), key=lambda r: r.uploaded_at, reverse=True)
+
+
 def phases(challenge: Challenge) -> list[dict[str, Any]]:
     out = []
     for phase in challenge.phases.prefetch_related("conditions__references").order_by(
@@ -78,8 +103,13 @@ def phases(challenge: Challenge) -> list[dict[str, Any]]:
                 "phase": phase,
                 "statuses": statuses,
                 "snapshots": list(phase.snapshots.order_by("-number")[:5]),
+                # per condition: its reference versions, newest first, with their facts
                 "conditions": [
-                    (c, list(c.references.order_by("-uploaded_at"))) for c in phase.conditions.all()
+                    (
+                        c,
+                        [(ref, reference_facts(ref.summary or {})) for ref in _newest_first(c)],
+                    )
+                    for c in phase.conditions.all()
                 ],
             }
         )

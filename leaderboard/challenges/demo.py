@@ -21,6 +21,9 @@ from django.utils import timezone
 from leaderboard.challenges.models import Challenge, Condition, Phase
 from leaderboard.challenges.services import add_reference
 from leaderboard.rankings.models import ReportedResult
+from leaderboard.submissions.services import run_scoring, submit
+from leaderboard.teams.models import Team
+from leaderboard.teams.services import create_team, register
 from scoring.synth import make_gold, make_prediction
 
 SLUG = "dstc11-demo"
@@ -43,10 +46,6 @@ def _as_file(data: dict[str, Any], name: str) -> SimpleUploadedFile:
 
 def build(stdout: Any = None) -> Challenge:
     """Create the demo (idempotent: an existing demo challenge is returned untouched)."""
-    from leaderboard.submissions.services import run_scoring, submit
-    from leaderboard.teams.models import Team
-    from leaderboard.teams.services import create_team, register
-
     existing = Challenge.objects.filter(slug=SLUG).first()
     if existing is not None:
         return existing
@@ -105,7 +104,7 @@ def build(stdout: Any = None) -> Challenge:
             phase=phase,
             condition=conditions[0],
             label="Published system (synthetic example)",
-            jga=45.0,
+            metrics={"jga": 45.0},
             source="An example of a figure reported in a paper; not scored here.",
             shown=True,
         )

@@ -20,6 +20,11 @@ from django.utils import timezone
 from leaderboard.challenges import demo
 from leaderboard.challenges.models import Challenge, Condition, Phase
 from leaderboard.challenges.services import add_reference
+from leaderboard.submissions.services import run_scoring, submit
+from leaderboard.teams.models import Team
+from leaderboard.teams.services import register
+from scoring.dvd import synth as dvd
+from scoring.multiwoz22 import synth as mwz
 
 MULTIWOZ_SLUG = "multiwoz22-demo"
 DVD_SLUG = "dvd-demo"
@@ -33,11 +38,9 @@ SYSTEMS = {
 
 def _training_values() -> bytes:
     """Bare values (seen for any slot) of a second generated MultiWOZ 2.2 set."""
-    from scoring.multiwoz22.synth import make_gold
-
     values = {
         value
-        for dialogue in make_gold(15, seed=99)
+        for dialogue in mwz.make_gold(15, seed=99)
         for turn in dialogue["turns"]
         for frame in turn["frames"]
         for listed in frame["state"]["slot_values"].values()
@@ -74,9 +77,6 @@ def _challenge(slug: str, title: str, task: str, description: str) -> tuple[Chal
 def _submissions(
     challenge: Challenge, condition: Condition, predict: Callable[[float, int], Any]
 ) -> None:
-    from leaderboard.submissions.services import run_scoring, submit
-    from leaderboard.teams.models import Team
-    from leaderboard.teams.services import register
 
     for n, (team_name, (method, rate)) in enumerate(SYSTEMS.items()):
         team = Team.objects.filter(name=team_name).first()
@@ -101,8 +101,6 @@ def _submissions(
 
 def build(stdout: Any = None) -> list[Challenge]:
     """Create both demos (idempotent: existing ones are left untouched)."""
-    from scoring.dvd import synth as dvd
-    from scoring.multiwoz22 import synth as mwz
 
     created = []
     if not Challenge.objects.filter(slug=MULTIWOZ_SLUG).exists():

@@ -5,15 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import models
 from django.db.models import F, Q
 from django.utils import timezone
 
 from leaderboard.storage import private_storage, reference_upload_to
+from scoring import NAMES, Resampling, Task, get_task
 
-
-def default_scorer_options() -> dict[str, Any]:
-    return {"profile": "default", "missing": "reject", "n_boot": 1000, "seed": 12345}
+#: ``scorer_options`` keys that set the bootstrap (the others are the task's options).
+RESAMPLING_KEYS = ("n_boot", "level", "seed")
 
 
 class Challenge(models.Model):
@@ -25,11 +26,15 @@ class Challenge(models.Model):
     title = models.CharField(max_length=200)
     description = models.TextField(blank=True)
     rules = models.TextField(blank=True)
-    #: scorer name in ``scoring.tasks`` (``dstc11``, ``multiwoz22``, ``dvd``).
-    task = models.CharField(max_length=32, default="dstc11")
-    #: the task's options (e.g. profile, missing, match) plus n_boot, seed and level.
-    scorer_options = models.JSONField(default=default_scorer_options, blank=True)
-    primary_metric = models.CharField(max_length=16, default="jga")
+    #: the scoring task (``scoring.tasks``), which decides formats, metrics and pages.
+    task = models.CharField(
+        max_length=32, choices=[(name, get_task(name).label) for name in NAMES], default=NAMES[0]
+    )
+    #: the task's options (e.g. profile, missing, match) and the bootstrap's n_boot, level and
+    #: seed; what is left out takes the scorer's default.
+    scorer_options = models.JSONField(default=dict, blank=True)
+    #: the ranked metric; empty: the task's own primary metric.
+    primary_metric = models.CharField(max_length=32, blank=True, default="")
     registration = models.CharField(
         max_length=16, choices=Registration.choices, default=Registration.AUTO
     )
@@ -47,35 +52,25 @@ class Challenge(models.Model):
     def __str__(self) -> str:
         return self.title
 
-    def scoring_settings(self) -> Any:
-        """The ``scoring.Settings`` every Result of this challenge is computed with."""
-        import scoring
+    def is_organised_by(self, user: AbstractBaseUser | AnonymousUser) -> bool:
+        """Whether ``user`` organises this challenge (being staff is not enough)."""
+        return bool(user.is_authenticated) and self.organisers.filter(pk=user.pk).exists()
 
-        allowed = {"profile", "missing", "n_boot", "level", "seed"}
-        options = {k: v for k, v in (self.scorer_options or {}).items() if k in allowed}
-        return scoring.Settings(**options)
-
-    def scoring_task(self) -> Any:
-        """The ``scoring.taskapi.Task`` of this challenge (``scoring.tasks.get_task``)."""
-        from scoring.tasks import get_task
-
+    def scoring_task(self) -> Task:
+        """The ``scoring.Task`` of this challenge."""
         return get_task(self.task)
 
     def task_options(self) -> dict[str, str]:
-        """The task's options from ``scorer_options`` (others, like n_boot, are resampling
-        settings), defaults filled in and checked by the task."""
+        """The task's options from ``scorer_options``, defaults filled in and checked."""
         task = self.scoring_task()
         names = {o.name for o in task.options}
         given = {k: str(v) for k, v in (self.scorer_options or {}).items() if k in names}
-        options: dict[str, str] = task.check_options(given)
-        return options
+        return task.check_options(given)
 
-    def resampling(self) -> Any:
-        """``scoring.taskapi.Resampling`` from ``scorer_options`` (n_boot, level, seed)."""
-        from scoring.taskapi import Resampling
-
-        settings = self.scoring_settings()
-        return Resampling(settings.n_boot, settings.level, settings.seed)
+    def resampling(self) -> Resampling:
+        """The bootstrap settings (n_boot, level, seed) every Result is computed with."""
+        given = {k: v for k, v in (self.scorer_options or {}).items() if k in RESAMPLING_KEYS}
+        return Resampling(**given)
 
     def metric_specs(self) -> list[dict[str, Any]]:
         """The task's metrics as ``Task.describe()`` lists them (name, label, direction ...)."""
@@ -85,8 +80,16 @@ class Challenge(models.Model):
     @property
     def primary(self) -> str:
         """The ranked metric: ``primary_metric`` when the task has it, else the task's own."""
-        names = {m["name"] for m in self.metric_specs()}
-        return self.primary_metric if self.primary_metric in names else self.scoring_task().primary
+        task = self.scoring_task()
+        names = {m.name for m in task.metrics}
+        return self.primary_metric if self.primary_metric in names else task.primary
+
+    @property
+    def tiebreak(self) -> str:
+        """The metric that breaks ties of the primary one: the task's tie-breaker, or the
+        task's primary metric when the challenge ranks by the tie-breaker."""
+        task = self.scoring_task()
+        return task.primary if self.primary == task.tiebreak else task.tiebreak
 
 
 class Phase(models.Model):
@@ -118,6 +121,9 @@ class Phase(models.Model):
         default=False,
         help_text="while results are hidden, a team sees its own score on the public split",
     )
+    #: Counts the changes to anything the phase's leaderboard is built from; boards are cached
+    #: under it, so a change written by any process is seen by every process at once.
+    board_version = models.PositiveBigIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["challenge", "order", "opens_at"]
@@ -128,6 +134,23 @@ class Phase(models.Model):
 
     def __str__(self) -> str:
         return f"{self.challenge.slug} / {self.name}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # ``board_version`` only moves through ``changed``: saving a phase loaded earlier must
+        # not write back an older version.
+        if not self._state.adding and kwargs.get("update_fields") is None:
+            kwargs["update_fields"] = [
+                f.name
+                for f in self._meta.concrete_fields
+                if not f.primary_key and f.name != "board_version"
+            ]
+        super().save(*args, **kwargs)
+
+    @classmethod
+    def changed(cls, *phase_ids: int) -> None:
+        """Something the leaderboards of these phases show has changed: every process builds
+        them anew on its next read. Call it in the transaction of the change."""
+        cls.objects.filter(pk__in=phase_ids).update(board_version=F("board_version") + 1)
 
     def is_open(self, now: Any = None) -> bool:
         now = now or timezone.now()

@@ -11,14 +11,14 @@ from django.views.decorators.http import require_POST
 
 from leaderboard.challenges import dashboard
 from leaderboard.challenges.models import Challenge
-from leaderboard.challenges.services import is_organiser
+from leaderboard.submissions.services import rescore_all
 from leaderboard.teams.models import Participation
 from leaderboard.teams.services import set_participation_status
 
 
 def _organised(request: HttpRequest, slug: str) -> Challenge:
     challenge = get_object_or_404(Challenge, slug=slug)
-    if not is_organiser(challenge, request.user):
+    if not challenge.is_organised_by(request.user):
         raise Http404
     return challenge
 
@@ -58,8 +58,6 @@ def decide(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def rescore_phase(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
-    from leaderboard.submissions.services import rescore_all
-
     challenge = _organised(request, slug)
     selected = get_object_or_404(challenge.phases, slug=phase)
     ids = rescore_all(phase=selected)

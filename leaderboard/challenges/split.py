@@ -4,16 +4,18 @@ A dialogue is public when ``sha256("<seed>:<dialogue id>")``, read as a fraction
 from its first eight bytes, is below the phase's ``split_fraction``. The decision depends on
 that dialogue alone, so adding or removing dialogues (a new reference version) never moves
 another one, and anyone with the seed can recompute it. Ids are the scorer's normalised ids
-(lower case, no ``.json``), as stored in ``Result.breakdown["per_dialogue"]``.
+as the scorer reports them (``Result.dialogues["ids"]``).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
 from typing import Any
 
+from scoring.taskapi import DialogueRatios
+
 PUBLIC, PRIVATE = "public", "private"
+PARTS = (PUBLIC, PRIVATE)
 
 
 def share(seed: int, dialogue_id: str) -> float:
@@ -32,6 +34,11 @@ def part_of(phase: Any, dialogue_id: str) -> str:
     return PUBLIC if public else PRIVATE
 
 
-def select(phase: Any, part: str, dialogues: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The per-dialogue entries (``{"id": ..., ...}``) that fall in ``part`` of the split."""
-    return [d for d in dialogues if part_of(phase, str(d["id"])) == part]
+def part_ratios(phase: Any, part: str, ratios: DialogueRatios) -> DialogueRatios:
+    """The per-dialogue statistics of the dialogues that fall in ``part`` of the split."""
+    keep = [i for i, dialogue_id in enumerate(ratios.ids) if part_of(phase, dialogue_id) == part]
+    return DialogueRatios(
+        tuple(ratios.ids[i] for i in keep),
+        {m: ([n[i] for i in keep], [d[i] for i in keep]) for m, (n, d) in ratios.columns.items()},
+        tuple(ratios.turns[i] for i in keep) if ratios.turns else (),
+    )

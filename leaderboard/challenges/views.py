@@ -8,8 +8,8 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from leaderboard.challenges import formats
 from leaderboard.challenges.models import Challenge
-from leaderboard.challenges.services import is_organiser
 from leaderboard.ids import row_id
 from leaderboard.teams import services as teams
 from leaderboard.teams.models import Participation
@@ -23,11 +23,17 @@ def challenge_list(request: HttpRequest) -> HttpResponse:
 def detail(request: HttpRequest, slug: str) -> HttpResponse:
     challenge = get_object_or_404(Challenge, slug=slug)
     phases = challenge.phases.prefetch_related("conditions").order_by("order", "opens_at")
+    task = challenge.scoring_task()
     context = {
         "challenge": challenge,
+        "task": task,
+        "primary": task.metric(challenge.primary),
+        "tiebreak": task.metric(challenge.tiebreak),
+        "formats": formats.formats(challenge),
+        "local_command": formats.local_command(challenge),
         "phases": phases,
         "registrations": teams.registrations(request.user, challenge),
-        "organiser": is_organiser(challenge, request.user),
+        "organiser": challenge.is_organised_by(request.user),
     }
     return render(request, "challenges/detail.html", context)
 

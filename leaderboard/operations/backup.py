@@ -1,15 +1,20 @@
 """Back up one challenge to a zip file and restore it, rows and private files together.
 
 The archive holds ``manifest.json`` (format, version, slug, and the rows of every model in
-dependency order) and ``files/<stored name>`` for each reference and prediction file. Users are
-referenced by username: a restore reuses an existing account of that name or creates it (with
-the stored password hash, never staff or superuser rights). Teams are matched by slug the same
-way, since a team may take part in several challenges.
+dependency order) and ``files/<stored name>`` for each reference file (the gold and the task's
+extra files, such as a schema) and each prediction file. Results travel whole: every metric,
+interval, part of the split, breakdown and per-dialogue statistic, so a restored board needs
+no re-scoring. Users are referenced by username: a restore reuses an existing account of that
+name or creates it (with the stored password hash, never staff or superuser rights). Teams are
+matched by slug the same way, since a team may take part in several challenges.
 
 Primary keys are kept when they are free in the target database (always so in an empty one,
 so submission ids, permalinks and snapshots come back unchanged) and re-allocated otherwise;
-foreign keys follow either way. Written here rather than with ``dumpdata``/``loaddata``:
-those cannot select one challenge's rows, remap keys, or carry the files.
+foreign keys follow either way. A restored phase's ``board_version`` starts past any version a
+board of the same phase id can have been cached under (a challenge deleted and restored on the
+same site), so no reader is ever served a board of what was there before. Written here rather
+than with ``dumpdata``/``loaddata``: those cannot select one challenge's rows, remap keys, or
+carry the files.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import datetime as dt
 import hashlib
 import json
 import shutil
+import time
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -29,20 +35,21 @@ from django.core.files.base import ContentFile
 from django.core.management.color import no_style
 from django.db import connection, models, transaction
 
-from leaderboard.challenges.models import Challenge, Condition, Phase, Reference
+from leaderboard.challenges.models import Challenge, Condition, Phase, Reference, ReferenceFile
 from leaderboard.rankings.models import ReportedResult, Snapshot
 from leaderboard.storage import private_storage
 from leaderboard.submissions.models import Result, Submission, SubmissionFile
 from leaderboard.teams.models import Membership, Participation, Team, new_invite_code
 
 FORMAT = "trackboard-challenge-backup"
-VERSION = 1
+VERSION = 2
 #: Rows restored in this order: every foreign key points to a model earlier in the list.
 MODELS: list[type[models.Model]] = [
     Challenge,
     Phase,
     Condition,
     Reference,
+    ReferenceFile,
     Team,
     Membership,
     Participation,
@@ -91,6 +98,9 @@ def _querysets(challenge: Challenge) -> dict[type[models.Model], models.QuerySet
         Phase: Phase.objects.filter(challenge=challenge),
         Condition: Condition.objects.filter(phase__challenge=challenge),
         Reference: Reference.objects.filter(condition__phase__challenge=challenge),
+        ReferenceFile: ReferenceFile.objects.filter(
+            reference__condition__phase__challenge=challenge
+        ),
         Team: teams,
         Membership: Membership.objects.filter(team__in=teams),
         Participation: Participation.objects.filter(challenge=challenge),
@@ -149,10 +159,12 @@ def backup_challenge(slug: str, out: Path) -> dict[str, int]:
     return counts
 
 
+#: the models whose rows name a private file (``file``) with its ``sha256``
+FILE_MODELS: list[type[models.Model]] = [Reference, ReferenceFile, SubmissionFile]
+
+
 def _file_names(tables: dict[str, list[dict[str, Any]]]) -> list[str]:
-    names = [r["file"] for r in tables[_label(Reference)] if r["file"]]
-    names += [r["file"] for r in tables[_label(SubmissionFile)] if r["file"]]
-    return names
+    return [r["file"] for model in FILE_MODELS for r in tables[_label(model)] if r["file"]]
 
 
 @dataclass
@@ -196,7 +208,7 @@ def _insert(model: type[models.Model], rows: list[dict[str, Any]], state: _Resto
     kept = [r for r in rows if r["id"] not in taken]
     moved = [r for r in rows if r["id"] in taken]
     # bulk_create: no save() (snapshots refuse a second save of a set primary key) and no
-    # signals; the restore invalidates the cached boards itself.
+    # signals; the restore marks the phases' boards changed itself.
     model.objects.bulk_create([model(**state.remap(model, r)) for r in kept])
     mapping.update({r["id"]: r["id"] for r in kept})
     _reset_sequences([model])
@@ -240,8 +252,7 @@ def _restore(manifest: dict[str, Any], archive: zipfile.ZipFile) -> dict[str, in
     storage = private_storage()
     renamed: dict[str, str] = {}
     saved: list[str] = []
-    sums = {r["file"]: r["sha256"] for t in ("challenges.reference", "submissions.submissionfile")
-            for r in tables[t]}  # fmt: skip
+    sums = {r["file"]: r["sha256"] for model in FILE_MODELS for r in tables[_label(model)]}
     try:
         for name in _file_names(tables):
             try:
@@ -265,8 +276,6 @@ def _restore(manifest: dict[str, Any], archive: zipfile.ZipFile) -> dict[str, in
 def _restore_rows(
     manifest: dict[str, Any], tables: dict[str, list[dict[str, Any]]], renamed: dict[str, str]
 ) -> dict[str, int]:
-    from leaderboard.rankings.services import invalidate
-
     User = get_user_model()
     state = _Restore()
     counts: dict[str, int] = {}
@@ -294,9 +303,17 @@ def _restore_rows(
 
         challenge = Challenge.objects.get(slug=manifest["slug"])
         challenge.organisers.set(User.objects.filter(username__in=manifest["organisers"]))
-        phase_ids = list(challenge.phases.values_list("pk", flat=True))
-        transaction.on_commit(lambda: [invalidate(pk) for pk in phase_ids])
+        _fresh_board_versions(challenge)
     return counts
+
+
+def _fresh_board_versions(challenge: Challenge) -> None:
+    """Move each restored phase's ``board_version`` past the stored one and past any version
+    its id may have had on this site before: versions count changes from 0 one by one, so
+    none reaches the current time in microseconds, which a later restore exceeds again."""
+    now = time.time_ns() // 1000
+    for pk, stored in challenge.phases.values_list("pk", "board_version"):
+        Phase.objects.filter(pk=pk).update(board_version=max(stored + 1, now))
 
 
 def _match_teams(rows: list[dict[str, Any]], state: _Restore) -> list[dict[str, Any]]:

@@ -1,4 +1,5 @@
-"""Check that every stored reference and prediction file still matches its recorded sha256."""
+"""Check that every stored reference file (gold and extra files) and prediction file still
+matches its recorded sha256."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from leaderboard.challenges.models import Reference
+from leaderboard.challenges.models import Reference, ReferenceFile
 from leaderboard.storage import private_storage
 from leaderboard.submissions.models import SubmissionFile
 
@@ -15,7 +16,7 @@ CHUNK = 1024 * 1024
 
 @dataclass(frozen=True)
 class Problem:
-    kind: str  # "reference" or "submission file"
+    kind: str  # "reference", "reference file" or "submission file"
     pk: int
     name: str
     reason: str  # "missing" or "sha256 mismatch"
@@ -40,6 +41,9 @@ def _sha256(name: str) -> str | None:
 def stored_files() -> Iterator[tuple[str, int, str, str]]:
     for pk, name, sha in Reference.objects.values_list("pk", "file", "sha256").order_by("pk"):
         yield "reference", pk, name, sha
+    extra = ReferenceFile.objects.values_list("pk", "file", "sha256").order_by("pk")
+    for pk, name, sha in extra:
+        yield "reference file", pk, name, sha
     rows = SubmissionFile.objects.values_list("pk", "file", "sha256").order_by("pk")
     for pk, name, sha in rows.iterator():
         yield "submission file", pk, name, sha

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
 
-from leaderboard.challenges.admin import OrganiserScoped
+from leaderboard.challenges.admin import OrganiserScoped, metric_names
+from leaderboard.challenges.models import Challenge
 from leaderboard.rankings.models import ReportedResult, Snapshot
+from scoring import TASKS
 
 
 @admin.register(Snapshot)
@@ -27,8 +30,55 @@ class SnapshotAdmin(OrganiserScoped):
         return False
 
 
+class ReportedResultForm(forms.ModelForm):
+    """The figures are checked by ``ReportedResult.clean`` (metric names of the challenge's
+    task, numbers from 0 to 100), errors shown on the field; the condition must be one of the
+    chosen phase."""
+
+    class Meta:
+        model = ReportedResult
+        fields = ("phase", "condition", "label", "metrics", "source", "shown")
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        phase, condition = cleaned.get("phase"), cleaned.get("condition")
+        if phase is not None and condition is not None and condition.phase_id != phase.pk:
+            self.add_error("condition", f"{condition} is not a condition of {phase}.")
+        return cleaned
+
+
+def metrics_help(tasks: list[str]) -> str:
+    """The metric names the figures may use, for the tasks the form may be about (the
+    challenge's; in a new row's form, those of every challenge the user may choose)."""
+    tasks = sorted(set(tasks) & set(TASKS)) or sorted(TASKS)
+    if len(tasks) == 1:
+        names = metric_names(tasks[0])
+    else:
+        names = "; ".join(f"{task}: {metric_names(task)}" for task in tasks)
+    example = TASKS[tasks[0]].primary
+    return (
+        "the reported figures by metric name of the challenge's task, each a number from 0 to "
+        f'100, e.g. {{"{example}": 45.1}}. Metrics: {names}.'
+    )
+
+
 @admin.register(ReportedResult)
 class ReportedResultAdmin(OrganiserScoped):
     challenge_path = "phase__challenge"
-    list_display = ("label", "phase", "condition", "jga", "ser", "shown", "source")
+    list_display = ("label", "phase", "condition", "metrics", "shown", "source")
     list_filter = ("shown", "phase__challenge")
+    form = ReportedResultForm
+
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        form = super().get_form(request, obj, change=change, **kwargs)
+        if obj is not None:
+            tasks = [obj.phase.challenge.task]
+        else:
+            challenges = Challenge.objects.all()
+            if not request.user.is_superuser:
+                challenges = challenges.filter(organisers=request.user)
+            tasks = list(challenges.values_list("task", flat=True).distinct())
+        form.base_fields["metrics"].help_text = metrics_help(tasks)
+        return form

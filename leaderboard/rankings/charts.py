@@ -2,22 +2,18 @@
 
 Figures are plain dicts (``{"data": [...], "layout": {...}}``) handed to the page with
 ``json_script``; ``plotly.graph_objects`` would validate the same dicts at many times the cost
-for a 500-team board, and the page only needs JSON. Plotly renders a few HTML tags inside
-labels and hover text, so every user-controlled string (team, method, slot names) goes through
-``text()``: escaped markup is shown by Plotly as literal text, never interpreted.
+for a 500-team board, and the page only needs JSON. Every user-controlled string goes through
+``leaderboard.plotting.text``.
 """
 
 from __future__ import annotations
 
-import html
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.utils.text import slugify
 
-from leaderboard.rankings.columns import Column, legacy
-
-if TYPE_CHECKING:
-    from leaderboard.rankings.services import ConditionBoard, Leaderboard, Row
+from leaderboard.plotting import FONT, text
+from leaderboard.rankings.board import Column, ConditionBoard, Leaderboard, OverviewRow, Row
 
 #: Bar charts and the robustness chart show the first teams only; the tables list everyone.
 CHART_LIMIT = 50
@@ -25,12 +21,6 @@ TEAM_COLOUR = "#0b5cad"
 BASELINE_COLOUR = "#5b3fa0"
 CONDITION_COLOURS = ("#0b5cad", "#d95f02", "#1b9e77", "#7570b3", "#e7298a")
 MINUS = "\u2212"
-FONT = {"family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", "size": 13}
-
-
-def text(value: object) -> str:
-    """``value`` as Plotly-safe text: markup escaped, shown verbatim by Plotly."""
-    return html.escape(str(value), quote=False)
 
 
 def _interval(value: float | None, low: float | None, high: float | None) -> tuple[Any, Any]:
@@ -51,7 +41,7 @@ def _layout(title: str, **extra: Any) -> dict[str, Any]:
     }
 
 
-def _label(row: Row | Any) -> str:
+def _label(row: Row | OverviewRow) -> str:
     return text(row.team_name) + (" (baseline)" if row.is_baseline else "")
 
 
@@ -121,7 +111,7 @@ def bar_chart(board: ConditionBoard, column: Column, index: int) -> dict[str, An
 
 
 def robustness_chart(board: Leaderboard) -> dict[str, Any]:
-    name = text(legacy(board.columns)[0].label)
+    name = text(board.columns[0].label)
     return _robustness(board, name)
 
 
@@ -176,7 +166,7 @@ def _robustness(board: Leaderboard, name: str) -> dict[str, Any]:
 def scatter_chart(board: Leaderboard) -> dict[str, Any]:
     """The board's first column (JGA) against its second (SER), one trace per condition, one
     point per team with both intervals; baselines drawn as diamonds."""
-    first, second = legacy(board.columns)[:2]
+    first, second = board.columns[:2]
     y_name, x_name = text(first.label), text(second.label)
     traces = []
     for n, condition in enumerate(board.conditions):
@@ -239,7 +229,7 @@ def chart_id(kind: str, key: str = "") -> str:
 def figures(board: Leaderboard) -> dict[str, Any]:
     """Every figure of the leaderboard page, keyed by the id of its container."""
     charts: dict[str, Any] = {}
-    shown = legacy(board.columns)
+    shown = board.columns
     for condition in board.conditions:
         if condition.rows:
             for index, column in enumerate(shown[:2]):

@@ -3,7 +3,8 @@
 The reader export is built from the same boards and snapshots as the page, behind the same
 ``challenges.visibility`` rule, so it can never show more than the page. The archive (for the
 overview paper) holds every Result row of the phase — current or not, every metric, its
-signature and reference — and the per-dialogue correctness matrix of each condition."""
+signature and reference — and, per condition, the per-dialogue counts of the primary metric
+and the per-turn verdicts of every current Result."""
 
 from __future__ import annotations
 
@@ -13,11 +14,11 @@ from typing import Any
 
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
-from leaderboard.rankings.services import leaderboard, reported_rows, team_label
+from leaderboard.rankings.board import team_label
+from leaderboard.rankings.finals import final_submission_ids
+from leaderboard.rankings.services import leaderboard, reported_rows
 from leaderboard.rankings.snapshots import latest, serialise
 from leaderboard.submissions.models import Result
-
-METRIC_COLUMNS = ("jga", "jga_low", "jga_high", "ser", "ser_low", "ser_high")
 
 
 def _phase_info(phase: Phase) -> dict[str, Any]:
@@ -52,43 +53,53 @@ def reader_export(phase: Phase, user: Any) -> dict[str, Any]:
 
 
 def reader_csv(data: dict[str, Any]) -> str:
-    """One line per ranked entry: board (public/final), condition (or overview), then fields."""
+    """One line per ranked entry: board (public/final), condition (or overview), then the
+    entry and every metric of the boards with its interval (empty where it has none), then
+    one line per shown reported figure. Metrics are the boards' columns in order, then any
+    other metric a reported figure gives, by name."""
+    boards = [(name, data[name]) for name in ("public", "final") if data.get(name)]
+    reported = data.get("reported") or []
+    names: list[str] = []
+    for _, board in boards:
+        names += [c["name"] for c in board["columns"] if c["name"] not in names]
+    for row in reported:
+        names += [n for n in sorted(row["metrics"]) if n not in names]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
+    metric_header = [f"{n}{suffix}" for n in names for suffix in ("", "_low", "_high")]
     writer.writerow(
         ["board", "condition", "rank", "group", "team", "method", "submission_id", "baseline",
-         *METRIC_COLUMNS, "signature", "metrics"]
+         *metric_header, "signature", "source"]
     )  # fmt: skip
-    for name in ("public", "final"):
-        board = data.get(name)
-        if not board:
-            continue
+
+    def values_only(values: dict[str, Any]) -> list[str]:
+        # a value without an interval (overview means, reported figures)
+        return [_num(values.get(n)) if i == 0 else "" for n in names for i in range(3)]
+
+    for name, board in boards:
+        shown = [c["name"] for c in board["columns"]]
         for row in board["overview"]:
+            means = dict(zip(shown[:2], row["means"], strict=False))
             writer.writerow(
                 [name, "overview", row["rank"], "", _safe(row["team_name"]),
                  _safe(row["method_name"]), row["submission_id"], row["is_baseline"],
-                 _num(row["jga"]), "", "", _num(row["ser"]), "", "", ""]
+                 *values_only(means), "", ""]
             )  # fmt: skip
-        names = [c["name"] for c in board.get("columns") or []]
         for condition in board["conditions"]:
             for row in condition["rows"]:
+                cells = dict(zip(shown, row["cells"], strict=True))
                 writer.writerow(
                     [name, condition["key"], row["rank"], row["group"], _safe(row["team_name"]),
                      _safe(row["method_name"]), row["submission_id"], row["is_baseline"],
-                     *(_num(row[c]) for c in METRIC_COLUMNS), row["signature"],
-                     _metrics(names, row.get("cells") or [])]
+                     *(_num(v) for n in names for v in cells.get(n, (None, None, None))),
+                     row["signature"], ""]
                 )  # fmt: skip
-    for row in data.get("reported") or []:
+    for row in reported:
         writer.writerow(
             ["reported (not scored here)", row["condition"], "", "", "", _safe(row["label"]), "",
-             "", _num(row["jga"]), "", "", _num(row["ser"]), "", "", _safe(row["source"])]
+             "", *values_only(row["metrics"]), "", _safe(row["source"])]
         )  # fmt: skip
     return out.getvalue()
-
-
-def _metrics(names: list[str], cells: list[Any]) -> str:
-    """Every column of the board (any task) as ``name=value`` pairs, e.g. ``joint=66.6667``."""
-    return ";".join(f"{n}={_num(c[0])}" for n, c in zip(names, cells, strict=False))
 
 
 def _num(value: Any) -> str:
@@ -102,18 +113,19 @@ def _safe(text: Any) -> str:
 
 
 def archive(phase: Phase) -> dict[str, Any]:
-    """Every Result of the phase with all its metrics, and the correctness matrices."""
-    from leaderboard.rankings.finals import final_submission_ids
-
+    """Every Result of the phase with all its metrics, and per condition the per-dialogue
+    numerators and denominators of the primary metric and the per-turn verdicts of every
+    current Result on the active reference, keyed by submission id."""
     finals = final_submission_ids(phase)
+    challenge = phase.challenge
+    primary = challenge.primary
     results = (
         Result.objects.filter(submission__phase=phase)
         .select_related("submission__team", "condition", "reference")
-        .order_by("condition__order", "submission_id", "created_at")
+        .order_by("condition__order", "condition__key", "submission_id", "created_at")
     )
     rows: list[dict[str, Any]] = []
     matrices: dict[str, dict[str, Any]] = {}
-    prefixes = ("", "public_", "private_")
     for r in results:
         team = r.submission.team
         rows.append(
@@ -132,33 +144,40 @@ def archive(phase: Phase) -> dict[str, Any]:
                 "current": r.current,
                 "signature": r.signature,
                 "created_at": r.created_at.isoformat(),
-                "n_ref": r.n_ref,
-                "sub": r.sub,
-                "del": r.dele,
-                "ins": r.ins,
-                "slot_f1": r.slot_f1,
-                **{f"{p}{c}": getattr(r, f"{p}{c}") for p in prefixes for c in METRIC_COLUMNS},
-                # every metric of the task (any task), whole reference and parts of the split
+                # every metric of the task, whole reference and parts of the split
                 "metrics": r.metrics,
                 "intervals": r.intervals,
                 "part_metrics": r.part_metrics,
+                "breakdown": r.breakdown,
             }
         )
-        if not (r.current and r.reference.active):
+        column = (r.dialogues or {}).get("columns", {}).get(primary)
+        if not (r.current and r.reference.active) or column is None:
             continue
-        dialogues = (r.breakdown or {}).get("per_dialogue") or []
         matrix = matrices.setdefault(
             r.condition.key,
             {
                 "reference_sha256": r.reference.sha256,
-                "dialogues": [d["id"] for d in dialogues],
-                "turns": [d["turns"] for d in dialogues],
-                "correct": {},
+                "metric": primary,
+                "dialogues": r.dialogues["ids"],
+                # per submission: one number per dialogue, in the order of ``dialogues``
+                "numerators": {},
+                "denominators": {},
+                # per submission: one string per dialogue, a 1 or 0 per turn
+                "turns": {},
             },
         )
-        matrix["correct"][str(r.submission_id)] = [d["correct"] for d in dialogues]
+        key = str(r.submission_id)
+        matrix["numerators"][key] = column[0]
+        matrix["denominators"][key] = column[1]
+        matrix["turns"][key] = r.dialogues.get("turns") or []
     return {
         **_phase_info(phase),
+        "task": challenge.task,
+        "metrics": challenge.metric_specs(),
+        "primary_metric": primary,
+        # the metric the per-turn verdicts are on: the task's own joint metric
+        "turn_metric": challenge.scoring_task().primary,
         "split_fraction": phase.split_fraction,
         "split_seed": phase.split_seed,
         "results": rows,

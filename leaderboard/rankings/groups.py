@@ -6,98 +6,53 @@ difference between the two in the primary metric is not significant under
 otherwise it starts a new group. Groups are chains of adjacent pairs, so the first and last
 entries of a long group may differ significantly; the label says which ranks are tied with
 their neighbours, as "1-2". The web layer computes no metric: numerators and denominators are
-the per-dialogue counts the scorer stored in ``Result.breakdown``: for any task, each metric's
-numerator and denominator per dialogue (``ratios``). A paired test needs the same denominators
-on both sides; where they depend on the prediction (F1 scores), the entries are not comparable
-and no group is formed.
+the per-dialogue statistics the scorer stored (``Result.dialogues``). A paired test needs the
+same dialogues and denominators on both sides; where the denominators depend on the prediction
+(F1 scores), the entries are not comparable and no group is formed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from scoring.errors import ScoringError
+from scoring import Resampling, ScoringError
 from scoring.stats import paired_p_values
+from scoring.taskapi import DialogueRatios
 
 #: The paired test's threshold, as ``scoring.stats.PairedTest.significant`` uses it.
 SIGNIFICANCE = 0.05
 
 EN_DASH = "\u2013"
 
-#: metric -> (per-dialogue numerator, per-dialogue denominator) from ``per_dialogue`` entries
-COUNTS = {
-    "jga": (lambda d: d["correct"], lambda d: d["turns"]),
-    "ser": (lambda d: d["sub"] + d["del"] + d["ins"], lambda d: d["n_ref"]),
-}
 
-
-def columns(
-    metric: str, dialogues: Sequence[dict[str, Any]]
-) -> tuple[list[str], list[float], list[float]]:
-    """(dialogue ids, numerators, denominators) of ``metric`` from a stored per-dialogue list
-    (generic ``{"id", metric: [num, den]}`` entries, or dstc11's native counts)."""
-    if dialogues and metric in dialogues[0]:
-        return (
-            [d["id"] for d in dialogues],
-            [float(d[metric][0]) for d in dialogues],
-            [float(d[metric][1]) for d in dialogues],
-        )
-    numerator, denominator = COUNTS[metric]
-    return (
-        [d["id"] for d in dialogues],
-        [float(numerator(d)) for d in dialogues],
-        [float(denominator(d)) for d in dialogues],
-    )
-
-
-def comparable(a: Sequence[dict[str, Any]] | None, b: Sequence[dict[str, Any]] | None) -> bool:
-    """Whether two per-dialogue lists come from the same reference (same dialogues in the same
-    order, with the same turn and slot counts): only then is a paired test meaningful."""
-    if not a or not b or len(a) != len(b):
+def comparable_on(metric: str, a: DialogueRatios | None, b: DialogueRatios | None) -> bool:
+    """Whether ``metric`` can be tested between two results: the same dialogues in the same
+    order with the same denominators (not so for F1, whose denominators count predictions)."""
+    if a is None or b is None or a.ids != b.ids or metric not in a.columns:
         return False
-    return all(
-        x["id"] == y["id"] and x["turns"] == y["turns"] and x["n_ref"] == y["n_ref"]
-        for x, y in zip(a, b, strict=True)
-    )
-
-
-def comparable_on(
-    metric: str, a: Sequence[dict[str, Any]] | None, b: Sequence[dict[str, Any]] | None
-) -> bool:
-    """Whether ``metric`` can be tested between two per-dialogue lists: same dialogues in the
-    same order with the same denominators (not so for F1, whose denominators count predicted
-    items)."""
-    if not a or not b or len(a) != len(b):
-        return False
-    try:
-        ids_a, _, den_a = columns(metric, a)
-        ids_b, _, den_b = columns(metric, b)
-    except (KeyError, TypeError, IndexError):
-        return False
-    return ids_a == ids_b and den_a == den_b and sum(den_a) > 0
+    den_a, den_b = a.columns[metric][1], b.columns.get(metric, ((), ()))[1]
+    return list(den_a) == list(den_b) and sum(den_a) > 0
 
 
 def adjacent_ties(
-    metric: str, dialogues: Sequence[Sequence[dict[str, Any]] | None], settings: Any
+    metric: str, dialogues: Sequence[DialogueRatios | None], resampling: Resampling
 ) -> list[bool]:
     """``ties[i]``: entry ``i`` is not significantly different from entry ``i - 1`` (False for
     the first entry, and wherever the test cannot be run: different references, nothing to
     count). One vectorised call per reference computes every adjacent pair's p-value."""
     ties = [False] * len(dialogues)
-    by_reference: dict[tuple[float, ...], list[tuple[int, list[float], list[float]]]] = {}
+    by_reference: dict[tuple[float, ...], list[tuple[int, Sequence[float], Sequence[float]]]] = {}
     for i in range(1, len(dialogues)):
         a, b = dialogues[i - 1], dialogues[i]
         if a is None or b is None or not comparable_on(metric, a, b):
             continue
-        _, num_a, den = columns(metric, a)
-        _, num_b, _ = columns(metric, b)
-        by_reference.setdefault(tuple(den), []).append((i, num_a, num_b))
+        num_a, den = a.columns[metric]
+        by_reference.setdefault(tuple(den), []).append((i, num_a, b.columns[metric][0]))
     for den, pairs in by_reference.items():
         try:
             p_values = paired_p_values(
-                [a for _, a, _ in pairs], [b for _, _, b in pairs], den, settings.n_boot,
-                settings.seed,
+                [a for _, a, _ in pairs], [b for _, _, b in pairs], den, resampling.n_boot,
+                resampling.seed,
             )  # fmt: skip
         except ScoringError:
             continue
@@ -108,12 +63,12 @@ def adjacent_ties(
 
 def rank_groups(
     ranks: Sequence[int],
-    dialogues: Sequence[Sequence[dict[str, Any]] | None],
+    dialogues: Sequence[DialogueRatios | None],
     metric: str,
-    settings: Any,
+    resampling: Resampling,
 ) -> list[str]:
     """One group label per entry (entries in rank order), e.g. ``["1-2", "1-2", "3"]``."""
-    ties = adjacent_ties(metric, dialogues, settings)
+    ties = adjacent_ties(metric, dialogues, resampling)
     groups: list[list[int]] = []
     for i in range(len(ranks)):
         if ties[i]:

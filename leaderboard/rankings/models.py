@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils import timezone
 
@@ -46,8 +47,8 @@ class Snapshot(models.Model):
 
 
 class ReportedResult(models.Model):
-    """A published figure not scored here (e.g. a paper's JGA), shown only when ``shown``,
-    always unranked and labelled "not scored here"."""
+    """Published figures not scored here (e.g. a paper's JGA and SER), shown only when
+    ``shown``, always unranked and labelled "not scored here"."""
 
     phase = models.ForeignKey(
         "challenges.Phase", on_delete=models.CASCADE, related_name="reported_results"
@@ -56,8 +57,11 @@ class ReportedResult(models.Model):
         "challenges.Condition", on_delete=models.CASCADE, related_name="reported_results"
     )
     label = models.CharField(max_length=200, help_text="system name, e.g. D3ST-XXL")
-    jga = models.FloatField(null=True, blank=True)
-    ser = models.FloatField(null=True, blank=True)
+    #: metric name (of the challenge's task) -> the reported value, on 0-100
+    metrics = models.JSONField(
+        default=dict,
+        help_text='the reported figures by metric name, e.g. {"jga": 45.1, "ser": 21.3}',
+    )
     source = models.CharField(max_length=500, help_text="citation or URL of the figure")
     shown = models.BooleanField(default=False, help_text="show on the leaderboard (unranked)")
 
@@ -66,3 +70,23 @@ class ReportedResult(models.Model):
 
     def __str__(self) -> str:
         return f"{self.label} ({self.condition}) — reported"
+
+    def clean(self) -> None:
+        """Every figure names a metric of the challenge's task and is a number in 0-100."""
+        if self.phase_id is None:
+            return
+        if not isinstance(self.metrics, dict) or not self.metrics:
+            raise ValidationError({"metrics": 'Give at least one figure, e.g. {"jga": 45.1}.'})
+        names = {m.name for m in self.phase.challenge.scoring_task().metrics}
+        for name, value in self.metrics.items():
+            if name not in names:
+                raise ValidationError(
+                    {"metrics": f"{name!r} is not a metric of this challenge; use one of: "
+                     + ", ".join(sorted(names))}
+                )  # fmt: skip
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not 0 <= value <= 100
+            ):
+                raise ValidationError({"metrics": f"{name}: give a number from 0 to 100."})

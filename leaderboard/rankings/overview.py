@@ -1,40 +1,43 @@
 """The overview of a leaderboard: each team's best submission across the conditions.
 
-It ranks by the mean of the per-condition values of the board's first two columns (dstc11:
-JGA and SER), the primary metric first in its direction; a submission missing a condition has
-no mean and ranks after those that cover every condition.
+It ranks by the means over the conditions of the board's first two columns, the primary
+metric first, each in its direction; a submission missing a condition has no mean and ranks
+after those that cover every condition.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
 
-from leaderboard.challenges.models import Condition
-from leaderboard.rankings.services import OverviewRow, _counted, team_label
+from leaderboard.challenges.models import Condition, Phase
+from leaderboard.rankings.board import Column, OverviewRow, cell, counted, entry, split_part
 from leaderboard.submissions.models import Result
-
-if TYPE_CHECKING:
-    from leaderboard.rankings.services import _Scope
 
 
 def overview_rows(
-    scope: _Scope, conditions: list[Condition], primary: str, counts: dict[int, int]
+    phase: Phase,
+    part: str,
+    only: Iterable[int] | None,
+    shown: tuple[Column, ...],
+    conditions: list[Condition],
+    counts: dict[int, int],
 ) -> tuple[OverviewRow, ...]:
-    # Means over conditions need every Result of every submission; the result is cached, so
-    # this Python pass runs once per Result write, not once per request.
+    # Means over conditions need every Result of every submission; the board is cached, so
+    # this Python pass runs once per change of the phase, not once per request.
     keys = {c.pk: c.key for c in conditions}
+    which = split_part(phase, part)
+    pair = shown[:2]
     per_submission: dict[int, dict[str, tuple[float | None, ...]]] = {}
     meta: dict[int, Result] = {}
-    results = _counted(scope).select_related("submission__team").defer("breakdown")
-    # The overview shows the board's first two columns (dstc11: JGA and SER), the primary
-    # metric first in its sort order.
-    pair = [c.name for c in scope.columns[:2]]
+    results = (
+        counted(phase, only).select_related("submission__team").defer("breakdown", "dialogues")
+    )
     for r in results.order_by("created_at"):
         per_submission.setdefault(r.submission_id, {})[keys[r.condition_id]] = tuple(
-            value for value, _, _ in scope.cells(r)[:2]
+            cell(r, c.name, which)[0] for c in pair
         )
         meta[r.submission_id] = r
-    order = sorted(range(len(pair)), key=lambda i: pair[i] != primary)
+    order = sorted(range(len(pair)), key=lambda i: not pair[i].primary)
 
     def mean(values: list[float | None]) -> float | None:
         if len(values) != len(conditions) or any(v is None for v in values):
@@ -46,7 +49,7 @@ def overview_rows(
         metrics = []
         for i in order:
             value = means[i]
-            sign = 1.0 if scope.direction(pair[i]) == "lower" else -1.0
+            sign = 1.0 if pair[i].direction == "lower" else -1.0
             metrics.append((value is None, sign * (value or 0.0)))
         return (*metrics, meta[pk].submission.created_at, pk)
 
@@ -63,22 +66,12 @@ def overview_rows(
         if submission.team_id in seen:
             continue
         seen.add(submission.team_id)
-        named = dict(zip(pair, means, strict=True))
         metrics = sort_key((pk, means))[: len(pair)]
         rank = rows[-1].rank if rows and metrics == previous else len(rows) + 1
         previous = metrics
         rows.append(
             OverviewRow(
-                rank=rank,
-                team_id=submission.team_id,
-                team_name=team_label(submission.team)[0],
-                team_slug=team_label(submission.team)[1],
-                submission_id=pk,
-                method_name=submission.method_name,
-                is_baseline=submission.is_baseline,
-                submitted_at=submission.created_at,
-                jga=named.get("jga"),
-                ser=named.get("ser"),
+                **entry(rank, submission),
                 per_condition=per_submission[pk],
                 submissions=counts.get(submission.team_id, 0),
                 gap=_gap(per_submission[pk], conditions),
@@ -91,7 +84,7 @@ def overview_rows(
 def _gap(
     per_condition: dict[str, tuple[float | None, ...]], conditions: list[Condition]
 ) -> float | None:
-    """The first column (JGA) on the first condition minus on the last; None if missing."""
+    """The first column on the first condition minus on the last; None if missing."""
     if len(conditions) < 2:
         return None
     first = (per_condition.get(conditions[0].key) or (None,))[0]

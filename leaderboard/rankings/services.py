@@ -1,27 +1,20 @@
-"""Leaderboards: queries over Results, ranked by the ORM, cached per phase and part.
+"""Leaderboards: queries over Results, ranked by the ORM, cached per phase, part and version.
 
-A phase has two boards: ``public`` (every counted submission, ranked on the public part of the
-split) and ``private`` (only each team's final selections, ranked on the private part; shown
-to readers only as published snapshots). Without a split both use the whole reference. Only
-``current`` Results on the *active* reference count. Anonymous teams are named
-"Anonymous team ..." in every board, so no page, export or chart built from it shows them.
+Per condition: each team's best Result on the condition's active reference by the primary
+metric in its direction (typed ``primary`` columns, see ``submissions.metrics``), then the
+tie-breaking metric in its direction, then the earlier submission; undefined metrics rank last.
+The overview ranks each team's best submission across the conditions (``overview``). What a
+board holds is ``board``; who may see which part is ``challenges.visibility``.
 
-Per condition: each team's best Result on the condition's *active* reference, by the primary
-metric in its direction (from the task's description, ``scoring.tasks``; typed ``primary``
-columns, see ``submissions.metrics``), then the earlier submission, NULL metrics ranked last.
-``dstc11`` keeps its typed JGA/SER columns: JGA higher is better, SER lower is better, the
-other metric breaks ties. The columns shown are ``rankings.columns``.
-
-The overview ranks each team's best submission by the mean of its per-condition scores; a
-submission missing a condition has no mean and ranks after those that cover every condition.
+A board is cached under the phase's ``board_version``, which every change to what the board
+shows increments in the database (``Phase.changed``): whichever process wrote the change,
+every process's next read builds the new board, whatever cache it has.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import itertools
-import uuid
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from django.conf import settings
@@ -30,123 +23,44 @@ from django.db.models import Count, F, OrderBy, Window
 from django.db.models.functions import Rank, RowNumber
 
 from leaderboard.challenges.models import Condition, Phase
-from leaderboard.rankings.columns import TYPED, Cell, Column, cell, columns
+from leaderboard.challenges.split import part_of
+from leaderboard.rankings.board import (
+    HIDDEN_STATUSES,
+    Cell,
+    Column,
+    ConditionBoard,
+    Leaderboard,
+    Row,
+    cell,
+    columns,
+    counted,
+    entry,
+    prefix,
+    split_part,
+)
+from leaderboard.rankings.charts import figures
+from leaderboard.rankings.finals import final_submission_ids
 from leaderboard.rankings.groups import comparable_on, rank_groups
 from leaderboard.rankings.models import ReportedResult
+from leaderboard.rankings.overview import overview_rows
 from leaderboard.submissions.models import Result, Submission
+from scoring.taskapi import DialogueRatios
 
-CACHE_VERSION = 5
-PARTS = ("public", "private")
-HIDDEN_STATUSES = (Submission.Status.INVALID, Submission.Status.CANCELLED)
-
-
-@dataclass(frozen=True)
-class Row:
-    rank: int
-    team_id: int
-    team_name: str
-    team_slug: str
-    submission_id: int
-    method_name: str
-    is_baseline: bool
-    submitted_at: dt.datetime
-    jga: float | None
-    jga_low: float | None
-    jga_high: float | None
-    ser: float | None
-    ser_low: float | None
-    ser_high: float | None
-    signature: str
-    submissions: int
-    #: ranks this entry is statistically tied with, e.g. "1-2" (see ``groups``)
-    group: str = ""
-    #: (value, low, high) per column of the board (``Leaderboard.columns``)
-    cells: tuple[Cell, ...] = ()
+CACHE_VERSION = 6
 
 
-@dataclass(frozen=True)
-class ConditionBoard:
-    condition_id: int
-    key: str
-    label: str
-    rows: tuple[Row, ...]
-    #: why rank groups are missing, when the primary metric cannot be tested (F1s)
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class OverviewRow:
-    rank: int
-    team_id: int
-    team_name: str
-    team_slug: str
-    submission_id: int
-    method_name: str
-    is_baseline: bool
-    submitted_at: dt.datetime
-    jga: float | None
-    ser: float | None
-    #: condition key -> (jga, ser) of this submission (the board's first two columns)
-    per_condition: dict[str, tuple[float | None, ...]]
-    submissions: int
-    #: JGA on the first condition minus JGA on the last (by condition order), in points:
-    #: how much this submission loses from TTS-Verbatim to Human-Paraphrased.
-    gap: float | None = None
-    #: means over conditions of the board's first two columns (``per_condition`` likewise)
-    means: tuple[float | None, ...] = ()
-
-
-@dataclass(frozen=True)
-class Leaderboard:
-    phase_id: int
-    primary_metric: str
-    conditions: tuple[ConditionBoard, ...]
-    #: ``public`` or ``private``
-    part: str
-    overview: tuple[OverviewRow, ...]
-    #: Plotly figures (data and layout) keyed by chart id, built once with the board
-    charts: dict[str, Any] = field(default_factory=dict)
-    #: figures reported elsewhere that the organisers show (unranked, "not scored here")
-    reported: tuple[dict[str, Any], ...] = ()
-    #: unique per build: keys the rendered HTML of this board in the cache (views.py)
-    token: str = ""
-    #: the metrics shown, primary flagged (``rankings.columns``)
-    columns: tuple[Column, ...] = ()
-    task: str = "dstc11"
-
-
-def cache_key(phase_id: int, part: str = "public") -> str:
-    return f"leaderboard:v{CACHE_VERSION}:phase:{phase_id}:{part}"
-
-
-def invalidate(phase_id: int) -> None:
-    cache.delete_many([cache_key(phase_id, part) for part in PARTS])
+def cache_key(phase: Phase, part: str = "public") -> str:
+    return f"leaderboard:v{CACHE_VERSION}:phase:{phase.pk}:{part}:{phase.board_version}"
 
 
 def leaderboard(phase: Phase, part: str = "public") -> Leaderboard:
-    """The phase's rankings; cached until a Result (or reference, or submission) changes.
-
-    Who may see which part is decided by ``challenges.visibility``, not here."""
-    key = cache_key(phase.pk, part)
+    """The phase's rankings, as of the phase's ``board_version`` (loaded with ``phase``)."""
+    key = cache_key(phase, part)
     board = cache.get(key)
     if board is None:
         board = compute(phase, part)
         cache.set(key, board, settings.LEADERBOARD_CACHE_SECONDS)
     return board
-
-
-def prefix(phase: Phase, part: str) -> str:
-    """Column prefix of ``part``'s metrics: ``public_``/``private_`` with a split, else none."""
-    if part not in PARTS:
-        raise ValueError(f"unknown leaderboard part {part!r}")
-    return f"{part}_" if phase.has_split else ""
-
-
-def team_label(team: Any) -> tuple[str, str]:
-    """(name, slug) as boards show them: anonymous teams get a neutral label and no slug."""
-    if team.anonymous:
-        return f"Anonymous team {team.pk}", ""
-    return team.name, team.slug
 
 
 def reported_rows(phase: Phase, *, organiser: bool = False) -> list[dict[str, Any]]:
@@ -158,8 +72,7 @@ def reported_rows(phase: Phase, *, organiser: bool = False) -> list[dict[str, An
         {
             "condition": r.condition.key,
             "label": r.label,
-            "jga": r.jga,
-            "ser": r.ser,
+            "metrics": dict(r.metrics),
             "source": r.source,
             "shown": r.shown,
             "scored_here": False,
@@ -168,28 +81,23 @@ def reported_rows(phase: Phase, *, organiser: bool = False) -> list[dict[str, An
     ]
 
 
-def _ordering(
-    primary: str, p: str = "", task: str = "dstc11", direction: str = ""
-) -> list[OrderBy]:
-    if task != "dstc11" or primary not in TYPED:
-        column = F(f"{p}primary")
-        first = (
-            column.asc(nulls_last=True) if direction == "lower" else column.desc(nulls_last=True)
-        )
-        return [first, F("submission__created_at").asc(), F("submission_id").asc()]
-    jga = F(f"{p}jga").desc(nulls_last=True)
-    ser = F(f"{p}ser").asc(nulls_last=True)
-    metrics = [ser, jga] if primary == "ser" else [jga, ser]
-    return [*metrics, F("submission__created_at").asc(), F("submission_id").asc()]
+def ordering(phase: Phase, part: str) -> list[OrderBy]:
+    """Best first: the primary metric, then the tie-breaker, each in its direction (NULLs
+    last), then the earlier submission."""
+    challenge = phase.challenge
+    direction = {m.name: m.direction for m in challenge.scoring_task().metrics}
+    p = prefix(phase, part)
+    keys = []
+    for column, metric in (("primary", challenge.primary), ("tiebreak", challenge.tiebreak)):
+        field = F(f"{p}{column}")
+        lower = direction[metric] == "lower"
+        keys.append(field.asc(nulls_last=True) if lower else field.desc(nulls_last=True))
+    return [*keys, F("submission__created_at").asc(), F("submission_id").asc()]
 
 
 def compute(phase: Phase, part: str = "public") -> Leaderboard:
     """Build the leaderboard without the cache."""
-    from leaderboard.rankings.finals import final_submission_ids
-    from leaderboard.rankings.overview import overview_rows
-
     challenge = phase.challenge
-    primary = challenge.primary
     counts = dict(
         Submission.objects.filter(phase=phase)
         .exclude(status__in=HIDDEN_STATUSES)
@@ -197,77 +105,64 @@ def compute(phase: Phase, part: str = "public") -> Leaderboard:
         .annotate(n=Count("pk"))
         .values_list("team_id", "n")
     )
+    only = final_submission_ids(phase) if part == "private" else None
+    shown = columns(challenge, counted(phase, only).values_list("metrics", flat=True))
     conditions = list(phase.conditions.order_by("order", "key"))
-    scorer = challenge.scoring_settings()
-    scope = _Scope(
-        phase=phase,
-        part=part,
-        p=prefix(phase, part),
-        only=final_submission_ids(phase) if part == "private" else None,
-        task=challenge.task,
-    )
-    shown = columns(challenge, _counted(scope).values_list("metrics", flat=True))
-    scope = replace(scope, columns=shown)
-    boards = tuple(_condition_board(c, primary, counts, scorer, scope) for c in conditions)
+    boards = tuple(_condition_board(phase, part, c, only, shown, counts) for c in conditions)
     board = Leaderboard(
         phase_id=phase.pk,
-        primary_metric=primary,
+        primary_metric=challenge.primary,
         conditions=boards,
         part=part,
-        overview=overview_rows(scope, conditions, primary, counts),
+        overview=overview_rows(phase, part, only, shown, conditions, counts),
         reported=tuple(reported_rows(phase)) if part == "public" else (),
+        version=str(phase.board_version),
         columns=shown,
         task=challenge.task,
     )
-    from leaderboard.rankings.charts import figures
-
-    return replace(board, charts=figures(board), token=uuid.uuid4().hex)
+    return replace(board, charts=figures(board))
 
 
-@dataclass(frozen=True)
-class _Scope:
-    phase: Phase
-    part: str
-    #: column prefix of the part's metrics
-    p: str
-    #: the submissions ranked (final selections), or None for all counted ones
-    only: frozenset[int] | None
-    task: str = "dstc11"
-    columns: tuple[Column, ...] = ()
-
-    def cells(self, result: Result) -> tuple[Cell, ...]:
-        split = self.phase.has_split
-        return tuple(cell(result, c.name, self.task, self.part, split) for c in self.columns)
-
-    def direction(self, metric: str) -> str:
-        return next((c.direction for c in self.columns if c.name == metric), "higher")
-
-
-def _counted(scope: _Scope):  # type: ignore[no-untyped-def]
-    rows = Result.objects.filter(
-        submission__phase=scope.phase, reference__active=True, current=True
-    ).exclude(submission__status__in=HIDDEN_STATUSES)
-    if scope.only is not None:
-        rows = rows.filter(submission_id__in=scope.only)
-    return rows
-
-
-def _dialogues(scope: _Scope, stored: Any) -> Any:
-    """The stored per-dialogue counts restricted to the part's dialogues (for rank groups)."""
-    if stored is None or not scope.phase.has_split:
-        return stored
-    from leaderboard.challenges.split import select
-
-    return select(scope.phase, scope.part, stored)
+def _part_dialogues(
+    phase: Phase, part: str, stored: list[tuple[int, list[str], Any]], metric: str
+) -> dict[int, DialogueRatios | None]:
+    """Result id -> its per-dialogue statistics of ``metric`` on the board's part of the
+    split (None when it has none). Results on one reference share their dialogue ids, so each
+    distinct list of ids is split once."""
+    which = split_part(phase, part)
+    kept: dict[tuple[str, ...], list[int]] = {}
+    found: dict[int, DialogueRatios | None] = {}
+    for pk, ids, column in stored:
+        if not ids or not column:
+            found[pk] = None
+            continue
+        key = tuple(ids)
+        if key not in kept:
+            kept[key] = [
+                i for i, d in enumerate(key) if which is None or part_of(phase, d) == which
+            ]
+        keep = kept[key]
+        numerators, denominators = column
+        found[pk] = DialogueRatios(
+            tuple(key[i] for i in keep),
+            {metric: ([numerators[i] for i in keep], [denominators[i] for i in keep])},
+        )
+    return found
 
 
 def _condition_board(
-    condition: Condition, primary: str, counts: dict[int, int], scorer: Any, scope: _Scope
+    phase: Phase,
+    part: str,
+    condition: Condition,
+    only: frozenset[int] | None,
+    shown: tuple[Column, ...],
+    counts: dict[int, int],
 ) -> ConditionBoard:
-    p = scope.p
-    order = _ordering(primary, p, scope.task, scope.direction(primary))
+    challenge = phase.challenge
+    primary = challenge.primary
+    order = ordering(phase, part)
     best = (
-        _counted(scope)
+        counted(phase, only)
         .filter(condition=condition)
         .annotate(nth=Window(RowNumber(), partition_by=[F("submission__team_id")], order_by=order))
         .filter(nth=1)
@@ -276,29 +171,29 @@ def _condition_board(
     ranked = list(
         Result.objects.filter(pk__in=list(best))
         .select_related("submission__team")
-        .defer("breakdown")
+        .defer("breakdown", "dialogues")
         .annotate(rank=Window(Rank(), order_by=order))
         .order_by(*order)
     )
-    # Only the per-dialogue counts are needed for the rank groups: one query for all rows
-    # (``ratios`` for every task; dstc11 rows stored before it have their native counts).
-    dialogues = {
-        pk: ratios if ratios is not None else native
-        for pk, ratios, native in Result.objects.filter(pk__in=[r.pk for r in ranked]).values_list(
-            "pk", "breakdown__ratios", "breakdown__per_dialogue"
-        )
+    which = split_part(phase, part)
+    cells: dict[int, tuple[Cell, ...]] = {
+        r.pk: tuple(cell(r, c.name, which) for c in shown) for r in ranked
     }
-    cells = {r.pk: scope.cells(r) for r in ranked}
-    index = next((i for i, c in enumerate(scope.columns) if c.name == primary), None)
-    stored = [
-        _dialogues(scope, dialogues.get(r.pk))
-        if index is not None and cells[r.pk][index][0] is not None
-        else None
+    # Only the primary metric's per-dialogue statistics are needed for the rank groups.
+    stored = list(
+        Result.objects.filter(pk__in=[r.pk for r in ranked]).values_list(
+            "pk", "dialogues__ids", f"dialogues__columns__{primary}"
+        )
+    )
+    dialogues = _part_dialogues(phase, part, stored, primary)
+    at = next((i for i, c in enumerate(shown) if c.name == primary), None)
+    tested = [
+        dialogues.get(r.pk) if at is not None and cells[r.pk][at][0] is not None else None
         for r in ranked
     ]
-    labels = rank_groups([r.rank for r in ranked], stored, primary, scorer)
+    labels = rank_groups([r.rank for r in ranked], tested, primary, challenge.resampling())
     note = ""
-    pairs = list(itertools.pairwise(stored))
+    pairs = list(itertools.pairwise(tested))
     if pairs and not any(comparable_on(primary, a, b) for a, b in pairs):
         note = (
             "No rank groups: the paired test needs the same per-dialogue denominators on both "
@@ -306,20 +201,7 @@ def _condition_board(
         )
     rows = tuple(
         Row(
-            rank=r.rank,
-            team_id=r.submission.team_id,
-            team_name=team_label(r.submission.team)[0],
-            team_slug=team_label(r.submission.team)[1],
-            submission_id=r.submission_id,
-            method_name=r.submission.method_name,
-            is_baseline=r.submission.is_baseline,
-            submitted_at=r.submission.created_at,
-            jga=getattr(r, f"{p}jga"),
-            jga_low=getattr(r, f"{p}jga_low"),
-            jga_high=getattr(r, f"{p}jga_high"),
-            ser=getattr(r, f"{p}ser"),
-            ser_low=getattr(r, f"{p}ser_low"),
-            ser_high=getattr(r, f"{p}ser_high"),
+            **entry(r.rank, r.submission),
             signature=r.signature,
             submissions=counts.get(r.submission.team_id, 0),
             group=label,

@@ -14,16 +14,10 @@ from django.db import transaction
 from django.db.models import Max
 
 from leaderboard.challenges.models import Phase
-from leaderboard.rankings.columns import Column, legacy
+from leaderboard.rankings.board import Column, ConditionBoard, Leaderboard, OverviewRow, Row
+from leaderboard.rankings.charts import figures
 from leaderboard.rankings.models import Snapshot
-from leaderboard.rankings.services import (
-    ConditionBoard,
-    Leaderboard,
-    OverviewRow,
-    Row,
-    compute,
-    invalidate,
-)
+from leaderboard.rankings.services import compute
 
 FORMAT = 1
 
@@ -65,8 +59,6 @@ def serialise(board: Leaderboard) -> dict[str, Any]:
 
 def load(snapshot: Snapshot) -> Leaderboard:
     """The published board, with charts, exactly as stored."""
-    from leaderboard.rankings.charts import figures
-
     data = snapshot.data
 
     def when(text: str) -> dt.datetime:
@@ -82,20 +74,12 @@ def load(snapshot: Snapshot) -> Leaderboard:
                     **{
                         **r,
                         "submitted_at": when(r["submitted_at"]),
-                        # snapshots published before generic columns: dstc11's JGA and SER
-                        "cells": tuple(
-                            tuple(x)
-                            for x in r.get("cells")
-                            or [
-                                (r["jga"], r["jga_low"], r["jga_high"]),
-                                (r["ser"], r["ser_low"], r["ser_high"]),
-                            ]
-                        ),
+                        "cells": tuple(tuple(x) for x in r["cells"]),
                     }
                 )
                 for r in c["rows"]
             ),
-            c.get("note", ""),
+            c["note"],
         )
         for c in data["conditions"]
     )
@@ -105,7 +89,7 @@ def load(snapshot: Snapshot) -> Leaderboard:
                 **r,
                 "submitted_at": when(r["submitted_at"]),
                 "per_condition": {k: tuple(v) for k, v in r["per_condition"].items()},
-                "means": tuple(r.get("means") or (r["jga"], r["ser"])),
+                "means": tuple(r["means"]),
             }
         )
         for r in data["overview"]
@@ -116,17 +100,15 @@ def load(snapshot: Snapshot) -> Leaderboard:
         conditions=conditions,
         part=data["part"],
         overview=overview,
-        columns=legacy(tuple(Column(**c) for c in data.get("columns") or [])),
-        task=data.get("task", "dstc11"),
+        columns=tuple(Column(**c) for c in data["columns"]),
+        task=data["task"],
     )
     return dataclasses.replace(board, charts=figures(board))
 
 
 def reveal(phase: Phase, user: Any) -> Snapshot:
     """Organiser action: freeze the private leaderboard now and publish it."""
-    from leaderboard.challenges.services import is_organiser
-
-    if not is_organiser(phase.challenge, user):
+    if not phase.challenge.is_organised_by(user):
         raise RevealError("Only an organiser of this challenge can reveal its results.")
     if phase.state in ("upcoming", "open"):
         raise RevealError(f"{phase.name} is still {phase.state}; reveal it after it closes.")
@@ -138,8 +120,7 @@ def reveal(phase: Phase, user: Any) -> Snapshot:
             phase=locked, number=number, data=data, published_by=user
         )
         Phase.objects.filter(pk=phase.pk).update(revealed=True)
-        phase_id = phase.pk
-        transaction.on_commit(lambda: invalidate(phase_id))
+        Phase.changed(phase.pk)
     phase.revealed = True
     return snapshot
 

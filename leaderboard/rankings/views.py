@@ -20,8 +20,9 @@ from django.views.decorators.http import require_POST
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.rankings import exports
+from leaderboard.rankings.board import Leaderboard
 from leaderboard.rankings.charts import CHART_LIMIT
-from leaderboard.rankings.services import Leaderboard, leaderboard
+from leaderboard.rankings.services import leaderboard
 from leaderboard.rankings.snapshots import RevealError, latest, load, reveal
 
 #: Seconds between two refreshes of the tables by the page's script.
@@ -39,9 +40,14 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
     rights = access(selected, request.user)
     snapshot = latest(selected) if rights.snapshots and selected.revealed else None
     board = leaderboard(selected, "public") if rights.board else None
+    challenge = selected.challenge
+    task = challenge.scoring_task()
     context = {
         "phase": selected,
-        "challenge": selected.challenge,
+        "challenge": challenge,
+        # the ranking's wording: the ranked metric and its tie-breaker, each with its direction
+        "primary": task.metric(challenge.primary),
+        "tiebreak": task.metric(challenge.tiebreak),
         "visible": rights.board,
         "organiser": rights.organiser,
         "board": board,
@@ -61,16 +67,16 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
 
 
 def _tables_html(context: dict[str, object]) -> str:
-    """The tables and chart data of the live board, rendered once per build of the board.
+    """The tables and chart data of the live board, rendered once per version of the board.
 
     The partial depends on nothing but the board (no user, no request), and a page of 500
     teams takes ~0.3 s to render: every reader after the first gets the cached HTML, and a
-    new build of the board (a Result written) has a new token, so a new entry.
+    change to the board (a Result written) is a new version, so a new entry.
     """
     board = context["board"]
-    if not isinstance(board, Leaderboard) or not board.token:
+    if not isinstance(board, Leaderboard) or not board.version:
         return render_to_string("rankings/tables.html", context)
-    key = f"leaderboard-html:v1:{board.phase_id}:{board.part}:{board.token}"
+    key = f"leaderboard-html:v3:{board.phase_id}:{board.part}:{board.version}"
     html = cache.get(key)
     if html is None:
         html = render_to_string("rankings/tables.html", context)

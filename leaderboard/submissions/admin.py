@@ -27,7 +27,7 @@ class SubmissionFileInline(admin.TabularInline):
 class ResultInline(admin.TabularInline):
     model = Result
     extra = 0
-    fields = ("condition", "jga", "jga_low", "jga_high", "ser", "ser_low", "ser_high", "signature")
+    fields = ("condition", "primary", "primary_low", "primary_high", "current", "signature")
     readonly_fields = fields
     can_delete = False
 
@@ -96,10 +96,10 @@ class SubmissionAdmin(admin.ModelAdmin):
 
 @admin.register(Result)
 class ResultAdmin(admin.ModelAdmin):
-    list_display = ("submission", "condition", "jga", "ser", "reference", "created_at")
+    list_display = ("submission", "condition", "primary", "current", "reference", "created_at")
     list_filter = ("condition__phase__challenge",)
-    exclude = ("breakdown",)
-    readonly_fields = [f.name for f in Result._meta.fields if f.name != "breakdown"]
+    exclude = ("dialogues",)
+    readonly_fields = [f.name for f in Result._meta.fields if f.name != "dialogues"]
 
     def get_queryset(self, request: HttpRequest) -> Any:
         queryset = super().get_queryset(request)

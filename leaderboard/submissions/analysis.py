@@ -1,9 +1,10 @@
-"""Error analysis of a team's own results, read from ``Result.breakdown`` (what the scorer
-stored), and the comparison of two of its submissions with ``scoring``'s paired test.
+"""Error analysis of a team's own results, read from what the scorer stored (``Result``), and
+the comparison of two of its submissions with ``scoring``'s paired test.
 
-Nothing here re-scores: per-slot counts, per-domain JGA and per-dialogue counts come from the
-scorer. JGA by turn position is the one aggregate the scorer does not store; it is a count of
-the scorer's own per-turn verdicts (``turn_correct``) grouped by position.
+Nothing here re-scores: the metrics, the task's breakdowns (per slot, per domain, when the
+task reports them) and the per-dialogue statistics come from the scorer. Accuracy by turn
+position and the dialogues with the most wrong turns are counts of the scorer's own per-turn
+verdicts on the primary metric (``Result.dialogues["turns"]``).
 """
 
 from __future__ import annotations
@@ -11,11 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from leaderboard.rankings.charts import FONT, text
-from leaderboard.rankings.groups import columns, comparable
+from leaderboard.plotting import FONT, text
 from leaderboard.submissions.models import Result
-from scoring.errors import ScoringError
-from scoring.stats import PairedTest, paired_test
+from scoring import PairedTest, Resampling, Task
+from scoring.taskapi import DialogueRatios, paired_tests
 
 #: How many dialogues the "most errors" list shows.
 WORST_DIALOGUES = 10
@@ -23,28 +23,31 @@ WORST_DIALOGUES = 10
 DIFFERING_DIALOGUES = 50
 
 
-def _dialogues(result: Result) -> list[dict[str, Any]]:
-    return list((result.breakdown or {}).get("per_dialogue") or [])
+def _ratios(result: Result) -> DialogueRatios | None:
+    return DialogueRatios.from_dict(result.dialogues) if result.dialogues else None
 
 
-def metric_rows(result: Result, specs: list[dict[str, Any]], task: str) -> list[dict[str, Any]]:
+def _details(result: Result) -> dict[str, Any]:
+    return dict((result.breakdown or {}).get("details") or {})
+
+
+def metric_rows(result: Result, task: Task, part: str | None = None) -> list[dict[str, Any]]:
     """The task's metrics this result has (label, direction, value and interval), in the
-    task's order; for dstc11 only those its own facts do not already show (seen/unseen)."""
-    shown = {"jga", "ser", "slot_f1"} if task == "dstc11" else set()
-    metrics, intervals = result.metrics or {}, result.intervals or {}
+    task's order, on ``part`` of the split (None: the whole reference)."""
+    metrics, intervals = result.part(part)
     rows = []
-    for spec in specs:
-        name = spec["name"]
-        if name in shown or name not in metrics:
+    for spec in task.metrics:
+        if spec.name not in metrics:
             continue
-        low, high = (intervals.get(name) or [None, None])[:2]
-        rows.append({**spec, "value": metrics[name], "low": low, "high": high})
+        low, high = (intervals.get(spec.name) or [None, None])[:2]
+        rows.append({**spec.as_dict(), "value": metrics[spec.name], "low": low, "high": high})
     return rows
 
 
 def slot_errors(result: Result) -> dict[str, Any]:
-    """Per-slot S/D/I rows sorted by total errors, and their totals."""
-    per_slot = (result.breakdown or {}).get("per_slot") or {}
+    """Per-slot S/D/I rows sorted by total errors, and their totals (empty when the task
+    reports no per-slot counts)."""
+    per_slot = _details(result).get("per_slot") or {}
     rows = [
         {"name": name, **values, "errors": values["sub"] + values["del"] + values["ins"]}
         for name, values in per_slot.items()
@@ -54,40 +57,53 @@ def slot_errors(result: Result) -> dict[str, Any]:
     return {"rows": rows, "totals": totals}
 
 
+def domains(result: Result) -> list[dict[str, Any]]:
+    """Per-domain rows (turns, correct, and the accuracy of the per-turn verdicts as ``jga``)
+    when the task reports them."""
+    per_domain = _details(result).get("per_domain") or {}
+    return [{"name": name, **values} for name, values in sorted(per_domain.items())]
+
+
 def by_position(result: Result) -> list[dict[str, Any]]:
-    """For each 1-based user-turn position: turns at that position and how many the scorer
-    marked correct (errors carry over in cumulative states, so this usually falls)."""
+    """For each 1-based turn position: turns at that position and how many the scorer
+    marked right (errors carry over in cumulative states, so this usually falls)."""
     turns: list[int] = []
     correct: list[int] = []
-    for dialogue in _dialogues(result):
-        for position, flag in enumerate(dialogue.get("turn_correct", "")):
+    for marks in (result.dialogues or {}).get("turns") or []:
+        for position, flag in enumerate(marks):
             if position == len(turns):
                 turns.append(0)
                 correct.append(0)
             turns[position] += 1
             correct[position] += flag == "1"
     return [
-        {"position": i + 1, "turns": n, "correct": c, "jga": 100.0 * c / n}
+        {"position": i + 1, "turns": n, "correct": c, "accuracy": 100.0 * c / n}
         for i, (n, c) in enumerate(zip(turns, correct, strict=True))
     ]
 
 
 def worst_dialogues(result: Result, limit: int = WORST_DIALOGUES) -> list[dict[str, Any]]:
-    """The dialogues with the most slot errors (then the most wrong turns)."""
+    """The dialogues with the most wrong turns (then the larger share of wrong turns)."""
+    data = result.dialogues or {}
     rows = [
-        {**d, "errors": d["sub"] + d["del"] + d["ins"], "wrong": d["turns"] - d["correct"]}
-        for d in _dialogues(result)
+        {"id": dialogue_id, "turns": len(marks), "wrong": marks.count("0"), "marks": marks}
+        for dialogue_id, marks in zip(data.get("ids") or [], data.get("turns") or [], strict=False)
     ]
-    rows.sort(key=lambda d: (-d["errors"], -d["wrong"], d["id"]))
-    return [d for d in rows[:limit] if d["errors"] or d["wrong"]]
+    rows.sort(key=lambda d: (-d["wrong"], -d["wrong"] / max(d["turns"], 1), d["id"]))
+    return [d for d in rows[:limit] if d["wrong"]]
 
 
-def result_figures(result: Result, positions: list[dict[str, Any]]) -> dict[str, Any]:
-    """Plotly figures of one result: S/D/I heatmap, per-domain JGA, JGA by turn position."""
+def result_figures(
+    result: Result, positions: list[dict[str, Any]], accuracy: str
+) -> dict[str, Any]:
+    """Plotly figures of one result: the S/D/I heatmap and the per-domain accuracy (for tasks
+    that report them), and the accuracy by turn position; ``accuracy`` is the label of the
+    metric the per-turn verdicts are on (the task's primary metric)."""
     key = result.condition.key
     label = text(result.condition.label)
+    metric = text(accuracy)
     slots = slot_errors(result)["rows"]
-    domains = sorted(((result.breakdown or {}).get("per_domain") or {}).items())
+    per_domain = domains(result)
     base = {"font": FONT, "paper_bgcolor": "#fff", "plot_bgcolor": "#fff"}
     figures: dict[str, Any] = {}
     if slots:
@@ -113,26 +129,26 @@ def result_figures(result: Result, positions: list[dict[str, Any]]) -> dict[str,
                 "margin": {"l": 10, "r": 10, "t": 70, "b": 10},
             },
         }
-    if domains:
+    if per_domain:
         figures[f"chart-domains-{key}"] = {
             "data": [
                 {
                     "type": "bar",
-                    "x": [text(name) for name, _ in domains],
-                    "y": [values["jga"] for _, values in domains],
-                    "customdata": [[values["correct"], values["turns"]] for _, values in domains],
+                    "x": [text(d["name"]) for d in per_domain],
+                    "y": [d["jga"] for d in per_domain],
+                    "customdata": [[d["correct"], d["turns"]] for d in per_domain],
                     "marker": {"color": "#0b5cad"},
                     "hovertemplate": (
-                        "%{x}: JGA %{y:.2f}<br>%{customdata[0]} of %{customdata[1]} turns"
-                        "<extra></extra>"
+                        f"%{{x}}: {metric} %{{y:.2f}}<br>%{{customdata[0]}} of "
+                        "%{customdata[1]} turns<extra></extra>"
                     ),
                 }
             ],
             "layout": {
                 **base,
-                "title": {"text": f"{label}: JGA per domain", "x": 0, "font": {"size": 15}},
+                "title": {"text": f"{label}: {metric} per domain", "x": 0, "font": {"size": 15}},
                 "height": 300,
-                "yaxis": {"title": {"text": "JGA (%)"}, "rangemode": "tozero"},
+                "yaxis": {"title": {"text": f"{metric} (%)"}, "rangemode": "tozero"},
                 "xaxis": {"type": "category"},
                 "margin": {"l": 60, "r": 10, "t": 40, "b": 40},
             },
@@ -144,21 +160,26 @@ def result_figures(result: Result, positions: list[dict[str, Any]]) -> dict[str,
                     "type": "scatter",
                     "mode": "lines+markers",
                     "x": [p["position"] for p in positions],
-                    "y": [p["jga"] for p in positions],
+                    "y": [p["accuracy"] for p in positions],
                     "customdata": [[p["correct"], p["turns"]] for p in positions],
                     "marker": {"color": "#d95f02"},
                     "hovertemplate": (
-                        "user turn %{x}: JGA %{y:.2f}<br>%{customdata[0]} of %{customdata[1]} "
+                        f"turn %{{x}}: {metric} %{{y:.2f}}<br>%{{customdata[0]}} of "
+                        "%{customdata[1]} "
                         "dialogues<extra></extra>"
                     ),
                 }
             ],
             "layout": {
                 **base,
-                "title": {"text": f"{label}: JGA by turn position", "x": 0, "font": {"size": 15}},
+                "title": {
+                    "text": f"{label}: {metric} by turn position",
+                    "x": 0,
+                    "font": {"size": 15},
+                },
                 "height": 300,
-                "xaxis": {"title": {"text": "user turn in the dialogue"}, "dtick": 1},
-                "yaxis": {"title": {"text": "JGA (%)"}, "rangemode": "tozero"},
+                "xaxis": {"title": {"text": "turn in the dialogue"}, "dtick": 1},
+                "yaxis": {"title": {"text": f"{metric} (%)"}, "rangemode": "tozero"},
                 "margin": {"l": 60, "r": 10, "t": 40, "b": 50},
             },
         }
@@ -171,8 +192,8 @@ class ConditionComparison:
     label: str
     a: Result
     b: Result
-    #: metric -> paired test of A minus B (None when the results are not comparable)
-    tests: dict[str, PairedTest | None]
+    #: metric label -> paired test of A minus B, for every metric the two can be tested on
+    tests: dict[str, PairedTest]
     #: dialogues whose every turn A gets right and B does not, and the reverse
     only_a: list[dict[str, Any]]
     only_b: list[dict[str, Any]]
@@ -182,7 +203,9 @@ class ConditionComparison:
     comparable: bool
 
 
-def compare(a_results: list[Result], b_results: list[Result], scorer: Any) -> list[Any]:
+def compare(
+    a_results: list[Result], b_results: list[Result], task: Task, resampling: Resampling
+) -> list[ConditionComparison]:
     """Compare two submissions condition by condition (A minus B) on the shared reference."""
     b_by_condition = {r.condition_id: r for r in b_results}
     out = []
@@ -190,30 +213,24 @@ def compare(a_results: list[Result], b_results: list[Result], scorer: Any) -> li
         b = b_by_condition.get(a.condition_id)
         if b is None:
             continue
-        da, db = _dialogues(a), _dialogues(b)
-        same = a.reference_id == b.reference_id and comparable(da, db)
-        tests: dict[str, PairedTest | None] = {}
+        ra, rb = _ratios(a), _ratios(b)
+        same = a.reference_id == b.reference_id and ra is not None and rb is not None
+        same = same and ra.ids == rb.ids and len(ra.turns) == len(rb.turns)  # type: ignore[union-attr]
+        tests: dict[str, PairedTest] = {}
         only_a: list[dict[str, Any]] = []
         only_b: list[dict[str, Any]] = []
         turns_a = turns_b = 0
-        if same:
-            for metric in ("jga", "ser"):
-                _, num_a, den = columns(metric, da)
-                _, num_b, _ = columns(metric, db)
-                try:
-                    tests[metric] = paired_test(
-                        metric, num_a, num_b, den, scorer.n_boot, scorer.seed, scorer.level
-                    )
-                except ScoringError:
-                    tests[metric] = None
-            for x, y in zip(da, db, strict=True):
-                right_a, right_b = x["correct"] == x["turns"], y["correct"] == y["turns"]
-                pairs = list(zip(x["turn_correct"], y["turn_correct"], strict=False))
-                gained = sum(1 for p, q in pairs if p == "1" and q == "0")
-                lost = sum(1 for p, q in pairs if p == "0" and q == "1")
-                turns_a += gained
-                turns_b += lost
-                row = {"id": x["id"], "turns": x["turns"], "a": x["correct"], "b": y["correct"]}
+        if same and ra is not None and rb is not None:
+            labels = {m.name: m.label for m in task.metrics}
+            tests = {
+                labels[name]: test
+                for name, test in paired_tests(ra, rb, task.metrics, resampling).items()
+            }
+            for dialogue_id, x, y in zip(ra.ids, ra.turns, rb.turns, strict=True):
+                turns_a += sum(1 for p, q in zip(x, y, strict=False) if p == "1" and q == "0")
+                turns_b += sum(1 for p, q in zip(x, y, strict=False) if p == "0" and q == "1")
+                row = {"id": dialogue_id, "turns": len(x), "a": x.count("1"), "b": y.count("1")}
+                right_a, right_b = "0" not in x, "0" not in y
                 if right_a and not right_b:
                     only_a.append(row)
                 elif right_b and not right_a:

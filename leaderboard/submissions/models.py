@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -146,7 +147,16 @@ class SubmissionFile(models.Model):
 
 
 class Result(models.Model):
-    """What ``scoring`` returned for one file against one reference version and signature."""
+    """What ``scoring`` returned for one file against one reference version and signature.
+
+    The same shape for every task: every metric with its interval on the whole reference
+    (``metrics``, ``intervals``) and on each part of the phase's split (``part_metrics``);
+    typed columns for what the rankings sort on (the primary metric with its interval and the
+    tie-breaking metric, on the whole reference and per part), so any task ranks in the ORM;
+    the task's breakdown (``breakdown``: format, counts, details, warnings); and the
+    per-dialogue statistics, stored once (``dialogues``, ``scoring.DialogueRatios``), from
+    which the split, the rank groups and the paired tests are computed without re-scoring.
+    """
 
     submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="results")
     condition = models.ForeignKey(
@@ -156,53 +166,31 @@ class Result(models.Model):
         "challenges.Reference", on_delete=models.PROTECT, related_name="results"
     )
     signature = models.CharField(max_length=255)
-    # Typed, nullable columns so the ranking is an ORM query; NULL (no turns) is ranked last.
-    jga = models.FloatField(null=True)
-    ser = models.FloatField(null=True)
-    jga_low = models.FloatField(null=True)
-    jga_high = models.FloatField(null=True)
-    ser_low = models.FloatField(null=True)
-    ser_high = models.FloatField(null=True)
-    n_ref = models.PositiveIntegerField(default=0)
-    sub = models.PositiveIntegerField(default=0)
-    dele = models.PositiveIntegerField(default=0)
-    ins = models.PositiveIntegerField(default=0)
-    slot_f1 = models.FloatField(null=True)
-    # The same metrics on the phase's public and private parts of the reference (see
-    # ``leaderboard.challenges.split``), from the per-dialogue counts in ``breakdown``.
-    public_jga = models.FloatField(null=True)
-    public_jga_low = models.FloatField(null=True)
-    public_jga_high = models.FloatField(null=True)
-    public_ser = models.FloatField(null=True)
-    public_ser_low = models.FloatField(null=True)
-    public_ser_high = models.FloatField(null=True)
-    private_jga = models.FloatField(null=True)
-    private_jga_low = models.FloatField(null=True)
-    private_jga_high = models.FloatField(null=True)
-    private_ser = models.FloatField(null=True)
-    private_ser_low = models.FloatField(null=True)
-    private_ser_high = models.FloatField(null=True)
-    # Every task's metrics, generically (``scoring`` metric name -> value; intervals as
-    # [low, high]), on the whole reference and on each part of the split. The primary metric
-    # also has typed columns (whole and per part) so any task ranks in the ORM; dstc11 keeps
-    # its typed JGA/SER columns above, which it ranks by.
+    #: metric name -> value (null when undefined); intervals: metric name -> [low, high]
     metrics = models.JSONField(default=dict)
     intervals = models.JSONField(default=dict)
-    #: {"public": {"metrics": {..}, "intervals": {..}}, "private": {...}} with a split
+    #: {"public": {"metrics": {..}, "intervals": {..}}, "private": {...}}
     part_metrics = models.JSONField(default=dict)
+    # Typed, nullable columns so the ranking is an ORM query; NULL (undefined) ranks last.
     primary = models.FloatField(null=True)
     primary_low = models.FloatField(null=True)
     primary_high = models.FloatField(null=True)
+    tiebreak = models.FloatField(null=True)
     public_primary = models.FloatField(null=True)
     public_primary_low = models.FloatField(null=True)
     public_primary_high = models.FloatField(null=True)
+    public_tiebreak = models.FloatField(null=True)
     private_primary = models.FloatField(null=True)
     private_primary_low = models.FloatField(null=True)
     private_primary_high = models.FloatField(null=True)
+    private_tiebreak = models.FloatField(null=True)
+    #: {"format", "counts", "details", "warnings"} as the scorer reported them
+    breakdown = models.JSONField(default=dict)
+    #: {"ids": [..], "columns": {metric: [[numerators], [denominators]]}, "turns": [..]}
+    dialogues = models.JSONField(default=dict)
     #: the newest row of its (submission, condition); older ones (another reference version
     #: or scorer signature) are kept for the record but never ranked.
     current = models.BooleanField(default=True)
-    breakdown = models.JSONField(default=dict)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -216,7 +204,15 @@ class Result(models.Model):
         indexes = [models.Index(fields=["condition", "reference"], name="result_rank_idx")]
 
     def __str__(self) -> str:
-        return f"{self.submission_id}/{self.condition_id}: JGA {self.jga}"
+        return f"{self.submission_id}/{self.condition_id}: {self.primary}"
+
+    def part(self, part: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(metrics, intervals) on ``part`` of the split (``public``/``private``), or on the
+        whole reference for None."""
+        if part is None:
+            return self.metrics or {}, self.intervals or {}
+        found = (self.part_metrics or {}).get(part) or {}
+        return found.get("metrics") or {}, found.get("intervals") or {}
 
 
 # Used by services and the admin to filter rows that count against a quota.

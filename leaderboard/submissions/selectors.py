@@ -13,8 +13,10 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Prefetch, Q, QuerySet
 
 from leaderboard.challenges.models import Challenge, Phase
+from leaderboard.submissions import analysis
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.teams.models import Team
+from scoring import Task
 
 #: Statuses after which a submission never changes by itself (the page stops polling).
 FINAL_STATUSES = (
@@ -65,22 +67,38 @@ def team_submissions(user: AbstractBaseUser, phase: Phase) -> QuerySet[Submissio
     )
 
 
+def _scalar(value: Any) -> bool:
+    return value is None or isinstance(value, str | int | float | bool)
+
+
+def scalar_details(details: dict[str, Any]) -> dict[str, Any]:
+    """The scalar details of a breakdown (settings, counts, rates), those of a group of
+    scalars under a dotted name (``seen_unseen.seen_turns``); tables such as per-slot rows
+    are left out."""
+    found: dict[str, Any] = {}
+    for name, value in details.items():
+        if _scalar(value):
+            found[name] = value
+        elif isinstance(value, dict) and all(_scalar(v) for v in value.values()):
+            found.update({f"{name}.{key}": v for key, v in value.items()})
+    return found
+
+
 def breakdown_tables(result: Result) -> dict[str, Any]:
-    """The parts of ``Result.breakdown`` the result page shows, as sorted rows."""
+    """What the scorer reported besides the metrics (``Result.breakdown``), for any task: the
+    detected format, the counts, the warnings, the scalar details (``scalar_details``) and,
+    when the task reports them, the per-domain and per-slot rows, sorted by name."""
     data = result.breakdown or {}
-    domains = sorted((data.get("per_domain") or {}).items())
-    slots = sorted((data.get("per_slot") or {}).items())
+    details = data.get("details") or {}
+    per_domain = details.get("per_domain") or {}
+    per_slot = details.get("per_slot") or {}
     return {
         "format": data.get("format", ""),
-        "turns": data.get("turns"),
-        "dialogues": data.get("dialogues"),
-        "precision": data.get("slot_precision"),
-        "recall": data.get("slot_recall"),
-        "f1": data.get("slot_f1", result.slot_f1),
+        "counts": dict(data.get("counts") or {}),
         "warnings": list(data.get("warnings") or []),
-        "missing_turns": data.get("missing_turns") or 0,
-        "domains": [{"name": name, **values} for name, values in domains],
-        "slots": [{"name": name, **values} for name, values in slots],
+        "details": scalar_details(details),
+        "domains": [{"name": name, **values} for name, values in sorted(per_domain.items())],
+        "slots": [{"name": name, **values} for name, values in sorted(per_slot.items())],
     }
 
 
@@ -98,32 +116,37 @@ def score_prefix(phase: Phase, rights: Any) -> str | None:
     return None
 
 
-def shown_metrics(result: Result, prefix: str) -> dict[str, float | None]:
-    return {
-        name: getattr(result, f"{prefix}{name}")
-        for name in (
-            *("jga", "jga_low", "jga_high", "ser", "ser_low", "ser_high"),
-            # the task's primary metric (any task), see ``submissions.metrics``
-            *("primary", "primary_low", "primary_high"),
-        )
-    }
+def shown_part(prefix: str | None) -> str | None:
+    """The part of the split a ``score_prefix`` names (``public``), None for the whole
+    reference."""
+    return (prefix or "").removesuffix("_") or None
+
+
+def shown_metrics(result: Result, prefix: str | None, task: Task) -> list[dict[str, Any]]:
+    """Every metric of ``task`` that ``result`` has on the part this user may see
+    (``score_prefix``), in the task's order, with its label, direction and interval."""
+    return analysis.metric_rows(result, task, shown_part(prefix))
 
 
 def status_summary(submission: Submission, *, prefix: str | None) -> dict[str, Any]:
-    """The small JSON the "my submissions" page polls: status, attempts, error, and per
-    condition JGA/SER once scored, as far as this user may see them (``score_prefix``)."""
-    results: dict[str, dict[str, float | None]] = {}
+    """The small JSON the "my submissions" page polls: status, attempts, error, and once
+    scored, per condition key its label and every metric with its interval (``{name: {value,
+    low, high}}``) as far as this user may see them (``score_prefix``); ``part`` says which
+    part of the split they are on (``public``, or ``all`` for the whole reference)."""
+    results: dict[str, dict[str, Any]] = {}
     if prefix is not None and submission.status == Submission.Status.SCORED:
+        task = submission.phase.challenge.scoring_task()
         for result in (
             submission.results.filter(reference__active=True, current=True)
             .select_related("condition")
             .order_by("condition__order", "condition__key")
         ):
-            metrics = shown_metrics(result, prefix)
             results[result.condition.key] = {
-                "jga": metrics["jga"],
-                "ser": metrics["ser"],
-                "primary": metrics["primary"],
+                "label": result.condition.label,
+                "metrics": {
+                    m["name"]: {"value": m["value"], "low": m["low"], "high": m["high"]}
+                    for m in shown_metrics(result, prefix, task)
+                },
             }
     return {
         "id": submission.pk,
@@ -133,5 +156,5 @@ def status_summary(submission: Submission, *, prefix: str | None) -> dict[str, A
         "attempts": submission.attempts,
         "error": submission.error,
         "results": results,
-        "part": {"": "all", "public_": "public"}.get(prefix or "", "all") if results else None,
+        "part": (shown_part(prefix) or "all") if results else None,
     }

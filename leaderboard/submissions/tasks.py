@@ -1,16 +1,19 @@
-"""Celery tasks: thin wrappers that take primary keys and call submissions.services."""
+"""Celery tasks: thin wrappers that take primary keys and call the submission services."""
 
 from __future__ import annotations
 
 from celery import shared_task
 
 from leaderboard.submissions import services
+from leaderboard.submissions.queue import SCORE_SUBMISSION
 
 #: Seconds before retry n (0-based) of a transient failure; capped.
 RETRY_BACKOFF = (5, 30, 120, 300)
 
 
-@shared_task(bind=True, acks_late=True, reject_on_worker_lost=True, max_retries=None)
+@shared_task(
+    bind=True, name=SCORE_SUBMISSION, acks_late=True, reject_on_worker_lost=True, max_retries=None
+)
 def score_submission(self, submission_id: int) -> str:  # type: ignore[no-untyped-def]
     """Score one submission. Safe to deliver twice: only the delivery that claims it works.
 

@@ -12,14 +12,15 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_POST
 
-from leaderboard.challenges.models import Phase
+from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.ids import row_id
-from leaderboard.rankings.finals import SelectionError, select_final
+from leaderboard.rankings.board import Column, cell, columns
 from leaderboard.submissions import analysis, selectors, services
 from leaderboard.submissions.forms import SubmissionForm
-from leaderboard.submissions.models import Submission
+from leaderboard.submissions.models import Result, Submission
 from leaderboard.teams.services import approved_teams, is_member, registrations
+from scoring import Task
 
 #: Milliseconds between two status polls on the "my submissions" page.
 POLL_MS = 2000
@@ -92,31 +93,57 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     return render(request, "submissions/submit.html", context)
 
 
-def _primary_label(challenge: Any) -> str:
-    label: str = challenge.scoring_task().metric(challenge.primary).label
-    return label
+def _summary(challenge: Challenge) -> tuple[Column, ...]:
+    """The metrics "my submissions" shows per condition: the leaderboard's first two columns
+    (the primary metric among them)."""
+    return columns(challenge, [])[:2]
 
 
 @login_required
 def mine(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     selected = _phase(slug, phase)
     prefix = selectors.score_prefix(selected, access(selected, request.user))
+    part = selectors.shown_part(prefix)
+    summary = _summary(selected.challenge)
     submissions = list(selectors.team_submissions(request.user, selected))
     for submission in submissions:
         for result in submission.active_results:
-            result.shown = selectors.shown_metrics(result, prefix or "")
+            result.shown = [cell(result, c.name, part)[0] for c in summary]
     context = {
         "phase": selected,
         "challenge": selected.challenge,
-        "primary_label": _primary_label(selected.challenge),
+        "summary": summary,
         "submissions": submissions,
         "show_scores": prefix is not None,
-        "public_only": prefix == "public_",
+        "public_only": part is not None,
         "conditions": list(selected.conditions.order_by("order", "key")),
         "final_statuses": selectors.FINAL_STATUSES,
         "poll_ms": POLL_MS,
     }
     return render(request, "submissions/mine.html", context)
+
+
+#: Scalar details that, when a task reports all four, read as one line of slot-value errors.
+ERROR_COUNTS = ("sub", "del", "ins", "n_ref")
+
+
+def _result_tables(result: Result, task: Task) -> dict[str, Any]:
+    """Everything the result page shows of one Result, from what the scorer stored."""
+    tables = selectors.breakdown_tables(result)
+    details = tables["details"]
+    errors = all(details.get(k) is not None for k in ERROR_COUNTS)
+    return {
+        **tables,
+        "metrics": analysis.metric_rows(result, task),
+        "edits": {k: details[k] for k in ERROR_COUNTS} if errors else None,
+        "facts": [
+            *tables["counts"].items(),
+            *((k, v) for k, v in details.items() if not (errors and k in ERROR_COUNTS)),
+        ],
+        "errors": analysis.slot_errors(result),
+        "positions": analysis.by_position(result),
+        "worst": analysis.worst_dialogues(result),
+    }
 
 
 @login_required
@@ -127,33 +154,33 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         ),
         pk=pk,
     )
-    rights = access(submission.phase, request.user)
+    phase = submission.phase
+    challenge = phase.challenge
+    task = challenge.scoring_task()
+    rights = access(phase, request.user)
     show_scores = rights.own_full
-    prefix = selectors.score_prefix(submission.phase, rights)
-    public_results = (
-        [(r, selectors.shown_metrics(r, prefix)) for r in submission.active_results]
-        if prefix == "public_"
-        else []
-    )
+    prefix = selectors.score_prefix(phase, rights)
+    # What a team sees of its own submission while the rest is hidden: the public part.
+    part_columns: tuple[Column, ...] = ()
+    part_results: list[tuple[Result, list[Any]]] = []
+    if prefix is not None and not show_scores:
+        part = selectors.shown_part(prefix)
+        part_columns = columns(challenge, [r.part(part)[0] for r in submission.active_results])
+        part_results = [
+            (r, [cell(r, c.name, part) for c in part_columns]) for r in submission.active_results
+        ]
+    #: the per-turn verdicts (by position, worst dialogues, per domain) are on this metric
+    turn_label = task.metric(task.primary).label
     results = []
     figures: dict[str, object] = {}
-    challenge = submission.phase.challenge
     if show_scores:
-        specs = challenge.metric_specs()
         for result in submission.active_results:
-            positions = analysis.by_position(result)
-            figures.update(analysis.result_figures(result, positions))
-            tables = {
-                **selectors.breakdown_tables(result),
-                "errors": analysis.slot_errors(result),
-                "positions": positions,
-                "worst": analysis.worst_dialogues(result),
-                "metrics": analysis.metric_rows(result, specs, challenge.task),
-            }
+            tables = _result_tables(result, task)
+            figures.update(analysis.result_figures(result, tables["positions"], turn_label))
             results.append((result, tables))
     others = (
         selectors.visible_submissions(request.user)
-        .filter(team=submission.team, phase=submission.phase, status=Submission.Status.SCORED)
+        .filter(team=submission.team, phase=phase, status=Submission.Status.SCORED)
         .exclude(pk=submission.pk)
         .order_by("-created_at")
         if show_scores and results
@@ -163,11 +190,15 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         "figures": figures,
         "others": others,
         "submission": submission,
-        "phase": submission.phase,
-        "challenge": submission.phase.challenge,
+        "phase": phase,
+        "challenge": challenge,
         "show_scores": show_scores,
-        "public_results": public_results,
-        "primary_label": _primary_label(challenge),
+        "part_columns": part_columns,
+        "part_results": part_results,
+        "public_only": bool(part_results) and phase.has_split,
+        "turn_label": turn_label,
+        "primary_label": task.metric(challenge.primary).label,
+        "tiebreak_label": task.metric(challenge.tiebreak).label,
         "history": submission.results.select_related("condition", "reference").order_by(
             "condition__order", "-created_at"
         )
@@ -176,7 +207,7 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         "results": results,
         "can_select": is_member(submission.team, request.user)
         and submission.status == Submission.Status.SCORED
-        and not submission.phase.revealed,
+        and not phase.revealed,
         "final": selectors.is_final(submission),
         "can_cancel": submission.status == Submission.Status.QUEUED
         and is_member(submission.team, request.user),
@@ -231,7 +262,10 @@ def compare(request: HttpRequest, pk: int) -> HttpResponse:
         "phase": phase,
         "challenge": phase.challenge,
         "conditions": analysis.compare(
-            first.active_results, second.active_results, phase.challenge.scoring_settings()
+            first.active_results,
+            second.active_results,
+            phase.challenge.scoring_task(),
+            phase.challenge.resampling(),
         ),
         "limit": analysis.DIFFERING_DIALOGUES,
     }
@@ -247,8 +281,8 @@ def final(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404
     selected = request.POST.get("selected") == "1"
     try:
-        select_final(submission, request.user, selected)
-    except SelectionError as exc:
+        services.select_final(submission, request.user, selected)
+    except services.SelectionError as exc:
         messages.error(request, str(exc))
     else:
         verb = "selected as final" if selected else "no longer a final selection"

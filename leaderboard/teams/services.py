@@ -7,7 +7,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 from django.utils.text import slugify
 
-from leaderboard.challenges.models import Challenge
+from leaderboard.challenges.models import Challenge, Phase
+from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Membership, Participation, Team, new_invite_code
 
 #: Slugs that would shadow a team page URL (/teams/new/, /teams/join/).
@@ -71,14 +72,10 @@ def set_anonymous(*, team: Team, user: AbstractBaseUser, anonymous: bool) -> Non
     """Owner action: hide (or show again) the team's name on every public board and export."""
     if not is_owner(team, user):
         raise TeamError("Only an owner of the team can change how it is shown.")
-    Team.objects.filter(pk=team.pk).update(anonymous=anonymous)
+    with transaction.atomic():
+        Team.objects.filter(pk=team.pk).update(anonymous=anonymous)
+        Phase.changed(*Submission.objects.filter(team=team).values_list("phase_id", flat=True))
     team.anonymous = anonymous
-    from leaderboard.rankings.services import invalidate
-    from leaderboard.submissions.models import Submission
-
-    phases = set(Submission.objects.filter(team=team).values_list("phase_id", flat=True))
-    for phase_id in phases:
-        transaction.on_commit(lambda pk=phase_id: invalidate(pk))
 
 
 def leave_team(*, team: Team, user: AbstractBaseUser) -> None:

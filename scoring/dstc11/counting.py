@@ -15,35 +15,6 @@ from scoring.dstc11.model import Prediction, Reference
 from scoring.dstc11.states import State
 
 
-class SlotStats(NamedTuple):
-    """Counts for one slot over all turns."""
-
-    n_ref: int
-    n_pred: int
-    correct: int
-    sub: int
-    dele: int
-    ins: int
-    accuracy: float
-
-    def as_dict(self) -> dict[str, float]:
-        return {
-            "n_ref": self.n_ref,
-            "n_pred": self.n_pred,
-            "correct": self.correct,
-            "sub": self.sub,
-            "del": self.dele,
-            "ins": self.ins,
-            "accuracy": self.accuracy,
-        }
-
-
-class DomainStats(NamedTuple):
-    turns: int
-    correct: int
-    jga: float
-
-
 class DialogueStats(NamedTuple):
     """Sufficient statistics of one dialogue: what intervals and paired tests resample."""
 
@@ -67,8 +38,10 @@ class Counts(NamedTuple):
     sub: int
     dele: int
     ins: int
-    per_slot: Mapping[str, SlotStats]
-    per_domain: Mapping[str, DomainStats]
+    #: slot key -> {n_ref, n_pred, correct, sub, del, ins, accuracy}
+    per_slot: Mapping[str, Mapping[str, float]]
+    #: domain -> {turns, correct, jga}
+    per_domain: Mapping[str, Mapping[str, float]]
     dialogues: tuple[DialogueStats, ...]
     out_of_ontology: Mapping[str, int]
 
@@ -93,10 +66,10 @@ def _turn_errors(gold: State, pred: State, gold_domains: frozenset[str]) -> _Tur
     return (tuple(sub), tuple(dele), (), gold_domains)
 
 
-def count(reference: Reference, prediction: Prediction, profile: str) -> Counts:
+def count(reference: Reference, prediction: Prediction) -> Counts:
     """Compare normalised states turn by turn and collect every count the metrics need."""
-    facts = reference.facts(profile)
-    pred_states = prediction.states(profile)
+    facts = reference.facts
+    pred_states = prediction.states
     # Turns that are right count once for each of their gold domains, and wrong turns once for
     # their errors: listing the domain sets and error lists per turn, counting the distinct
     # ones and expanding them at the end keeps the per-turn work small.
@@ -161,17 +134,17 @@ def count(reference: Reference, prediction: Prediction, profile: str) -> Counts:
     for k in sorted(set(facts.slot_ref) | set(slot_ins)):
         ref, sub, dele, ins = facts.slot_ref.get(k, 0), slot_sub[k], slot_del[k], slot_ins[k]
         correct = ref - sub - dele
-        per_slot[k] = SlotStats(
-            n_ref=ref,
-            n_pred=correct + sub + ins,
-            correct=correct,
-            sub=sub,
-            dele=dele,
-            ins=ins,
-            accuracy=100.0 * (1 - (sub + dele + ins) / total_turns) if total_turns else 0.0,
-        )
+        per_slot[k] = {
+            "n_ref": ref,
+            "n_pred": correct + sub + ins,
+            "correct": correct,
+            "sub": sub,
+            "del": dele,
+            "ins": ins,
+            "accuracy": 100.0 * (1 - (sub + dele + ins) / total_turns) if total_turns else 0.0,
+        }
     per_domain = {
-        d: DomainStats(n, n - dom_wrong[d], 100.0 * (n - dom_wrong[d]) / n)
+        d: {"turns": n, "correct": n - dom_wrong[d], "jga": 100.0 * (n - dom_wrong[d]) / n}
         for d, n in sorted(dom_turns.items())
     }
     return Counts(

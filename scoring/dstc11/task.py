@@ -1,183 +1,119 @@
-"""The ``dstc11`` task as a registry entry: the existing functions, unchanged, behind the
-generic :class:`~scoring.taskapi.Task` interface, plus the optional seen/unseen breakdown."""
+"""The ``dstc11`` task: Joint Goal Accuracy and Slot Error Rate per user turn, with slot F1,
+per-slot and per-domain breakdowns and the optional seen/unseen JGA."""
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
-from scoring.dstc11.model import MISSING_POLICIES, Prediction, Reference
-from scoring.dstc11.model import load_prediction as _load_prediction
-from scoring.dstc11.model import load_reference as _load_reference
+from scoring.align import MISSING_POLICIES
+from scoring.dstc11.counting import count
+from scoring.dstc11.model import Prediction, Reference, check_file, load_prediction, load_reference
 from scoring.formats import FORMATS
-from scoring.normalise import PROFILES, slot_key, value_normaliser
-from scoring.results import Settings, Statistics, score
-from scoring.seen import TrainingValues, read_training_values, seen_columns
+from scoring.normalise import PROFILES
+from scoring.seen import SEEN_METRICS, TRAINING_FILE, seen_columns, seen_details
 from scoring.taskapi import (
     DialogueRatios,
-    FileSpec,
     MetricSpec,
+    Options,
     OptionSpec,
     Resampling,
-    Source,
     Task,
     TaskResult,
     finish,
-)
-
-SEEN_METRICS = (
-    MetricSpec(
-        "jga_seen",
-        "JGA (seen values)",
-        optional=True,
-        description="JGA over turns whose gold values were all seen in training.",
-    ),
-    MetricSpec(
-        "jga_unseen",
-        "JGA (unseen values)",
-        optional=True,
-        description="JGA over turns with at least one gold value unseen in training.",
-    ),
-)
-TRAINING_FILE = FileSpec(
-    "training_values",
-    "Training values",
-    required=False,
-    description="JSON list of 'slot=value' or 'value' strings, or {slot: [values]}.",
+    signature,
 )
 
 
-@dataclass(frozen=True)
-class Dstc11Reference:
-    """The gold reference and, optionally, the slot values seen in training."""
-
-    gold: Reference
-    training: TrainingValues | None = None
+def _percent(numerator: int, denominator: int) -> float:
+    return 100.0 * numerator / denominator if denominator else float("nan")
 
 
-def with_training(signature: str, training: TrainingValues | None) -> str:
-    """Insert ``train:sha256:xxxxxxxx`` before the version when a breakdown was computed."""
-    if training is None:
-        return signature
-    head, sep, version = signature.rpartition("|v:")
-    return f"{head}|train:sha256:{training.sha256[:8]}{sep}{version}"
-
-
-def _split_key(text: str) -> str:
-    domain, _, slot = text.partition("-")
-    return slot_key(domain, slot)
-
-
-def load_reference(
-    gold: Source, files: Mapping[str, Source], options: Mapping[str, str]
-) -> Dstc11Reference:
-    reference = _load_reference(gold.data, gold.name)
-    training = files.get("training_values")
-    values = None
-    if training is not None:
-        profile = options.get("profile", "default")
-        values = read_training_values(
-            training.data, training.name, _split_key, value_normaliser(profile)
-        )
-    return Dstc11Reference(reference, values)
-
-
-def load_prediction(
-    source: Source, reference: Dstc11Reference, options: Mapping[str, str]
-) -> Prediction:
-    return _load_prediction(
-        source.data,
-        reference.gold,
-        source.name,
-        options.get("missing", "reject"),
-        options.get("profile", "default"),
-    )
-
-
-def score_task(
-    reference: Dstc11Reference,
+def score(
+    task: Task,
+    reference: Reference,
     prediction: Prediction,
-    options: Mapping[str, str],
+    options: Options,
     resampling: Resampling,
-    statistics: Statistics | None = None,
 ) -> TaskResult:
-    """Score with :func:`scoring.score` and wrap the result; the numbers are the same."""
-    settings = Settings(
-        profile=options.get("profile", "default"),
-        missing=options.get("missing", "reject"),
-        n_boot=resampling.n_boot,
-        level=resampling.level,
-        seed=resampling.seed,
-    )
-    native = score(reference.gold, prediction, settings, statistics)
-    dialogues = native.per_dialogue
-    columns: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
-        "jga": (tuple(d.correct for d in dialogues), tuple(d.turns for d in dialogues)),
-        "ser": (
-            tuple(d.sub + d.dele + d.ins for d in dialogues),
-            tuple(d.n_ref for d in dialogues),
-        ),
+    """Count every turn's errors, then aggregate per dialogue (see :mod:`.counting`)."""
+    counts = count(reference, prediction)
+    dialogues = counts.dialogues
+    columns: dict[str, tuple[list[int], list[int]]] = {
+        "jga": ([d.correct for d in dialogues], [d.turns for d in dialogues]),
+        "ser": ([d.sub + d.dele + d.ins for d in dialogues], [d.n_ref for d in dialogues]),
         # F1 = 2 TP / (n_pred + n_ref), with TP = n_ref - S - D and n_pred = TP + S + I.
         "slot_f1": (
-            tuple(2 * (d.n_ref - d.sub - d.dele) for d in dialogues),
-            tuple(2 * d.n_ref - d.dele + d.ins for d in dialogues),
+            [2 * (d.n_ref - d.sub - d.dele) for d in dialogues],
+            [2 * d.n_ref - d.dele + d.ins for d in dialogues],
         ),
     }
-    details: dict[str, Any] = {"native": native.as_dict()}
-    if reference.training is not None:
-        training = reference.training
-        states = reference.gold.facts(settings.profile).states
-        turns = [
+    true_pos = counts.n_ref - counts.sub - counts.dele
+    details: dict[str, Any] = {
+        "profile": options["profile"],
+        "missing": options["missing"],
+        "n_ref": counts.n_ref,
+        "sub": counts.sub,
+        "del": counts.dele,
+        "ins": counts.ins,
+        "slot_precision": _percent(true_pos, true_pos + counts.sub + counts.ins),
+        "slot_recall": _percent(true_pos, counts.n_ref),
+        "per_domain": counts.per_domain,
+        "per_slot": counts.per_slot,
+    }
+    files = {"gold": reference.sha256}
+    training = reference.training
+    if training is not None:
+        marks = [
             [
-                (1.0 if mark == "1" else 0.0, all(training.seen(k, (v,)) for k, v in st.items()))
-                for mark, st in zip(d.turn_correct, gold_turns, strict=True)
+                (1.0 if mark == "1" else 0.0, all(training.seen(k, (v,)) for k, v in state.items()))
+                for mark, state in zip(d.turn_correct, gold_turns, strict=True)
             ]
-            for d, gold_turns in zip(dialogues, states, strict=True)
+            for d, gold_turns in zip(dialogues, reference.facts.states, strict=True)
         ]
-        columns.update(seen_columns(turns))
-        seen_turns = int(sum(columns["jga_seen"][1]))
-        details["seen_unseen"] = {
-            "training_values_sha256": training.sha256,
-            "seen_turns": seen_turns,
-            "unseen_turns": native.turns - seen_turns,
-        }
-    ratios = DialogueRatios(tuple(d.dialogue_id for d in dialogues), columns)
-    seen_only = finish(
-        task="dstc11",
-        format=native.format,
-        signature=with_training(native.signature, reference.training),
-        metrics=SEEN_METRICS,
-        dialogues=ratios,
+        seen = seen_columns(marks)
+        columns.update(seen)  # type: ignore[arg-type]
+        details["seen_unseen"] = seen_details(training, seen)
+        files["train"] = training.sha256
+    warnings = []
+    if prediction.missing_turns:
+        warnings.append(
+            f"{prediction.missing_turns} user turn(s) missing from the prediction "
+            f"({prediction.missing_dialogues} whole dialogue(s)) were scored as empty states."
+        )
+    if counts.out_of_ontology:
+        listed = ", ".join(f"{k} ({n})" for k, n in counts.out_of_ontology.items())
+        warnings.append(f"slots not in the reference's ontology, scored as insertions: {listed}.")
+    return finish(
+        task=task,
+        format=prediction.format,
+        signature=signature(
+            task.name,
+            [f"norm:{options['profile']}", f"missing:{options['missing']}"],
+            resampling,
+            files,
+        ),
+        dialogues=DialogueRatios(
+            tuple(d.dialogue_id for d in dialogues),
+            columns,
+            tuple(d.turn_correct for d in dialogues),
+        ),
         resampling=resampling,
-        statistics=statistics,
         counts={
-            "dialogues": native.dialogues,
-            "turns": native.turns,
-            "gold_values": native.n_ref,
-            "missing_turns": native.missing_turns,
+            "dialogues": len(dialogues),
+            "turns": counts.turns,
+            "gold_values": counts.n_ref,
+            "missing_dialogues": prediction.missing_dialogues,
+            "missing_turns": prediction.missing_turns,
         },
         details=details,
-        warnings=native.warnings,
-    )
-    return dataclasses.replace(
-        seen_only,
-        values={
-            "jga": native.jga,
-            "ser": native.ser,
-            "slot_f1": native.slot_f1,
-            **seen_only.values,
-        },
-        cis={"jga": native.jga_ci, "ser": native.ser_ci, **seen_only.cis},
-        native=native,
+        warnings=warnings,
     )
 
 
 TASK = Task(
     name="dstc11",
     label="DSTC11 speech-aware DST",
-    description="Spoken MultiWOZ: Joint Goal Accuracy and Slot Error Rate (DESIGN.md).",
+    description="Spoken MultiWOZ: Joint Goal Accuracy and Slot Error Rate per user turn.",
     formats=FORMATS,
     metrics=(
         MetricSpec("jga", "JGA", description="Joint goal accuracy."),
@@ -186,12 +122,14 @@ TASK = Task(
         *SEEN_METRICS,
     ),
     primary="jga",
+    tiebreak="ser",
     options=(
         OptionSpec("profile", "Normalisation", "default", PROFILES),
         OptionSpec("missing", "Missing turns", "reject", MISSING_POLICIES),
     ),
     reference_files=(TRAINING_FILE,),
-    load_reference=load_reference,
-    load_prediction=load_prediction,
-    score=score_task,
+    read_reference=load_reference,
+    read_prediction=load_prediction,
+    check_file=check_file,
+    compute=score,
 )

@@ -3,6 +3,6 @@
 
 from __future__ import annotations
 
-from scoring.dvd.task import TASK, Prediction, Reference, load_prediction, load_reference, score
+from scoring.dvd.task import TASK
 
-__all__ = ["TASK", "Prediction", "Reference", "load_prediction", "load_reference", "score"]
+__all__ = ["TASK"]

@@ -26,8 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scoring.errors import InvalidFile
-from scoring.formats import describe, dialogue_key, quote
-from scoring.jsonread import load_json
+from scoring.formats import describe, dialogue_key, load_json, quote
 
 SLOTS = ("size", "color", "material", "shape")
 FORMATS = ("token-sequence", "dvd-json")

@@ -46,14 +46,18 @@ def _f1_counts(gold: frozenset[object], pred: frozenset[object]) -> tuple[int, i
 
 def score_dialogues(
     gold: Sequence[Sequence[DvdState]], pred: Sequence[Sequence[DvdState]]
-) -> dict[str, tuple[tuple[float, ...], tuple[float, ...]]]:
-    """Per-dialogue (numerators, denominators) of every metric."""
+) -> tuple[dict[str, tuple[list[float], list[float]]], list[str]]:
+    """Per-dialogue (numerators, denominators) of every metric, and per dialogue the joint
+    verdict of each turn (``1`` right, ``0`` wrong)."""
     columns: dict[str, tuple[list[float], list[float]]] = {m: ([], []) for m in METRICS}
+    verdicts = []
     for gold_turns, pred_turns in zip(gold, pred, strict=True):
         sums = {m: [0.0, 0.0] for m in METRICS}
+        marks = []
         for g, p in zip(gold_turns, pred_turns, strict=True):
             g_triples, p_triples = g.triples(), p.triples()
             joint = g_triples == p_triples
+            marks.append("1" if joint else "0")
             iou = segment_iou(g.segment, p.segment)
             sums["joint"][0] += joint
             for metric, threshold in THRESHOLDS.items():
@@ -71,7 +75,8 @@ def score_dialogues(
         for metric, (num, den) in sums.items():
             columns[metric][0].append(num)
             columns[metric][1].append(den)
-    return {m: (tuple(num), tuple(den)) for m, (num, den) in columns.items()}
+        verdicts.append("".join(marks))
+    return columns, verdicts
 
 
 def _pairs(state: DvdState) -> frozenset[object]:

@@ -10,20 +10,18 @@ from scoring.align import MISSING_POLICIES, align
 from scoring.dvd.data import EMPTY, FORMATS, DvdFile, DvdState, read_dvd
 from scoring.dvd.metrics import score_dialogues
 from scoring.errors import InvalidFile
-from scoring.results import Statistics
 from scoring.taskapi import (
     DialogueRatios,
     MetricSpec,
+    Options,
     OptionSpec,
     Resampling,
     Source,
     Task,
     TaskResult,
     finish,
+    signature,
 )
-from scoring.version import __version__
-
-NAME = "dvd"
 
 
 @dataclass(frozen=True)
@@ -34,6 +32,15 @@ class Reference:
     def sha256(self) -> str:
         return self.gold.sha256
 
+    def summary(self) -> dict[str, Any]:
+        """Counts shown to organisers."""
+        turns = self.gold.turns
+        return {
+            "dialogues": len(turns),
+            "turns": sum(map(len, turns.values())),
+            "format": self.gold.format,
+        }
+
 
 @dataclass(frozen=True)
 class Prediction:
@@ -43,97 +50,72 @@ class Prediction:
     missing_turns: int
 
 
-def load_reference(data: bytes, name: str = "gold.json") -> Reference:
+def load_reference(gold: Source, files: Mapping[str, Source], options: Options) -> Reference:
     """Read a DVD-DST gold file (either form, see :mod:`scoring.dvd.data`)."""
-    gold = read_dvd(data, name)
-    if not gold.turns:
-        raise InvalidFile(f"{name}: the reference contains no dialogues.")
-    return Reference(gold)
+    parsed = read_dvd(gold.data, gold.name)
+    if not parsed.turns:
+        raise InvalidFile(f"{gold.name}: the reference contains no dialogues.")
+    return Reference(parsed)
 
 
-def load_prediction(
-    data: bytes, reference: Reference, name: str = "prediction.json", missing: str = "reject"
-) -> Prediction:
+def load_prediction(source: Source, reference: Reference, options: Options) -> Prediction:
     """Read a prediction and align it with the reference's dialogues and turns."""
-    parsed = read_dvd(data, name)
+    parsed = read_dvd(source.data, source.name)
     aligned = align(
-        name,
+        source.name,
         reference.gold.turns,
         reference.gold.original_ids,
         parsed.turns,
         parsed.original_ids,
-        missing,
+        options["missing"],
         EMPTY,
     )
     return Prediction(parsed, aligned.turns, aligned.missing_dialogues, aligned.missing_turns)
 
 
+def check_file(source: Source, options: Options) -> str:
+    """Check a prediction without the reference; its format."""
+    return read_dvd(source.data, source.name).format
+
+
 def score(
+    task: Task,
     reference: Reference,
     prediction: Prediction,
-    missing: str = "reject",
-    resampling: Resampling | None = None,
-    statistics: Statistics | None = None,
+    options: Options,
+    resampling: Resampling,
 ) -> TaskResult:
     """Score a prediction; see :mod:`scoring.dvd.metrics` for the definitions."""
-    resampling = resampling or Resampling()
-    resampling.check()
     gold_turns = tuple(reference.gold.turns.values())
-    columns = score_dialogues(gold_turns, prediction.turns)
-    signature = "|".join(
-        [
-            NAME,
-            "iou:none-none=1",
-            f"missing:{missing}",
-            *resampling.signature_parts(),
-            f"gold:sha256:{reference.gold.sha256[:8]}",
-            f"v:{__version__}",
-        ]
-    )
+    columns, verdicts = score_dialogues(gold_turns, prediction.turns)
     warnings = []
     if prediction.missing_turns:
         warnings.append(
             f"{prediction.missing_turns} turn(s) missing from the prediction "
             f"({prediction.missing_dialogues} whole dialogue(s)) were scored as empty states."
         )
+    settings = ["iou:none-none=1", f"missing:{options['missing']}"]
     return finish(
-        task=NAME,
+        task=task,
         format=prediction.parsed.format,
-        signature=signature,
-        metrics=TASK.metrics,
-        dialogues=DialogueRatios(tuple(reference.gold.original_ids.values()), columns),
+        signature=signature(task.name, settings, resampling, {"gold": reference.sha256}),
+        dialogues=DialogueRatios(
+            tuple(reference.gold.original_ids.values()), columns, tuple(verdicts)
+        ),
         resampling=resampling,
-        statistics=statistics,
         counts={
             "dialogues": len(gold_turns),
             "turns": sum(len(t) for t in gold_turns),
+            "missing_dialogues": prediction.missing_dialogues,
             "missing_turns": prediction.missing_turns,
         },
-        details={"missing": missing},
+        details={"missing": options["missing"]},
         warnings=warnings,
     )
 
 
-def _load_reference(gold: Source, files: Mapping[str, Source], options: Mapping[str, str]) -> Any:
-    return load_reference(gold.data, gold.name)
-
-
-def _load_prediction(source: Source, reference: Any, options: Mapping[str, str]) -> Any:
-    return load_prediction(source.data, reference, source.name, options.get("missing", "reject"))
-
-
-def _score(
-    reference: Any,
-    prediction: Any,
-    options: Mapping[str, str],
-    resampling: Resampling,
-    statistics: Any,
-) -> TaskResult:
-    return score(reference, prediction, options.get("missing", "reject"), resampling, statistics)
-
-
 TASK = Task(
-    name=NAME,
+    name="dvd",
     label="DVD-DST (video-grounded)",
     description="Object states (size, color, material, shape) with a temporal segment.",
     formats=FORMATS,
@@ -146,9 +128,11 @@ TASK = Task(
         MetricSpec("state_f1", "State F1", description="Micro F1 of (object, slot, value)."),
     ),
     primary="joint",
+    tiebreak="state_f1",
     options=(OptionSpec("missing", "Missing turns", "reject", MISSING_POLICIES),),
     reference_files=(),
-    load_reference=_load_reference,
-    load_prediction=_load_prediction,
-    score=_score,
+    read_reference=load_reference,
+    read_prediction=load_prediction,
+    check_file=check_file,
+    compute=score,
 )

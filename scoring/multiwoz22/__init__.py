@@ -4,13 +4,6 @@ gold values. See :mod:`scoring.multiwoz22.data` (formats) and
 
 from __future__ import annotations
 
-from scoring.multiwoz22.task import (
-    TASK,
-    Prediction,
-    Reference,
-    load_prediction,
-    load_reference,
-    score,
-)
+from scoring.multiwoz22.task import TASK
 
-__all__ = ["TASK", "Prediction", "Reference", "load_prediction", "load_reference", "score"]
+__all__ = ["TASK"]

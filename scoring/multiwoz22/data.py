@@ -26,8 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scoring.errors import InvalidFile
-from scoring.formats import describe, dialogue_key, quote
-from scoring.jsonread import load_json
+from scoring.formats import describe, dialogue_key, load_json, quote
 from scoring.multiwoz22.schema import Schema, name_key
 from scoring.multiwoz22.values import DONTCARE, normalise_value
 
@@ -60,7 +59,10 @@ class Dialogues:
 
 
 class _Reader:
-    def __init__(self, name: str, schema: Schema, gold: bool) -> None:
+    """Reads dialogues; without a schema (checking a prediction before upload) services and
+    slots are taken as written."""
+
+    def __init__(self, name: str, schema: Schema | None, gold: bool) -> None:
         self.name = name
         self.schema = schema
         self.gold = gold
@@ -81,6 +83,8 @@ class _Reader:
                 normal.append(v)
         if not self.gold and normal:
             normal = normal[:1]
+            if self.schema is None:
+                return tuple(normal)
             spec = self.schema.services[service].slots[slot]
             if (
                 spec.categorical
@@ -98,8 +102,8 @@ class _Reader:
         if not isinstance(service_raw, str):
             raise self.fail(where, "the frame has no 'service' string.")
         service = name_key(service_raw)
-        spec = self.schema.services.get(service)
-        if spec is None:
+        spec = self.schema.services.get(service) if self.schema is not None else None
+        if spec is None and self.schema is not None:
             raise self.fail(where, f"service {quote(service_raw)} is not in the schema.")
         state = raw.get("state")
         if not isinstance(state, dict):
@@ -110,7 +114,7 @@ class _Reader:
         values: dict[str, tuple[str, ...]] = {}
         for slot_raw, raw_values in slot_values.items():
             slot = name_key(slot_raw)
-            if slot not in spec.slots:
+            if spec is not None and slot not in spec.slots:
                 raise self.fail(
                     where, f"slot {quote(slot_raw)} is not a slot of service {service!r}."
                 )
@@ -182,7 +186,11 @@ class _Reader:
                     raise self.fail(at, f"expected a state object, found {describe(state)}.")
                 slots: dict[str, dict[str, tuple[str, ...]]] = {}
                 for slot_raw, raw in state.items():
-                    found = self.schema.resolve(slot_raw)
+                    found = (
+                        self.schema.resolve(slot_raw)
+                        if self.schema is not None
+                        else (name_key(slot_raw).partition("-")[0], name_key(slot_raw))
+                    )
                     if found is None:
                         raise self.fail(at, f"slot {quote(slot_raw)} is not in the schema.")
                     service, slot = found
@@ -197,8 +205,9 @@ class _Reader:
         return result, ids
 
 
-def read_dialogues(data: bytes, name: str, schema: Schema, gold: bool) -> Dialogues:
-    """Read a gold (``gold=True``: ``sgd-dialogues`` only) or prediction file."""
+def read_dialogues(data: bytes, name: str, schema: Schema | None, gold: bool) -> Dialogues:
+    """Read a gold (``gold=True``: ``sgd-dialogues`` only) or prediction file (without a
+    schema: checked for everything but the schema's services, slots and values)."""
     document = load_json(data, name)
     reader = _Reader(name, schema, gold)
     if isinstance(document, list):

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scoring.errors import InvalidFile
-from scoring.formats import describe
-from scoring.jsonread import load_json
+from scoring.formats import describe, load_json
 from scoring.multiwoz22.values import normalise_value
 
 

@@ -12,22 +12,27 @@ from scoring.multiwoz22.data import FORMATS, Dialogues, Turn, read_dialogues
 from scoring.multiwoz22.metrics import score_dialogues
 from scoring.multiwoz22.schema import Schema, name_key, read_schema
 from scoring.multiwoz22.values import MATCHES, normalise_value
-from scoring.results import Statistics
-from scoring.seen import TrainingValues, read_training_values, seen_columns
+from scoring.seen import (
+    SEEN_METRICS,
+    TRAINING_FILE,
+    TrainingValues,
+    read_training_values,
+    seen_columns,
+    seen_details,
+)
 from scoring.taskapi import (
     DialogueRatios,
     FileSpec,
     MetricSpec,
+    Options,
     OptionSpec,
     Resampling,
     Source,
     Task,
     TaskResult,
     finish,
+    signature,
 )
-from scoring.version import __version__
-
-NAME = "multiwoz22"
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,16 @@ class Reference:
     def sha256(self) -> str:
         return self.gold.sha256
 
+    def summary(self) -> dict[str, Any]:
+        """Counts shown to organisers."""
+        turns = self.gold.turns
+        return {
+            "dialogues": len(turns),
+            "turns": sum(map(len, turns.values())),
+            "services": sorted(self.schema.services),
+            "format": self.gold.format,
+        }
+
 
 @dataclass(frozen=True)
 class Prediction:
@@ -49,70 +64,51 @@ class Prediction:
     missing_turns: int
 
 
-def load_reference(
-    gold: bytes,
-    schema: bytes,
-    name: str = "gold.json",
-    schema_name: str = "schema.json",
-    training_values: bytes | None = None,
-    training_name: str = "training_values.json",
-) -> Reference:
+def load_reference(gold: Source, files: Mapping[str, Source], options: Options) -> Reference:
     """Read a schema and a gold file in the ``sgd-dialogues`` format (and training values)."""
-    parsed_schema = read_schema(schema, schema_name)
-    dialogues = read_dialogues(gold, name, parsed_schema, gold=True)
+    schema = files.get("schema")
+    if schema is None:
+        raise InvalidFile("a multiwoz22 reference needs its schema file (schema.json).")
+    parsed_schema = read_schema(schema.data, schema.name)
+    dialogues = read_dialogues(gold.data, gold.name, parsed_schema, gold=True)
+    source = files.get("training_values")
     training = None
-    if training_values is not None:
+    if source is not None:
         training = read_training_values(
-            training_values, training_name, name_key, lambda _slot, v: normalise_value(v)
+            source.data, source.name, name_key, lambda _slot, v: normalise_value(v)
         )
     return Reference(parsed_schema, dialogues, training)
 
 
-def load_prediction(
-    data: bytes, reference: Reference, name: str = "prediction.json", missing: str = "reject"
-) -> Prediction:
+def load_prediction(source: Source, reference: Reference, options: Options) -> Prediction:
     """Read a prediction (``sgd-dialogues`` or ``flat-states``) and align it with the gold."""
-    parsed = read_dialogues(data, name, reference.schema, gold=False)
+    parsed = read_dialogues(source.data, source.name, reference.schema, gold=False)
     aligned = align(
-        name,
+        source.name,
         reference.gold.turns,
         reference.gold.original_ids,
         parsed.turns,
         parsed.original_ids,
-        missing,
+        options["missing"],
         {},
     )
     return Prediction(parsed, aligned.turns, aligned.missing_dialogues, aligned.missing_turns)
 
 
-def signature(reference: Reference, match: str, missing: str, resampling: Resampling) -> str:
-    parts = [
-        NAME,
-        "match:fuzzy-token-sort-rounded" if match == "fuzzy" else "match:exact",
-        "norm:lower",
-        f"missing:{missing}",
-        *resampling.signature_parts(),
-        f"gold:sha256:{reference.gold.sha256[:8]}",
-        f"schema:sha256:{reference.schema.sha256[:8]}",
-    ]
-    if reference.training is not None:
-        parts.append(f"train:sha256:{reference.training.sha256[:8]}")
-    return "|".join([*parts, f"v:{__version__}"])
+def check_file(source: Source, options: Options) -> str:
+    """Check a prediction without the reference (nor its schema); its format."""
+    return read_dialogues(source.data, source.name, None, gold=False).format
 
 
 def score(
+    task: Task,
     reference: Reference,
     prediction: Prediction,
-    match: str = "exact",
-    missing: str = "reject",
-    resampling: Resampling | None = None,
-    statistics: Statistics | None = None,
+    options: Options,
+    resampling: Resampling,
 ) -> TaskResult:
     """Score a prediction against a reference; see :mod:`scoring.multiwoz22.metrics`."""
-    resampling = resampling or Resampling()
-    resampling.check()
-    if match not in MATCHES:
-        raise InvalidFile(f"unknown matching {match!r}; choose one of: " + ", ".join(MATCHES))
+    match = options["match"]
     gold_turns = tuple(reference.gold.turns.values())
     training = reference.training
     seen = None
@@ -129,19 +125,15 @@ def score(
     columns, marks = score_dialogues(
         reference.schema, gold_turns, prediction.turns, match, with_intents, seen
     )
-    ratios: dict[str, tuple[tuple[float, ...], tuple[float, ...]]] = {
-        m: (tuple(num), tuple(den)) for m, (num, den) in columns.items()
-    }
     if not with_intents:
-        del ratios["intent_acc"], ratios["requested_f1"]
-    details: dict[str, Any] = {"match": match, "missing": missing}
+        del columns["intent_acc"], columns["requested_f1"]
+    details: dict[str, Any] = {"match": match, "missing": options["missing"]}
+    files = {"gold": reference.gold.sha256, "schema": reference.schema.sha256}
     if training is not None:
-        ratios.update(seen_columns(marks))
-        details["seen_unseen"] = {
-            "training_values_sha256": training.sha256,
-            "seen_turns": int(sum(ratios["jga_seen"][1])),
-            "unseen_turns": int(sum(ratios["jga_unseen"][1])),
-        }
+        seen_unseen = seen_columns(marks)
+        columns.update(seen_unseen)
+        details["seen_unseen"] = seen_details(training, seen_unseen)
+        files["train"] = training.sha256
     warnings = []
     if not with_intents:
         warnings.append(
@@ -156,18 +148,25 @@ def score(
     if prediction.parsed.off_schema:
         listed = ", ".join(f"{k} ({n})" for k, n in sorted(prediction.parsed.off_schema.items()))
         warnings.append(f"categorical values outside the schema's possible values: {listed}.")
-    n_turns = sum(len(t) for t in gold_turns)
+    settings = [
+        "match:fuzzy-token-sort-rounded" if match == "fuzzy" else "match:exact",
+        "norm:lower",
+        f"missing:{options['missing']}",
+    ]
     return finish(
-        task=NAME,
+        task=task,
         format=prediction.parsed.format,
-        signature=signature(reference, match, missing, resampling),
-        metrics=TASK.metrics,
-        dialogues=DialogueRatios(tuple(reference.gold.original_ids.values()), ratios),
+        signature=signature(task.name, settings, resampling, files),
+        dialogues=DialogueRatios(
+            tuple(reference.gold.original_ids.values()),
+            columns,
+            tuple("".join("1" if joint == 1 else "0" for joint, _ in turns) for turns in marks),
+        ),
         resampling=resampling,
-        statistics=statistics,
         counts={
             "dialogues": len(gold_turns),
-            "turns": n_turns,
+            "turns": sum(len(t) for t in gold_turns),
+            "missing_dialogues": prediction.missing_dialogues,
             "missing_turns": prediction.missing_turns,
         },
         details=details,
@@ -175,44 +174,8 @@ def score(
     )
 
 
-def _load_reference(gold: Source, files: Mapping[str, Source], options: Mapping[str, str]) -> Any:
-    schema = files.get("schema")
-    if schema is None:
-        raise InvalidFile("a multiwoz22 reference needs its schema file (schema.json).")
-    training = files.get("training_values")
-    return load_reference(
-        gold.data,
-        schema.data,
-        gold.name,
-        schema.name,
-        training.data if training else None,
-        training.name if training else "training_values.json",
-    )
-
-
-def _load_prediction(source: Source, reference: Any, options: Mapping[str, str]) -> Any:
-    return load_prediction(source.data, reference, source.name, options.get("missing", "reject"))
-
-
-def _score(
-    reference: Any,
-    prediction: Any,
-    options: Mapping[str, str],
-    resampling: Resampling,
-    statistics: Any,
-) -> TaskResult:
-    return score(
-        reference,
-        prediction,
-        options.get("match", "exact"),
-        options.get("missing", "reject"),
-        resampling,
-        statistics,
-    )
-
-
 TASK = Task(
-    name=NAME,
+    name="multiwoz22",
     label="MultiWOZ 2.2 (schema-guided)",
     description="Schema-aware, multi-reference DST with joint accuracies across frames.",
     formats=FORMATS,
@@ -227,19 +190,20 @@ TASK = Task(
         ),
         MetricSpec("intent_acc", "Intent acc.", description="Active-intent accuracy."),
         MetricSpec("requested_f1", "Req. slot F1", description="Requested-slot F1 per frame."),
-        MetricSpec("jga_seen", "JGA (seen)", optional=True, description="Turns all seen."),
-        MetricSpec("jga_unseen", "JGA (unseen)", optional=True, description="Turns with unseen."),
+        *SEEN_METRICS,
     ),
     primary="jga",
+    tiebreak="avg_goal",
     options=(
         OptionSpec("match", "Value matching", "exact", MATCHES),
         OptionSpec("missing", "Missing turns", "reject", MISSING_POLICIES),
     ),
     reference_files=(
         FileSpec("schema", "Schema (schema.json)", required=True),
-        FileSpec("training_values", "Training values", required=False),
+        TRAINING_FILE,
     ),
-    load_reference=_load_reference,
-    load_prediction=_load_prediction,
-    score=_score,
+    read_reference=load_reference,
+    read_prediction=load_prediction,
+    check_file=check_file,
+    compute=score,
 )

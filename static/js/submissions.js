@@ -32,11 +32,23 @@
     }
     var scores = target.querySelector(".scores-cell");
     if (scores && data.results && Object.keys(data.results).length) {
-      scores.textContent = Object.keys(data.results).map(function (key) {
+      // The metrics the table's header names (data-metrics), per condition as the page has
+      // them: "Label: 75.00 / 16.67", one line each.
+      var names = (table && table.getAttribute("data-metrics") || "").split(" ").filter(Boolean);
+      var fmt = function (m) {
+        return m && typeof m.value === "number" ? m.value.toFixed(2) : "\u2014";
+      };
+      scores.textContent = "";
+      Object.keys(data.results).forEach(function (key, i) {
         var r = data.results[key];
-        var fmt = function (v) { return v === null ? "\u2014" : v.toFixed(2); };
-        return key + ": " + fmt(r.jga) + " / " + fmt(r.ser);
-      }).join("; ");
+        if (i) { scores.appendChild(document.createElement("br")); }
+        var pair = document.createElement("span");
+        pair.className = "score-pair";
+        pair.textContent = r.label + ": " + names.map(function (name) {
+          return fmt(r.metrics[name]);
+        }).join(" / ");
+        scores.appendChild(pair);
+      });
     }
     if (data.status !== "queued") {
       var cancel = target.querySelector(".cancel-form");

@@ -1,4 +1,4 @@
-"""Issue 3's first acceptance line in a real browser: a new user signs up, creates a team,
+"""The first visit in a real browser: a new user signs up, creates a team,
 registers, uploads three files, and watches the result appear without reloading by hand."""
 
 from __future__ import annotations
@@ -58,6 +58,10 @@ def test_a_new_user_watches_their_result_arrive(page, live_server, enqueued, tmp
     assert run_scoring(submission.pk) == "scored"  # what the worker does
 
     page.wait_for_selector("main >> text=scored", timeout=15_000)
+    # the scores arrive with the status: JGA / SER per condition, as the page renders them
+    page.wait_for_selector(f"#my-submissions .scores-cell >> text={JGA} / {SER}", timeout=15_000)
+    scores = page.locator("#my-submissions .score-pair").all_inner_texts()
+    assert scores == [f"{c.label}: {JGA} / {SER}" for c in phase.conditions.order_by("order")]
     screenshot(page, "my-submissions")
     leaderboard.wait_for_selector("#leaderboard-tables >> text=Night Owls", timeout=15_000)
     board = leaderboard.inner_text("#leaderboard-tables")

@@ -41,7 +41,7 @@ from tests.conftest import ROOT
 from trackboard_cli.main import _parser as trackboard_parser
 
 DOCS = ROOT / "docs"
-PAGES = ["organisers.md", "participants.md", "operators.md", "api.md", "cli.md"]
+PAGES = ["organisers.md", "participants.md", "operators.md", "api.md", "cli.md", "scoring.md"]
 COMPOSE = yaml.safe_load((ROOT / "docker" / "compose.yml").read_text())
 
 
@@ -68,9 +68,10 @@ def example_files(page: Path) -> dict[str, str]:
 
 def argv(line: str) -> list[str]:
     words = shlex.split(line, comments=True)
-    # Output redirection is the shell's, not the command's.
-    if ">" in words:
-        words = words[: words.index(">")]
+    # Output redirection, and a pipe into another command, are the shell's, not the command's.
+    for mark in (">", "|"):
+        if mark in words:
+            words = words[: words.index(mark)]
     return words
 
 
@@ -163,7 +164,9 @@ def check_compose(args: list[str]) -> None:
 
 
 def prepare(directory: Path, page: Path) -> None:
-    for name, text in example_files(page).items():
+    # The participants' page holds the example files the other pages' commands use too.
+    examples = {**example_files(DOCS / "participants.md"), **example_files(page)}
+    for name, text in examples.items():
         (directory / name).write_text(text)
     # Reference files a config names: synthetic gold under the same name.
     for config in directory.glob("*.yaml"):
@@ -283,5 +286,5 @@ def test_the_figures_the_participants_page_quotes_are_the_scorers(tmp_path):
         [sys.executable, *first[1:], "--json"], cwd=tmp_path, capture_output=True, text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True,
     )  # fmt: skip
-    result = json.loads(done.stdout)
-    assert f"{result['jga']:.2f}" == quoted[1] and f"{result['ser']:.2f}" == quoted[2]
+    metrics = json.loads(done.stdout)["metrics"]
+    assert f"{metrics['jga']:.2f}" == quoted[1] and f"{metrics['ser']:.2f}" == quoted[2]

@@ -18,24 +18,18 @@ TURNS = 6
 SLOTS = 10
 
 
-def _breakdown(rng: random.Random) -> dict:
-    dialogues = []
-    for d in range(DIALOGUES):
-        flags = "".join(rng.choice("0111") for _ in range(TURNS))
-        sub, dele, ins = rng.randint(0, 3), rng.randint(0, 3), rng.randint(0, 2)
-        dialogues.append(
-            {
-                "id": f"dlg{d:04d}",
-                "turns": TURNS,
-                "correct": flags.count("1"),
-                "n_ref": SLOTS,
-                "sub": sub,
-                "del": dele,
-                "ins": ins,
-                "turn_correct": flags,
-            }
-        )
-    return {"per_dialogue": dialogues}
+def _dialogues(rng: random.Random) -> dict:
+    """Per-dialogue statistics as the dstc11 scorer stores them (``Result.dialogues``)."""
+    marks = ["".join(rng.choice("0111") for _ in range(TURNS)) for _ in range(DIALOGUES)]
+    errors = [rng.randint(0, 3) + rng.randint(0, 3) + rng.randint(0, 2) for _ in marks]
+    return {
+        "ids": [f"dlg{d:04d}" for d in range(DIALOGUES)],
+        "columns": {
+            "jga": [[m.count("1") for m in marks], [TURNS] * DIALOGUES],
+            "ser": [errors, [SLOTS] * DIALOGUES],
+        },
+        "turns": marks,
+    }
 
 
 def build(phase: Phase, teams: int, seed: int = 7, baselines: int = 3) -> None:
@@ -65,25 +59,26 @@ def build(phase: Phase, teams: int, seed: int = 7, baselines: int = 3) -> None:
     for condition in phase.conditions.order_by("order"):
         reference = condition.references.get(active=True)
         for submission in submissions:
-            breakdown = _breakdown(rng)
-            dialogues = breakdown["per_dialogue"]
-            turns = sum(d["turns"] for d in dialogues)
-            jga = 100.0 * sum(d["correct"] for d in dialogues) / turns
-            errors = sum(d["sub"] + d["del"] + d["ins"] for d in dialogues)
-            ser = 100.0 * errors / (SLOTS * DIALOGUES)
+            dialogues = _dialogues(rng)
+            (correct, turns), (errors, n_ref) = (
+                dialogues["columns"]["jga"],
+                dialogues["columns"]["ser"],
+            )
+            jga = 100.0 * sum(correct) / sum(turns)
+            ser = 100.0 * sum(errors) / sum(n_ref)
             results.append(
                 Result(
                     submission=submission,
                     condition=condition,
                     reference=reference,
                     signature="bulk",
-                    jga=jga,
-                    jga_low=jga - 3,
-                    jga_high=jga + 3,
-                    ser=ser,
-                    ser_low=ser - 3,
-                    ser_high=ser + 3,
-                    breakdown=breakdown,
+                    metrics={"jga": jga, "ser": ser},
+                    intervals={"jga": [jga - 3, jga + 3], "ser": [ser - 3, ser + 3]},
+                    primary=jga,
+                    primary_low=jga - 3,
+                    primary_high=jga + 3,
+                    tiebreak=ser,
+                    dialogues=dialogues,
                 )
             )
     Result.objects.bulk_create(results, batch_size=500)

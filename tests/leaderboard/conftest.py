@@ -34,7 +34,7 @@ def redis_url() -> str:
 def _isolated(settings, tmp_path_factory):
     """Private files in a temporary directory; cache keys and the Celery queue unique to this
     test, so a concurrent run (another worktree, the same Redis) never sees our entries."""
-    from leaderboard.challenges.services import clear_reference_cache
+    from leaderboard.challenges.references import clear_reference_cache
 
     tag = f"trackboard-test-{uuid.uuid4().hex[:10]}"
     private = tmp_path_factory.mktemp("private")
@@ -47,7 +47,6 @@ def _isolated(settings, tmp_path_factory):
     }
     settings.CACHES = {"default": {**settings.CACHES["default"], "KEY_PREFIX": tag}}
     settings.CELERY_TASK_DEFAULT_QUEUE = tag
-    settings.TEST_SCORE_DELAY = 0.0
     clear_reference_cache()
     yield {"tag": tag, "private": private}
     clear_reference_cache()
@@ -61,10 +60,10 @@ def isolation(_isolated):
 @pytest.fixture
 def enqueued(monkeypatch) -> list[int]:
     """Record scoring enqueues instead of publishing them to the broker."""
-    from leaderboard.submissions import services
+    from leaderboard.submissions import queue
 
     sent: list[int] = []
-    monkeypatch.setattr(services.intake, "enqueue_scoring", sent.append)
+    monkeypatch.setattr(queue, "enqueue_scoring", sent.append)
     return sent
 
 

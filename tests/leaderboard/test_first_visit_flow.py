@@ -1,4 +1,4 @@
-"""Issue 3, first "Done when" line, through the web layer: a new user signs up, creates a team,
+"""The first visit through the web layer: a new user signs up, creates a team,
 registers it, uploads three files, the scoring task runs, and the leaderboard shows the row."""
 
 from __future__ import annotations
@@ -59,9 +59,10 @@ def test_a_new_user_signs_up_submits_and_sees_the_result_on_the_leaderboard(
     assert run_scoring(submission.pk) == "scored"  # the Celery task's body
     status = client.get(status_url).json()
     assert status["final"] is True
-    assert {key: f"{r['jga']:.2f}" for key, r in status["results"].items()} == {
+    assert {key: f"{r['metrics']['jga']['value']:.2f}" for key, r in status["results"].items()} == {
         c.key: JGA for c in phase.conditions.all()
     }
+    assert {f"{r['metrics']['ser']['value']:.2f}" for r in status["results"].values()} == {SER}
 
     url = reverse("rankings:leaderboard", args=[challenge.slug, phase.slug])
     for page in (client.get(url), client.get(url, {"fragment": "1"})):

@@ -1,4 +1,4 @@
-"""Issue 7 on the site: a MultiWOZ 2.2 and a DVD-DST challenge run end to end (upload through
+"""The other tasks on the site: MultiWOZ 2.2 and DVD-DST challenges run end to end (upload through
 the submit page, scoring by the Celery task body, leaderboard and API with the task's own
 metrics, directions and charts), plus the team's pages, the split and the exports of such
 results, and reference files (schema, training values) from create_challenge.
@@ -9,6 +9,7 @@ user turns each), never read back from the scorer.
 
 from __future__ import annotations
 
+import csv
 import json
 
 import pytest
@@ -79,7 +80,7 @@ def test_a_challenge_of_another_task_runs_end_to_end_with_its_own_metrics(client
         got = [by_method[m].metrics[metric] for m in ("perfect", "partial", "empty")]
         assert got == pytest.approx(list(values))
     assert by_method["partial"].primary == pytest.approx(200 / 3)
-    assert by_method["partial"].jga is None  # dstc11's typed columns stay empty
+    assert "ser" not in by_method["partial"].metrics  # no dstc11 metric is filled in
     assert by_method["partial"].signature.startswith(f"{task}|")
 
     (board,) = leaderboard(phase).conditions
@@ -208,10 +209,13 @@ def test_my_submissions_status_json_and_archive_show_another_tasks_primary_metri
     phase = make_phase("dvd", json.dumps(DVD_GOLD).encode())
     submission = submit_through_the_page(client, phase, DVD_PARTIAL, "partial")
     page = client.get(reverse("submissions:mine", args=[phase.challenge.slug, phase.slug])).text
-    assert "Joint Acc per condition" in page
-    assert "Test set: 66.67" in page
+    # the leaderboard's first two columns: Joint Acc, then Joint Acc IoU@0.5
+    assert "Joint Acc / Joint Acc IoU@0.5 per condition" in page
+    assert 'data-metrics="joint joint_iou50"' in page
+    assert "Test set: 66.67 / " in page
     status = client.get(reverse("submissions:status", args=[submission.pk])).json()
-    assert status["results"]["test"]["primary"] == pytest.approx(200 / 3)
+    assert status["results"]["test"]["metrics"]["joint"]["value"] == pytest.approx(200 / 3)
+    assert status["part"] == "all"
     (row,) = archive(phase)["results"]
     assert row["metrics"]["joint"] == pytest.approx(200 / 3)
 
@@ -236,6 +240,11 @@ def test_a_hidden_phase_shows_a_team_its_own_public_part_of_another_tasks_metric
     page = client.get(reverse("submissions:detail", args=[submission.pk])).text
     assert "Public-part scores" in page and "Joint Acc [95% CI]" in page
     assert public in page.split('id="public-results"')[1].split("</table>")[0]
+    status = client.get(reverse("submissions:status", args=[submission.pk])).json()
+    assert status["part"] == "public"
+    assert f"{status['results']['test']['metrics']['joint']['value']:.2f}" == public
+    mine = client.get(reverse("submissions:mine", args=[phase.challenge.slug, phase.slug])).text
+    assert f"Test set: {public} / " in mine
 
 
 def test_the_leaderboard_csv_lists_another_tasks_metrics(client, enqueued):
@@ -244,6 +253,11 @@ def test_the_leaderboard_csv_lists_another_tasks_metrics(client, enqueued):
     client.logout()
     url = reverse("rankings:export-csv", args=[phase.challenge.slug, phase.slug])
     lines = client.get(url).content.decode().splitlines()
-    assert lines[0].endswith(",signature,metrics")
-    (row,) = [line for line in lines if line.startswith("public,test,")]
-    assert "joint=66.6667;joint_iou50=" in row
+    header = lines[0].split(",")
+    assert header[-2:] == ["signature", "source"]
+    # every metric of the board with its interval, Joint Acc first
+    assert header[8:11] == ["joint", "joint_low", "joint_high"]
+    assert "state_f1" in header and "ser" not in header
+    (row,) = csv.DictReader(line for line in lines if line.startswith(("board,", "public,test,")))
+    assert row["joint"] == "66.6667"
+    assert float(row["joint_low"]) <= 66.6667 <= float(row["joint_high"])

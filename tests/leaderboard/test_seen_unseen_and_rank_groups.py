@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.urls import reverse
 
 from leaderboard.challenges.services import add_reference
 from leaderboard.rankings.services import leaderboard
@@ -22,6 +23,7 @@ from tests.leaderboard.task_data import (
     make_phase,
     submit_through_the_page,
 )
+from tests.leaderboard.web import log_in
 
 pytestmark = pytest.mark.django_db
 
@@ -48,27 +50,35 @@ def test_a_reference_with_training_values_reports_seen_and_unseen_jga(client, en
     )
     submit_through_the_page(client, phase, SEEN_PREDICTION, "tracker")
     result = Result.objects.get()
-    assert result.jga == pytest.approx(200 / 3)
+    assert result.metrics["jga"] == result.primary == pytest.approx(200 / 3)
     assert result.metrics["jga_seen"] == pytest.approx(100.0)
     assert result.metrics["jga_unseen"] == pytest.approx(50.0)
-    assert result.metrics["jga_unseen"] <= result.jga <= result.metrics["jga_seen"]
+    assert result.metrics["jga_unseen"] <= result.metrics["jga"] <= result.metrics["jga_seen"]
     assert "|train:sha256:" in result.signature
 
     page = board_page(client, phase)
-    assert "JGA (seen values) [95% CI]" in page
-    assert "JGA (unseen values) [95% CI]" in page
+    assert "JGA (seen) [95% CI]" in page
+    assert "JGA (unseen) [95% CI]" in page
     assert "100.00" in page and "50.00" in page
     (board,) = leaderboard(phase).conditions
     names = [c.name for c in leaderboard(phase).columns]
     assert names == ["jga", "ser", "jga_seen", "jga_unseen"]
     assert board.rows[0].cells[2][0] == pytest.approx(100.0)
+    # the result page lists the turns each part was computed on (1 seen, 2 unseen)
+    log_in(client, result.submission.team.created_by)
+    detail = client.get(reverse("submissions:detail", args=[result.submission_id])).text
+    for name, turns in (("seen_turns", 1), ("unseen_turns", 2)):
+        assert f'<code>seen_unseen.{name}</code></th><td class="num">{turns}<' in detail
+    # the challenge page's local command names the training values the references carry
+    challenge = client.get(reverse("challenges:detail", args=[phase.challenge.slug])).text
+    assert "--gold gold.json --training-values training-values.json --pred" in challenge
 
 
 def test_a_reference_without_training_values_shows_no_seen_unseen_columns(client, enqueued):
     phase = make_phase("dstc11", json.dumps(SEEN_GOLD).encode())
     submit_through_the_page(client, phase, SEEN_PREDICTION, "tracker")
     assert "jga_seen" not in Result.objects.get().metrics
-    assert "seen values" not in board_page(client, phase)
+    assert "JGA (seen)" not in board_page(client, phase)
 
 
 # Rank groups. Joint Acc has one denominator per dialogue (its turns), whatever the prediction.

@@ -1,6 +1,6 @@
 """Helpers for the page tests: a hand-worked gold and prediction, and form payloads.
 
-The expected numbers are worked out by hand from the DSTC11 rules in DESIGN.md:
+The expected numbers are worked out by hand from the dstc11 rules (docs/scoring.md):
 4 user turns; the prediction differs in one turn (sng0002, turn 1: ``leaveat`` 10:30 instead of
 10:15), so 3 of 4 turns match: JGA = 75.00. Gold slot values: 1 + 2 + 1 + 2 = 6; one
 substitution, no deletion or insertion: SER = 1 / 6 = 16.67.
@@ -66,8 +66,7 @@ def log_in(client, user) -> None:
 
 def scored_submission(team, phase, method: str = "My tracker", *, score: bool = True, **kwargs):
     """A submission made through the service and, unless ``score=False``, scored by the task's
-    body; cached leaderboards are dropped as the commit hooks would."""
-    from leaderboard.rankings.services import invalidate
+    body (writing its Results marks the phase's leaderboards changed)."""
     from leaderboard.submissions import services
 
     submission = services.submit(
@@ -82,5 +81,4 @@ def scored_submission(team, phase, method: str = "My tracker", *, score: bool = 
     if score:
         assert services.run_scoring(submission.pk) == "scored"
         submission.refresh_from_db()
-    invalidate(phase.pk)
     return submission

@@ -16,6 +16,7 @@ import pytest
 from django.db import connection
 
 from tests.conftest import ROOT
+from tests.leaderboard.slow_worker import DELAY_VARIABLE
 
 DEADLINE = 60.0
 
@@ -40,7 +41,11 @@ def wait_for(predicate: Callable[[], bool], what: str, logs: Path, deadline: flo
 def start_worker(
     postgres, redis_url, isolation, tmp_path
 ) -> Iterator[Callable[..., subprocess.Popen]]:
-    """``start(pool="solo"|"prefork", broker=URL, **env)`` starts a worker; all stop at teardown."""
+    """``start(pool="solo"|"prefork", broker=URL, **env)`` starts a worker; all stop at teardown.
+
+    With ``TRACKBOARD_TEST_SCORE_DELAY=SECONDS`` among ``env`` the worker holds each claim that
+    long before scoring (tests/leaderboard/slow_worker.py), so a test can kill it mid-scoring.
+    """
     processes: list[subprocess.Popen] = []
 
     def start(
@@ -64,11 +69,12 @@ def start_worker(
             if pool == "prefork"
             else ["--pool=solo"]
         )
+        command = "tests.leaderboard.slow_worker" if DELAY_VARIABLE in extra_env else "celery"
         process = subprocess.Popen(
             [
                 sys.executable,
                 "-m",
-                "celery",
+                command,
                 "-A",
                 "leaderboard",
                 "worker",

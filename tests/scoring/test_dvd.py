@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from scoring import InvalidFile, dvd
-from scoring.taskapi import Resampling
+from scoring import InvalidFile, Resampling
+from tests.scoring import helpers
 
 FEW = Resampling(n_boot=50)
 GOLD = "<frame0> <frame100> <obj1> SIZE large COLOR red"
 
 
 def metrics(gold, pred):
-    reference = dvd.load_reference(json.dumps({"v1": gold}).encode(), "gold.json")
-    prediction = dvd.load_prediction(json.dumps({"v1": pred}).encode(), reference, "run.json")
-    return dvd.score(reference, prediction, resampling=FEW).metrics()
+    return helpers.score({"v1": gold}, {"v1": pred}, "dvd", resampling=FEW).metrics()
 
 
 def test_an_exact_match_scores_100_everywhere():
@@ -143,7 +139,7 @@ def test_the_json_form_equals_the_token_form():
     ],
 )
 def test_invalid_states_get_precise_messages(pred, message):
-    reference = dvd.load_reference(json.dumps({"v1": [GOLD]}).encode())
+    reference = helpers.reference({"v1": [GOLD]}, "dvd")
     with pytest.raises(InvalidFile) as caught:
-        dvd.load_prediction(json.dumps({"v1": pred}).encode(), reference, "run.json")
+        helpers.prediction({"v1": pred}, reference, "dvd")
     assert str(caught.value) == message

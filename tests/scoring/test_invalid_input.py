@@ -8,8 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import scoring
-from scoring import InvalidFile, ScoringError
+from scoring import InvalidFile, Resampling, ScoringError, get_task
+from tests.scoring import helpers
+
+TASK = get_task("dstc11")
 
 GOLD = {
     "SNG0001.json": [{"hotel": {"area": "north"}}, {"hotel": {"area": "north", "stars": "4"}}],
@@ -18,14 +20,19 @@ GOLD = {
 
 
 @pytest.fixture(scope="module")
-def reference() -> scoring.Reference:
-    return scoring.load_reference(json.dumps(GOLD).encode(), "gold.json")
+def reference() -> object:
+    return helpers.reference(GOLD)
 
 
-def _message(data: bytes, reference: scoring.Reference) -> str:
+def _message(data: bytes, reference: object) -> str:
     with pytest.raises(InvalidFile) as caught:
-        scoring.load_prediction(data, reference, "run.json")
+        helpers.prediction(data, reference)
     return str(caught.value)
+
+
+def _score(data: bytes, reference: object, **options: str):
+    prediction = helpers.prediction(data, reference, options=options)
+    return TASK.score(reference, prediction, options, Resampling(n_boot=10))
 
 
 @pytest.mark.parametrize(
@@ -62,7 +69,7 @@ def _message(data: bytes, reference: scoring.Reference) -> str:
         (
             b'{"sng0001": [{}, {}, {}], "pmul0002": [{}]}',
             "run.json: dialogue 'sng0001' has 3 user turns, the reference has 2 (turn 2 onwards "
-            "is extra)",
+            "is extra).",
         ),
         (
             b'{"sng0001": [{}, {}], "SNG0001.json": [{}, {}], "pmul0002": [{}]}',
@@ -172,14 +179,14 @@ def test_unusual_but_valid_json_is_read(reference):
         b'{"sng0001" : [{}, {"hotel": {"area": "north \\":", "stars" :"4"}}],\n'
         b' "pmul0002": [ { } ] }'
     )
-    result = scoring.score(reference, scoring.load_prediction(data, reference, "r.json"))
+    details = _score(data, reference).details
     # turn 0 misses hotel-area (D); turn 1 has the wrong area (S) and the right stars.
-    assert (result.sub, result.dele, result.ins) == (1, 1, 0)
+    assert (details["sub"], details["del"], details["ins"]) == (1, 1, 0)
 
 
 def test_a_byte_order_mark_is_accepted(reference):
     data = b"\xef\xbb\xbf" + json.dumps(GOLD).encode()
-    assert scoring.score(reference, scoring.load_prediction(data, reference, "r.json")).jga == 100
+    assert _score(data, reference).values["jga"] == 100
 
 
 def test_deep_nesting_is_an_error_not_a_crash(reference):
@@ -197,19 +204,27 @@ def test_a_manifest_matches_json(reference):
         b"hotel-area=north; hotel-stars=4\n"
         b"line_nr: 2 dialog_id: PMUL0002.json turn_id: 1 text: user: hello state:\n"
     )
-    prediction = scoring.load_prediction(manifest, reference, "m.txt")
-    result = scoring.score(reference, prediction)
-    assert (result.format, result.jga, result.ser) == ("manifest", 100.0, 0.0)
+    result = _score(manifest, reference)
+    assert (result.format, result.values["jga"], result.values["ser"]) == ("manifest", 100.0, 0.0)
 
 
 def test_bad_options_are_scoring_errors(reference):
-    prediction = scoring.load_prediction(json.dumps(GOLD).encode(), reference, "r.json")
-    with pytest.raises(ScoringError, match="unknown normalisation profile 'loose'"):
-        scoring.score(reference, prediction, scoring.Settings(profile="loose"))
-    with pytest.raises(ScoringError, match="unknown missing-turn policy 'skip'"):
-        scoring.load_prediction(b"{}", reference, "r.json", missing="skip")
+    prediction = helpers.prediction(GOLD, reference)
+    with pytest.raises(ScoringError, match="option 'profile' of task 'dstc11' cannot be 'loose'"):
+        TASK.score(reference, prediction, {"profile": "loose"})
+    with pytest.raises(ScoringError, match="option 'missing' of task 'dstc11' cannot be 'skip'"):
+        helpers.prediction(b"{}", reference, options={"missing": "skip"})
+    with pytest.raises(ScoringError, match="task 'dstc11' has no option"):
+        helpers.prediction(b"{}", reference, options={"match": "fuzzy"})
     with pytest.raises(ScoringError, match="resamples must be between 1 and 100000"):
-        scoring.score(reference, prediction, scoring.Settings(n_boot=0))
+        Resampling(n_boot=0)
+    with pytest.raises(ScoringError, match=r"confidence level must be at least 0\.5"):
+        Resampling(level=1.0)
+    for wrong in ({"n_boot": 2.5}, {"seed": "x"}, {"n_boot": True}):
+        with pytest.raises(ScoringError, match="must be whole numbers"):
+            Resampling(**wrong)  # type: ignore[arg-type]
+    with pytest.raises(ScoringError, match="confidence level must be a number"):
+        Resampling(level="0.95")  # type: ignore[arg-type]
 
 
 json_values = st.recursive(
@@ -241,8 +256,7 @@ near_valid = st.dictionaries(
 def test_arbitrary_json_raises_only_the_scorers_error(reference, document):
     data = json.dumps(document).encode()
     try:
-        prediction = scoring.load_prediction(data, reference, "run.json", missing="empty")
-        scoring.score(reference, prediction, scoring.Settings(missing="empty", n_boot=10))
+        _score(data, reference, missing="empty")
     except ScoringError as error:
         assert str(error).startswith("run.json: ")
 
@@ -251,6 +265,6 @@ def test_arbitrary_json_raises_only_the_scorers_error(reference, document):
 @given(st.binary(max_size=64))
 def test_arbitrary_bytes_raise_only_the_scorers_error(reference, data):
     try:
-        scoring.load_prediction(data, reference, "run.json")
+        helpers.prediction(data, reference)
     except ScoringError as error:
         assert str(error).startswith("run.json: ")

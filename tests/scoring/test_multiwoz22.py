@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from scoring import InvalidFile, multiwoz22
-from scoring.taskapi import Resampling
+from scoring import InvalidFile, Resampling
+from tests.scoring import helpers
 
 FEW = Resampling(n_boot=50)
 
@@ -50,18 +50,9 @@ def dialogue(dialogue_id, *user_turns):
     return {"dialogue_id": dialogue_id, "turns": turns}
 
 
-def dumps(value):
-    return json.dumps(value).encode()
-
-
 def scored(gold, pred, match="exact", schema=SCHEMA, training=None):
-    reference = multiwoz22.load_reference(
-        dumps(gold),
-        dumps(schema),
-        training_values=None if training is None else dumps(training),
-    )
-    prediction = multiwoz22.load_prediction(dumps(pred), reference, "run.json")
-    return multiwoz22.score(reference, prediction, match, resampling=FEW)
+    files = {"schema": schema, **({} if training is None else {"training_values": training})}
+    return helpers.score(gold, pred, "multiwoz22", {"match": match}, FEW, files)
 
 
 # --- the Schema-Guided evaluator's own test case (fixtures README) -------------------------
@@ -72,9 +63,7 @@ def _sgd(fixtures_dir, match):
     schema = (fixtures_dir / "sgd" / "metrics_test_refschema.json").read_bytes()
     gold = [dialogue("d1", [data["frame_ref"]])]
     hyp = [dialogue("d1", [data["frame_hyp"]])]
-    reference = multiwoz22.load_reference(dumps(gold), schema)
-    prediction = multiwoz22.load_prediction(dumps(hyp), reference)
-    return multiwoz22.score(reference, prediction, match, resampling=FEW)
+    return helpers.score(gold, hyp, "multiwoz22", {"match": match}, FEW, {"schema": schema})
 
 
 def test_the_sgd_fixture_gives_the_published_fuzzy_values(fixtures_dir):
@@ -293,7 +282,7 @@ def test_seen_and_unseen_jga_bracket_the_overall_jga():
 )
 def test_invalid_predictions_get_precise_messages(pred, message):
     gold = [dialogue("d1", [frame("hotel")])]
-    reference = multiwoz22.load_reference(dumps(gold), dumps(SCHEMA))
+    reference = helpers.reference(gold, "multiwoz22", files={"schema": SCHEMA})
     with pytest.raises(InvalidFile) as caught:
-        multiwoz22.load_prediction(dumps(pred), reference, "run.json")
+        helpers.prediction(pred, reference, "multiwoz22")
     assert str(caught.value) == message

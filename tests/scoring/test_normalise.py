@@ -1,4 +1,4 @@
-"""Every normalisation rule of DESIGN.md "Scoring rules", with hand-worked examples."""
+"""Every normalisation rule of the dstc11 task (docs/scoring.md), with hand-worked examples."""
 
 from __future__ import annotations
 

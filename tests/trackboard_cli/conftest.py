@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import http.server
+import json
 import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -16,6 +19,10 @@ from tests.leaderboard.conftest import (  # noqa: F401
     _fast_password_hashing,
     _isolated,
     enqueued,
+    isolation,
+    postgres,
+    redis_url,
+    start_worker,
 )
 
 
@@ -48,3 +55,65 @@ def run_cli(cli_env):
         )
 
     return run
+
+
+class FakeSite:
+    """A stand-in for a Trackboard site on a local port: answers GETs from ``pages`` (path ->
+    JSON) and records every request, so a test can tell that nothing was uploaded."""
+
+    def __init__(self, pages: dict[str, object]) -> None:
+        self.pages = pages
+        self.requests: list[tuple[str, str]] = []
+        site = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _answer(self) -> None:
+                site.requests.append((self.command, self.path))
+                length = int(self.headers.get("Content-Length") or 0)
+                self.rfile.read(length)
+                path = self.path.split("?")[0].removeprefix("/api/v1/")
+                found = site.pages.get(path) if self.command == "GET" else None
+                body = json.dumps(
+                    found if found is not None else {"error": {"code": "not_found",
+                    "message": "Not found.", "details": {}}}
+                ).encode()  # fmt: skip
+                self.send_response(200 if found is not None else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            do_GET = do_POST = _answer
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def posts(self) -> list[str]:
+        return [path for method, path in self.requests if method != "GET"]
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def fake_site(cli_env):
+    """``fake_site(pages)`` starts a FakeSite and logs the command in to it."""
+    sites: list[FakeSite] = []
+
+    def start(pages: dict[str, object]) -> FakeSite:
+        site = FakeSite(pages)
+        sites.append(site)
+        path = Path(cli_env["TRACKBOARD_CONFIG"])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"url": site.url, "token": "tb_x"}))
+        return site
+
+    yield start
+    for site in sites:
+        site.close()

@@ -1,6 +1,6 @@
-"""The issue's end-to-end check: a token made on the profile page, ``trackboard login``,
-``trackboard submit`` of three files with ``--wait`` while the test scores the submission,
-JGA and SER on the screen, and the leaderboard as JSON; all through real HTTP."""
+"""End to end through real HTTP: a token made on the profile page, ``trackboard login``,
+``trackboard submit`` with ``--wait`` while the test scores the submission, the task's metrics
+on the screen, and the leaderboard; for every task, and on a hidden phase with a split."""
 
 from __future__ import annotations
 
@@ -8,16 +8,27 @@ import json
 import re
 import stat
 import subprocess
+import threading
 import time
 from pathlib import Path
 
 import pytest
 from django.test import Client
 
+from leaderboard.challenges.models import Phase
+from leaderboard.challenges.split import part_of
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Submission
 from tests.leaderboard.factories import KEYS, approved_team, phase_with_references
-from tests.leaderboard.web import GOLD_BYTES, JGA, PREDICTION, SER, log_in
+from tests.leaderboard.task_data import (
+    DVD_GOLD,
+    DVD_PARTIAL,
+    MWZ_GOLD,
+    MWZ_PARTIAL,
+    SCHEMA,
+    make_phase,
+)
+from tests.leaderboard.web import GOLD, GOLD_BYTES, JGA, PREDICTION, SER, log_in
 from tests.trackboard_cli.conftest import trackboard_command
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -30,22 +41,45 @@ def _token_from_profile_page(user) -> str:
     return re.search(r'<code id="new-token">([^<]+)</code>', page).group(1)
 
 
-def _score_when_queued(process: subprocess.Popen, deadline: float) -> int:
-    """Act as the worker: score the submission once the CLI has uploaded it."""
-    while time.monotonic() < deadline:
-        pk = (
-            Submission.objects.filter(status=Submission.Status.QUEUED)
-            .values_list("pk", flat=True)
-            .first()
-        )
-        if pk is not None:
-            time.sleep(0.3)  # let the CLI see it queued first
-            assert services.run_scoring(pk) == "scored"
-            return pk
-        if process.poll() is not None:
-            pytest.fail(f"the CLI ended early: {process.communicate()}")
-        time.sleep(0.1)
-    pytest.fail("no submission arrived")
+def _submit_and_wait(cli_env, args: list[str]) -> tuple[int, str, str, int]:
+    """``trackboard submit ... --wait`` while the test acts as the worker: once the command
+    says the submission was received, the test scores it. Returns (id, stdout, stderr, exit
+    code).
+
+    The test reads nothing from the database while the command uploads: on SQLite the live
+    server shares the test's connection, which two threads cannot use at once. The command
+    checks every second, so it is not reading while the submission is scored."""
+    process = subprocess.Popen(
+        [*trackboard_command(), "submit", *args, "--wait", "--interval", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    lines: list[str] = []
+
+    def read() -> None:
+        for line in process.stdout:
+            lines.append(line)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        deadline = time.monotonic() + 30
+        pk = None
+        while pk is None:
+            found = [re.match(r"Submission (\d+) received", line) for line in list(lines)]
+            pk = next((int(m[1]) for m in found if m), None)
+            if pk is None and process.poll() is not None:
+                reader.join(timeout=5)
+                pytest.fail(f"the CLI ended early: {''.join(lines)}{process.stderr.read()}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"no submission arrived: {''.join(lines)}")
+            time.sleep(0.05)
+        assert services.run_scoring(pk) == "scored"
+        code = process.wait(timeout=30)
+        reader.join(timeout=5)
+        return pk, "".join(lines), process.stderr.read(), code
+    finally:
+        process.kill()
 
 
 def test_login_submit_wait_and_leaderboard_through_the_cli(
@@ -70,18 +104,8 @@ def test_login_submit_wait_and_leaderboard_through_the_cli(
         path.write_text(json.dumps(PREDICTION))
         files += ["--file", f"{key_name}={path}"]
     target = f"{phase.challenge.slug}/{phase.slug}"
-    process = subprocess.Popen(
-        [*trackboard_command(), "submit", target, *files, "--method", "CLI run", "--wait",
-         "--interval", "0.2"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=cli_env,
-        stdin=subprocess.DEVNULL,
-    )  # fmt: skip
-    try:
-        pk = _score_when_queued(process, time.monotonic() + 30)
-        out, err = process.communicate(timeout=30)
-    finally:
-        process.kill()
-    assert process.returncode == 0, (out, err)
+    pk, out, err, code = _submit_and_wait(cli_env, [target, *files, "--method", "CLI run"])
+    assert code == 0, (out, err)
     assert f"submission {pk}: queued" in out and f"submission {pk}: scored" in out
     assert "JGA" in out and "SER" in out
     for key_name in KEYS:
@@ -92,12 +116,14 @@ def test_login_submit_wait_and_leaderboard_through_the_cli(
     assert board.returncode == 0, board.stderr
     data = json.loads(board.stdout)
     (row,) = data["results"]
-    assert row["method_name"] == "CLI run" and f"{row['jga']:.2f}" == JGA
+    assert row["method_name"] == "CLI run" and f"{row['means']['jga']:.2f}" == JGA
+    assert [m["name"] for m in data["metrics"]] == ["jga", "ser"]
     by_slug = run_cli("leaderboard", target, "--condition", "tts-verbatim")
     assert by_slug.returncode == 0 and "CLI run" in by_slug.stdout
 
     results = run_cli("results", str(pk), "--json")
-    assert json.loads(results.stdout)["results"]["tts-verbatim"]["ser"] == pytest.approx(100 / 6)
+    metrics = json.loads(results.stdout)["results"]["tts-verbatim"]["metrics"]
+    assert metrics["ser"]["value"] == pytest.approx(100 / 6)
     status = run_cli("status")
     assert status.returncode == 0 and str(pk) in status.stdout and "scored" in status.stdout
     assert run_cli("status", str(pk)).returncode == 0
@@ -118,3 +144,126 @@ def test_a_file_the_server_rejects_exits_2_with_the_scorers_message(
     assert result.returncode == 2
     assert "sng0002" in result.stderr and "does not count" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def _logged_in(run_cli, live_server, phase):
+    team = approved_team(phase)
+    login = run_cli("login", "--url", live_server.url, "--token", _token_from_profile_page(
+        team.created_by))  # fmt: skip
+    assert login.returncode == 0, login.stderr
+    return team
+
+
+def _cells(out: str, first: str) -> list[str]:
+    return next(ln.split() for ln in out.splitlines() if ln.split()[:1] == [first])
+
+
+#: task -> (gold, reference files, a valid prediction, its format, a broken file, a phrase of
+#: the scorer's message, {column label: value}); the values are worked by hand in
+#: tests/leaderboard/api/test_api_every_task.py.
+OTHER_TASKS = {
+    "multiwoz22": (
+        json.dumps(MWZ_GOLD).encode(),
+        {"schema": (json.dumps(SCHEMA).encode(), "schema.json")},
+        MWZ_PARTIAL,
+        "flat-states",
+        {"d1": [{"hotel-area": 5}, {}], "d2": [{}]},
+        "expected a string or a list of strings",
+        {"JGA": "66.67", "Cat. JGA": "100.00", "Avg. non-cat. acc.": "50.00"},
+    ),
+    "dvd": (
+        json.dumps(DVD_GOLD).encode(),
+        None,
+        DVD_PARTIAL,
+        "token-sequence",
+        {"v1": ["<frame10> <obj1> SIZE large", ""], "v2": [""]},
+        "a segment needs two frame tokens",
+        {"Joint Acc": "66.67", "Joint Acc IoU@0.5": "66.67", "State F1": "80.00"},
+    ),
+}
+
+
+@pytest.mark.parametrize("task", list(OTHER_TASKS))
+def test_submit_accepts_a_valid_file_of_another_task_and_refuses_a_broken_one(
+    live_server, run_cli, cli_env, tmp_path: Path, enqueued, task
+):
+    gold, files, prediction, found, broken, phrase, shown = OTHER_TASKS[task]
+    phase = make_phase(task, gold, files)
+    _logged_in(run_cli, live_server, phase)
+    target = f"{phase.challenge.slug}/{phase.slug}"
+
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(broken))
+    refused = run_cli("submit", target, "--file", f"test={bad}")
+    assert refused.returncode == 2
+    assert "test: bad.json: " in refused.stderr and phrase in refused.stderr
+    assert "Nothing was uploaded" in refused.stderr and "Traceback" not in refused.stderr
+    assert not Submission.objects.exists()
+
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(prediction))
+    pk, out, err, code = _submit_and_wait(cli_env, [str(phase.pk), "--file", f"test={good}"])
+    assert code == 0, (out, err)
+    assert f"test: good.json looks valid ({found})." in out
+    assert f"submission {pk}: scored" in out
+    for label, value in shown.items():
+        assert label in out
+        assert value in _cells(out, "test")
+    assert f"signature: {task}|" in out
+    status = run_cli("status", str(pk))
+    assert status.returncode == 0
+    assert set(shown.values()) <= set(_cells(status.stdout, "test"))
+
+    board = run_cli("leaderboard", str(phase.pk), "--condition", "test")
+    assert board.returncode == 0, board.stderr
+    assert all(label in board.stdout for label in shown)
+    assert set(shown.values()) <= set(_cells(board.stdout, "1"))
+    # The overview: the means of the board's first two columns, the primary one first.
+    overview = run_cli("leaderboard", target)
+    label = phase.challenge.scoring_task().metrics[0].label
+    assert overview.returncode == 0 and label in overview.stdout
+    assert _cells(overview.stdout, "1")[-2] == shown[label]
+
+
+def _split_in_two(phase) -> dict[str, str]:
+    """Give ``phase`` a split seed that puts one of GOLD's two dialogues in each part."""
+    for seed in range(100):
+        Phase.objects.filter(pk=phase.pk).update(split_fraction=0.5, split_seed=seed)
+        phase.refresh_from_db()
+        parts = {d: part_of(phase, d) for d in GOLD}
+        if sorted(parts.values()) == ["private", "public"]:
+            return parts
+    raise AssertionError("no seed splits the two dialogues")
+
+
+@pytest.mark.parametrize("own_public", [True, False])
+def test_submit_wait_and_status_on_a_hidden_phase_with_a_split(
+    live_server, run_cli, cli_env, tmp_path: Path, enqueued, own_public
+):
+    phase = phase_with_references(GOLD_BYTES)
+    parts = _split_in_two(phase)
+    Phase.objects.filter(pk=phase.pk).update(
+        results_visibility=Phase.Visibility.HIDDEN, show_own_public_score=own_public
+    )
+    _logged_in(run_cli, live_server, phase)
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(PREDICTION))
+    files = [arg for k in KEYS for arg in ("--file", f"{k}={path}")]
+    pk, out, err, code = _submit_and_wait(cli_env, [str(phase.pk), *files])
+    assert code == 0, (out, err)
+    assert "Traceback" not in err
+    # mul0001 alone: JGA 100, SER 0; sng0002 alone: JGA 50 (one of two turns), SER 33.33.
+    public = next(d for d, p in parts.items() if p == "public")
+    jga, ser = {"mul0001": ("100.00", "0.00"), "sng0002": ("50.00", "33.33")}[public]
+    for output in (out, run_cli("status", str(pk)).stdout, run_cli("results", str(pk)).stdout):
+        assert JGA not in output  # the whole reference's figures stay hidden
+        if own_public:
+            assert "Public part of the split only" in output
+            for key in KEYS:
+                cells = _cells(output, key)
+                assert cells[1] == jga and ser in cells
+        else:
+            assert "hidden until the organisers reveal them" in output
+            assert not any(line.split()[:1] == [KEYS[0]] for line in output.splitlines())
+    board = run_cli("leaderboard", str(phase.pk))
+    assert board.returncode == 1 and "hidden" in board.stderr and "Traceback" not in board.stderr

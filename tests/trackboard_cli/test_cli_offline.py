@@ -7,12 +7,15 @@ import json
 import re
 import shlex
 import stat
+import subprocess
 from pathlib import Path
 
 import pytest
 
 import scoring
+from tests.leaderboard.task_data import DVD_GOLD, DVD_PARTIAL, MWZ_GOLD, MWZ_PARTIAL, SCHEMA
 from tests.leaderboard.web import GOLD_BYTES, MALFORMED, PREDICTION
+from tests.trackboard_cli.conftest import trackboard_command
 from trackboard_cli import config
 from trackboard_cli.main import _parser
 from trackboard_cli.validate import check_file
@@ -20,37 +23,166 @@ from trackboard_cli.validate import check_file
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("kind", ["bad-json", "wrong-value-type"])
-def test_local_validation_gives_the_servers_message(tmp_path, kind):
-    content, phrase = MALFORMED[kind]
+#: task -> (gold, reference files, a valid prediction and its format)
+TASKS = {
+    "dstc11": (GOLD_BYTES, {}, PREDICTION, "gold-json"),
+    "multiwoz22": (
+        json.dumps(MWZ_GOLD).encode(),
+        {"schema": json.dumps(SCHEMA).encode()},
+        MWZ_PARTIAL,
+        "flat-states",
+    ),
+    "dvd": (json.dumps(DVD_GOLD).encode(), {}, DVD_PARTIAL, "token-sequence"),
+}
+#: (task, broken file, a phrase of the scorer's message)
+BROKEN = [
+    ("dstc11", *MALFORMED["bad-json"]),
+    ("dstc11", *MALFORMED["wrong-value-type"]),
+    ("multiwoz22", b'{"d1": [', "invalid JSON"),
+    (
+        "multiwoz22",
+        json.dumps({"d1": [{"hotel-area": 5}, {}], "d2": [{}]}).encode(),
+        "expected a string or a list of strings",
+    ),
+    (
+        "dvd",
+        json.dumps({"v1": ["<frame10> <obj1> SIZE large", ""], "v2": [""]}).encode(),
+        "a segment needs two frame tokens",
+    ),
+]
+
+
+def _server_message(task_name: str, content: bytes, name: str) -> str:
+    """The server's message for the same bytes under the same name (its validation step)."""
+    gold, files, *_ = TASKS[task_name]
+    task = scoring.get_task(task_name)
+    reference = task.load_reference(
+        scoring.Source(gold, "gold.json"),
+        {key: scoring.Source(data, f"{key}.json") for key, data in files.items()},
+    )
+    with pytest.raises(scoring.ScoringError) as server:
+        task.load_prediction(scoring.Source(content, name), reference)
+    return str(server.value)
+
+
+@pytest.mark.parametrize(("task", "content", "phrase"), BROKEN)
+def test_local_validation_gives_the_servers_message(tmp_path, task, content, phrase):
     path = tmp_path / "run.json"
     path.write_bytes(content)
     with pytest.raises(scoring.ScoringError) as local:
-        check_file(path)
-    # The server's message for the same bytes under the same name (its validation step).
-    with pytest.raises(scoring.ScoringError) as server:
-        scoring.load_prediction(content, scoring.load_reference(GOLD_BYTES), "run.json")
-    assert str(local.value) == str(server.value)
+        check_file(path, task)
+    assert str(local.value) == _server_message(task, content, "run.json")
     assert phrase in str(local.value)
 
 
-def test_a_well_formed_file_passes_and_its_format_is_named(tmp_path):
+@pytest.mark.parametrize("task", list(TASKS))
+def test_a_well_formed_file_passes_and_its_format_is_named(tmp_path, task):
+    *_, prediction, found = TASKS[task]
     path = tmp_path / "run.json"
-    path.write_text(json.dumps(PREDICTION))
-    assert check_file(path) == "gold-json"
+    path.write_text(json.dumps(prediction))
+    assert check_file(path, task) == found
 
 
-def test_submit_with_an_invalid_file_exits_2_without_uploading(run_cli, tmp_path, cli_env):
-    config_path = Path(cli_env["TRACKBOARD_CONFIG"])
-    config_path.parent.mkdir(parents=True)
-    # A URL nothing listens on: the command must stop before any request.
-    config_path.write_text(json.dumps({"url": "http://127.0.0.1:9", "token": "tb_x"}))
+def _challenge(task: str, options: dict | None = None, phase_id: int = 3) -> dict:
+    """The parts of ``GET /api/v1/challenges/{slug}/`` the command reads."""
+    return {
+        "slug": "c",
+        "phases": [{"id": phase_id, "slug": "test"}],
+        "scoring": {"task": task, "options": options or {}},
+    }
+
+
+@pytest.mark.parametrize(("task", "content", "phrase"), BROKEN)
+def test_submit_with_an_invalid_file_exits_2_without_uploading(
+    run_cli, fake_site, tmp_path, task, content, phrase
+):
+    challenge = _challenge(task)
+    site = fake_site({"challenges/": {"results": [challenge]}, "challenges/c/": challenge})
     broken = tmp_path / "broken.json"
-    broken.write_bytes(b'{"mul0001": [')
-    result = run_cli("submit", "1", "--file", f"tts-verbatim={broken}")
-    assert result.returncode == 2
-    assert "tts-verbatim: broken.json: line 1" in result.stderr
-    assert "Nothing was uploaded" in result.stderr and "Traceback" not in result.stderr
+    broken.write_bytes(content)
+    for target in ("3", "c/test"):
+        result = run_cli("submit", target, "--file", f"test={broken}")
+        assert result.returncode == 2
+        assert f"test: {_server_message(task, content, 'broken.json')}" in result.stderr
+        assert phrase in result.stderr
+        assert "Nothing was uploaded" in result.stderr and "Traceback" not in result.stderr
+    # The command read the challenge's task and nothing else: nothing was uploaded.
+    assert site.posts() == []
+
+
+def test_submit_checks_with_the_challenges_options(run_cli, fake_site, tmp_path):
+    """The challenge's options reach the task's check: a profile this installation knows is
+    used; one it does not know leaves the check to the server, and says why."""
+    good = tmp_path / "run.json"
+    good.write_text(json.dumps(PREDICTION))
+    strict = _challenge("dstc11", {"profile": "strict", "missing": "reject"})
+    site = fake_site({"challenges/": {"results": [strict]}, "challenges/c/": strict})
+    result = run_cli("submit", "c/test", "--file", f"test={good}")
+    assert "test: run.json looks valid (gold-json)." in result.stdout
+    assert site.posts() == ["/api/v1/phases/3/submissions/"]
+    unknown = _challenge("dstc11", {"profile": "lenient"})
+    site = fake_site({"challenges/": {"results": [unknown]}, "challenges/c/": unknown})
+    result = run_cli("submit", "c/test", "--file", f"test={good}")
+    assert "looks valid" not in result.stdout
+    assert "'lenient'" in result.stderr and "the server checks them" in result.stderr
+    assert site.posts() == ["/api/v1/phases/3/submissions/"]
+
+
+def test_submit_to_an_unknown_phase_id_exits_2_without_uploading(run_cli, fake_site, tmp_path):
+    challenge = _challenge("dvd")
+    site = fake_site({"challenges/": {"results": [challenge]}, "challenges/c/": challenge})
+    good = tmp_path / "run.json"
+    good.write_text(json.dumps(DVD_PARTIAL))
+    result = run_cli("submit", "99", "--file", f"test={good}")
+    assert result.returncode == 2 and "no phase 99" in result.stderr
+    assert site.posts() == []
+
+
+def test_a_task_this_installation_does_not_know_is_left_to_the_server(run_cli, fake_site, tmp_path):
+    challenge = _challenge("a-future-task")
+    site = fake_site({"challenges/": {"results": [challenge]}, "challenges/c/": challenge})
+    path = tmp_path / "run.json"
+    path.write_text("{}")
+    result = run_cli("submit", "c/test", "--file", f"test={path}")
+    assert "the server checks them" in result.stderr and "Traceback" not in result.stderr
+    assert site.posts() == ["/api/v1/phases/3/submissions/"]
+    missing = run_cli("submit", "c/test", "--file", f"test={tmp_path / 'missing.json'}")
+    assert missing.returncode == 2 and "missing.json: no such file" in missing.stderr
+    assert "Nothing was uploaded" in missing.stderr and "Traceback" not in missing.stderr
+    assert site.posts() == ["/api/v1/phases/3/submissions/"]
+
+
+def test_a_leaderboard_piped_into_head_ends_quietly(run_cli, fake_site, cli_env):
+    """Enough rows to fill the pipe: the command is still writing when ``head`` leaves."""
+    rows = [
+        {
+            "rank": n + 1,
+            "team": {"slug": f"t{n}", "name": f"Team {n}"},
+            "method_name": f"method {n}",
+            "metrics": {"joint": {"value": 50.0, "ci": [40.0, 60.0]}},
+        }
+        for n in range(5000)
+    ]
+    board = {
+        "phase": {"id": 3, "slug": "test", "challenge": "c"},
+        "metrics": [{"name": "joint", "label": "Joint Acc", "direction": "higher"}],
+        "condition": "test",
+        "conditions": [{"key": "test"}],
+        "results": rows,
+        "next": None,
+    }
+    fake_site({"phases/3/leaderboard/": board})
+    command = " ".join(shlex.quote(word) for word in trackboard_command())
+    done = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", f"{command} leaderboard 3 --condition test | head -1"],
+        capture_output=True, text=True, env=cli_env, timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.stdout == "c/test: test\n"
+    assert done.stderr == ""
+    # The reader stopped early: the output was not all written, which is not a success.
+    assert done.returncode == 1
+    whole = run_cli("leaderboard", "3", "--condition", "test")
+    assert whole.returncode == 0 and len(whole.stdout.splitlines()) == 5002
 
 
 def test_commands_need_a_login_first(run_cli):
@@ -89,7 +221,10 @@ def test_every_command_in_the_cli_docs_parses():
     assert len(commands) >= 10
     parser = _parser()
     for line in commands:
-        args = parser.parse_args(shlex.split(line)[1:])
+        words = shlex.split(line)
+        # a pipe into another command (``| head``) is the shell's
+        words = words[: words.index("|")] if "|" in words else words
+        args = parser.parse_args(words[1:])
         assert callable(args.handler), line
 
 

@@ -20,6 +20,18 @@ def score(value: float | None) -> str:
     return MISSING if value is None else f"{value:.2f}"
 
 
+@register.filter
+def detail_value(value: Any) -> str:
+    """A scorer detail as text: a float with two decimals, a count or setting as it is."""
+    if value is None:
+        return MISSING
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return str(value)
+
+
 @register.simple_tag
 def with_ci(value: float | None, low: float | None, high: float | None) -> str:
     """``17.93 [16.80, 19.05]`` as HTML, the interval in a smaller, labelled span."""

@@ -1,8 +1,9 @@
-"""Submission workflows (DESIGN.md "Data flow"): receive, score, reap, cancel, re-score.
+"""Submission workflows: receive, score, reap, cancel, re-score, select finals.
 
 ``submit`` runs in the request thread (:mod:`.intake`); ``run_scoring`` and
 ``reap_expired_leases`` are what the Celery tasks call, and what ``demo`` calls synchronously
-(:mod:`.processing`).
+(:mod:`.processing`); ``select_final`` is a team's choice for the private board
+(:mod:`.selection`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from leaderboard.submissions.services.intake import (
     SubmissionNotAllowed,
     SubmissionRejected,
     TransientScoringError,
-    enqueue_scoring,
     quota_usage,
     submit,
 )
@@ -24,19 +24,21 @@ from leaderboard.submissions.services.processing import (
     rescore_all,
     run_scoring,
 )
+from leaderboard.submissions.services.selection import SelectionError, select_final
 
 __all__ = [
     "QuotaExceeded",
+    "SelectionError",
     "SubmissionError",
     "SubmissionNotAllowed",
     "SubmissionRejected",
     "TransientScoringError",
     "cancel",
-    "enqueue_scoring",
     "quota_usage",
     "reap_expired_leases",
     "rescore",
     "rescore_all",
     "run_scoring",
+    "select_final",
     "submit",
 ]

@@ -1,5 +1,5 @@
-"""Receiving a submission (DESIGN.md "Data flow", step 1), in the request thread: validate
-every file with ``scoring``, store it privately, charge the quota under a lock, enqueue."""
+"""Receiving a submission, in the request thread: validate every file with the challenge's
+task, store it privately, charge the quota under a lock, enqueue (docs/architecture.md)."""
 
 from __future__ import annotations
 
@@ -15,13 +15,13 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
 
-import scoring
 from leaderboard.challenges.models import Condition, Phase, Reference
-from leaderboard.challenges.services import parsed_reference
+from leaderboard.challenges.references import loaded_reference
 from leaderboard.storage import private_storage, random_name, sha256_of
+from leaderboard.submissions import queue
 from leaderboard.submissions.models import CHARGED, Submission, SubmissionFile
 from leaderboard.teams.models import Participation, Team
-from scoring.taskapi import Source
+from scoring import ScoringError, Source
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +89,7 @@ def submit(
     is_baseline: bool = False,
     enqueue: bool = True,
 ) -> Submission:
-    """Validate, store, charge and enqueue one submission (DESIGN.md "Data flow", step 1).
+    """Validate, store, charge and enqueue one submission.
 
     Raises ``SubmissionNotAllowed``, ``QuotaExceeded`` or ``SubmissionRejected``; only the last
     records a row (status ``invalid``, not charged). ``enqueue=False`` leaves the queued row for
@@ -149,7 +149,7 @@ def submit(
                 for item, name in zip(checked, stored, strict=True)
             )
             if enqueue:
-                transaction.on_commit(lambda: enqueue_scoring(submission.pk))
+                transaction.on_commit(lambda: queue.enqueue_scoring(submission.pk))
     except BaseException:
         for name in stored:
             private_storage().delete(name)
@@ -190,10 +190,10 @@ def _validate(
             continue
         upload.seek(0)
         data = b"".join(upload.chunks())
-        reference = parsed_reference(references[condition.pk])
+        reference = loaded_reference(references[condition.pk])
         try:
             task.load_prediction(Source(data, name), reference, options)
-        except scoring.ScoringError as exc:
+        except ScoringError as exc:
             messages[condition.key] = storable_text(str(exc))
             continue
         checked.append(_Checked(condition, data, name))
@@ -204,7 +204,7 @@ def _check_references_readable(references: Iterable[Reference]) -> None:
     """Refuse the upload clearly (not a server error) when a reference cannot be read."""
     for reference in references:
         try:
-            parsed_reference(reference)
+            loaded_reference(reference)
         except OSError:
             log.exception(
                 "reference %s of condition %s is unreadable", reference.pk, reference.condition_id
@@ -254,17 +254,3 @@ def _check_quota(team: Team, phase: Phase) -> None:
         raise QuotaExceeded(
             f"{team.name} has used all {phase.total_quota} submission(s) allowed in {phase.name}."
         )
-
-
-def enqueue_scoring(submission_id: int) -> None:
-    """Send the scoring task; call it from ``transaction.on_commit`` only."""
-    from leaderboard.submissions.tasks import score_submission
-
-    # The queue is read at call time so tests (and operators) can route to a dedicated queue.
-    try:
-        score_submission.apply_async(args=[submission_id], queue=settings.CELERY_TASK_DEFAULT_QUEUE)
-    except Exception:
-        # The row is committed (stored, charged, queued) when this runs: an unreachable broker
-        # must not turn the upload into a server error, nor roll back its stored files. The
-        # reaper sends the task again after SCORING_RESEND_AFTER_SECONDS.
-        log.exception("could not send the scoring task of submission %s", submission_id)

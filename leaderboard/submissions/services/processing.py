@@ -1,22 +1,21 @@
-"""Scoring a submission (DESIGN.md "Data flow", step 2), reaping expired leases, and the
-team's and organisers' actions on a submission. The Celery tasks call these."""
+"""Scoring a submission, reaping expired leases, and the team's and organisers' actions on a
+submission (docs/architecture.md). The Celery tasks call these."""
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
-import time
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import OperationalError, transaction
 from django.utils import timezone
 
-import scoring
-from leaderboard.challenges.services import parsed_reference
-from leaderboard.submissions.metrics import part_columns, result_columns
+from leaderboard.challenges.models import Phase
+from leaderboard.challenges.references import loaded_reference
+from leaderboard.submissions import queue
+from leaderboard.submissions.metrics import result_columns
 from leaderboard.submissions.models import Result, Submission
-from leaderboard.submissions.services import intake
 from leaderboard.submissions.services.intake import (
     FAILED_MESSAGE,
     INTERNAL_ERROR_MESSAGE,
@@ -24,8 +23,7 @@ from leaderboard.submissions.services.intake import (
     TransientScoringError,
 )
 from leaderboard.submissions.services.notify import notify_team
-from leaderboard.submissions.subsets import split_columns
-from scoring.taskapi import Source
+from scoring import ScoringError, Source
 
 log = logging.getLogger(__name__)
 
@@ -43,8 +41,6 @@ def run_scoring(submission_id: int) -> str:
     lease = dt.timedelta(seconds=settings.SCORING_LEASE_SECONDS)
     if not Submission.claim(submission_id, lease):
         return "skipped"
-    if settings.TEST_SCORE_DELAY:
-        time.sleep(settings.TEST_SCORE_DELAY)  # test-only: lets a test kill us mid-scoring
     try:
         _score_claimed(submission_id)
     except (OperationalError, OSError) as exc:
@@ -58,7 +54,7 @@ def run_scoring(submission_id: int) -> str:
             return _failed(submission_id, FAILED_MESSAGE.format(attempts=attempts))
         Submission.release(submission_id)
         raise TransientScoringError(str(exc)) from exc
-    except scoring.ScoringError as exc:
+    except ScoringError as exc:
         # The file was valid at upload; this happens when an organiser replaced the reference.
         return _failed(submission_id, str(exc))
     except Submission.DoesNotExist:
@@ -71,44 +67,46 @@ def run_scoring(submission_id: int) -> str:
 
 
 def _failed(submission_id: int, message: str) -> str:
-    if Submission.fail(submission_id, message):
-        transaction.on_commit(lambda: notify_team(submission_id))
+    with transaction.atomic():
+        failed = Submission.fail(submission_id, message)
+        if failed:
+            _changed(submission_id)
+            transaction.on_commit(lambda: notify_team(submission_id))
     return "failed"
+
+
+def _changed(submission_id: int) -> None:
+    """The submission's phase shows something new (a status, a count, a score)."""
+    Phase.changed(*Submission.objects.filter(pk=submission_id).values_list("phase_id", flat=True))
 
 
 def _score_claimed(submission_id: int) -> None:
     submission = Submission.objects.select_related("phase__challenge").get(pk=submission_id)
-    challenge = submission.phase.challenge
-    task = challenge.scoring_task()
-    options = challenge.task_options()
-    resampling = challenge.resampling()
-    primary = challenge.primary
+    phase = submission.phase
+    task = phase.challenge.scoring_task()
+    options = phase.challenge.task_options()
+    resampling = phase.challenge.resampling()
     rows = []
     for item in submission.files.select_related("condition"):
         reference = item.condition.references.filter(active=True).first()
         if reference is None:
-            raise scoring.ScoringError(
+            raise ScoringError(
                 f"{item.condition.label}: the organisers removed this condition's reference."
             )
-        gold = parsed_reference(reference)
+        gold = loaded_reference(reference)
         with item.file.open("rb") as handle:
             data = handle.read()
         prediction = task.load_prediction(Source(data, item.original_name), gold, options)
-        result = task.score(gold, prediction, options, resampling, None)
+        result = task.score(gold, prediction, options, resampling)
         rows.append((item.condition_id, reference.pk, result))
-    legacy = challenge.scoring_settings()
     with transaction.atomic():
         for condition_id, reference_id, result in rows:
-            columns = result_columns(result, primary)
-            if result.task == "dstc11":
-                columns.update(split_columns(submission.phase, columns["breakdown"], legacy))  # type: ignore[arg-type]
-            columns.update(part_columns(submission.phase, columns["breakdown"]))  # type: ignore[arg-type]
             row, _ = Result.objects.update_or_create(
                 submission_id=submission_id,
                 condition_id=condition_id,
                 reference_id=reference_id,
                 signature=result.signature,
-                defaults={**columns, "current": True},
+                defaults={**result_columns(result, phase), "current": True},
             )
             # Older rows (another reference version or scorer signature) stay, not current.
             Result.objects.filter(submission_id=submission_id, condition_id=condition_id).exclude(
@@ -117,14 +115,7 @@ def _score_claimed(submission_id: int) -> None:
         # If the lease expired and the row was re-queued meanwhile, the identical Results
         # above are harmless and the next claim finishes the row.
         Submission.finish(submission_id)
-        phase_id = submission.phase_id
-        transaction.on_commit(lambda: _invalidate(phase_id))
-
-
-def _invalidate(phase_id: int) -> None:
-    from leaderboard.rankings.services import invalidate
-
-    invalidate(phase_id)
+        Phase.changed(phase.pk)
 
 
 def reap_expired_leases(now: dt.datetime | None = None) -> list[int]:
@@ -153,7 +144,7 @@ def reap_expired_leases(now: dt.datetime | None = None) -> list[int]:
             )
         elif Submission.release(pk, expired_before=now):
             requeued.append(pk)
-            transaction.on_commit(lambda pk=pk: intake.enqueue_scoring(pk))
+            transaction.on_commit(lambda pk=pk: queue.enqueue_scoring(pk))
     resend_at = now + dt.timedelta(seconds=settings.SCORING_RESEND_AFTER_SECONDS)
     waiting = Submission.objects.filter(status=Submission.Status.QUEUED)
     waiting.filter(lease_until__isnull=True).exclude(pk__in=requeued).update(lease_until=resend_at)
@@ -162,7 +153,7 @@ def reap_expired_leases(now: dt.datetime | None = None) -> list[int]:
             pk=pk, status=Submission.Status.QUEUED, lease_until__lt=now
         ).update(lease_until=resend_at):
             requeued.append(pk)
-            transaction.on_commit(lambda pk=pk: intake.enqueue_scoring(pk))
+            transaction.on_commit(lambda pk=pk: queue.enqueue_scoring(pk))
     return requeued
 
 
@@ -173,27 +164,35 @@ def cancel(submission: Submission, user: AbstractBaseUser) -> None:
     """Cancel a submission that has not started scoring; it stops counting against the quota."""
     if not submission.team.memberships.filter(user=user).exists():
         raise SubmissionNotAllowed("Only a member of the team can cancel its submission.")
-    if not Submission.cancel_queued(submission.pk):
-        raise SubmissionNotAllowed("Only a queued submission can be cancelled.")
-    phase_id = submission.phase_id
-    transaction.on_commit(lambda: _invalidate(phase_id))  # its count drops from the board
+    with transaction.atomic():
+        if not Submission.cancel_queued(submission.pk):
+            raise SubmissionNotAllowed("Only a queued submission can be cancelled.")
+        Phase.changed(submission.phase_id)  # its count drops from the board
     submission.refresh_from_db()
 
 
-def rescore(submission: Submission) -> bool:
+def rescore(submission: Submission, *, enqueue: bool = True) -> bool:
     """Organiser action: score a scored submission again (new reference or scorer version).
 
     The new Results are new rows (their reference or signature differs); the old ones stay,
-    no longer ``current``."""
-    if not Submission.requeue(submission.pk):
-        return False
-    pk = submission.pk
-    transaction.on_commit(lambda: intake.enqueue_scoring(pk))
+    no longer ``current``. ``enqueue=False`` leaves the queued row for the caller to score
+    with ``run_scoring``."""
+    with transaction.atomic():
+        if not Submission.requeue(submission.pk):
+            return False
+        Phase.changed(submission.phase_id)
+        pk = submission.pk
+        if enqueue:
+            transaction.on_commit(lambda: queue.enqueue_scoring(pk))
     return True
 
 
 def rescore_all(
-    *, phase: object = None, condition: object = None, challenge: object = None
+    *,
+    phase: object = None,
+    condition: object = None,
+    challenge: object = None,
+    enqueue: bool = True,
 ) -> list[int]:
     """Re-queue every scored submission of a challenge, a phase, or (those with a file for) a
     condition; returns their ids. Called after a reference version is activated, by the
@@ -205,4 +204,4 @@ def rescore_all(
         rows = rows.filter(phase=phase)
     if condition is not None:
         rows = rows.filter(files__condition=condition)
-    return [s.pk for s in rows.distinct() if rescore(s)]
+    return [s.pk for s in rows.distinct() if rescore(s, enqueue=enqueue)]

@@ -46,6 +46,6 @@ def test_the_submission_detail_gives_jga_17_93_and_ser_45_40_on_each_condition(f
     assert body["status"] == "scored"
     assert list(body["results"]) == list(KEYS)
     for result in body["results"].values():
-        assert f"{result['jga']:.2f}" == "17.93"
-        assert f"{result['ser']:.2f}" == "45.40"
+        assert f"{result['metrics']['jga']['value']:.2f}" == "17.93"
+        assert f"{result['metrics']['ser']['value']:.2f}" == "45.40"
         assert result["signature"].startswith("dstc11|norm:default|missing:reject|")

@@ -32,7 +32,12 @@ def test_the_overview_ranks_teams_with_their_per_condition_scores(board):
     assert [r["rank"] for r in body["results"]] == [1, 1, 1]
     assert [r["method_name"] for r in body["results"]] == ["First", "Second", "Third"]
     assert set(first["per_condition"]) == set(KEYS)
-    assert f"{first['jga']:.2f}" == "75.00"
+    assert f"{first['means']['jga']:.2f}" == "75.00"
+    # The overview's means and per-condition values are the board's first two metrics.
+    assert [m["name"] for m in body["metrics"]] == ["jga", "ser"]
+    assert f"{first['means']['ser']:.2f}" == "16.67"
+    assert f"{first['per_condition']['tts-verbatim']['ser']:.2f}" == "16.67"
+    assert "jga" not in first and "ser" not in first
 
 
 def test_a_condition_board_has_intervals_and_signatures_and_pages(board):
@@ -42,7 +47,10 @@ def test_a_condition_board_has_intervals_and_signatures_and_pages(board):
     assert page["condition"] == "human-verbatim"
     assert page["count"] == 3 and len(page["results"]) == 2
     row = page["results"][0]
-    assert row["jga_ci"][0] <= row["jga"] <= row["jga_ci"][1]
+    jga = row["metrics"]["jga"]
+    assert jga["ci"][0] <= jga["value"] <= jga["ci"][1]
+    assert f"{row['metrics']['ser']['value']:.2f}" == "16.67"
+    assert list(row["metrics"]) == [m["name"] for m in page["metrics"]] == ["jga", "ser"]
     assert row["signature"].startswith("dstc11|")
     rest = client.get(page["next"]).json()
     assert len(rest["results"]) == 1 and rest["previous"]
@@ -59,6 +67,8 @@ def test_format_csv_gives_every_row_of_the_table(board):
     one = client.get(f"/api/v1/phases/{board.pk}/leaderboard/?format=csv&condition=tts-verbatim")
     first = next(csv.DictReader(io.StringIO(one.content.decode())))
     assert first["ser"] == "16.6667" and first["signature"].startswith("dstc11|")
+    assert float(first["jga_low"]) <= float(first["jga"]) <= float(first["jga_high"])
+    assert "slot_f1" not in first  # a metric without an interval is no board column
 
 
 def test_csv_cells_cannot_run_as_spreadsheet_formulas(actors):

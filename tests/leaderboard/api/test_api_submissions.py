@@ -4,6 +4,7 @@ condition (not charged), 403 for quotas and closed phases, cancelling, listing, 
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 
 import pytest
 from django.utils import timezone
@@ -13,7 +14,7 @@ from leaderboard.submissions import services
 from leaderboard.submissions.models import Submission
 from tests.leaderboard.api.conftest import token_client
 from tests.leaderboard.factories import KEYS, ParticipationFactory, TeamFactory
-from tests.leaderboard.web import JGA, MALFORMED, SER, prediction_file
+from tests.leaderboard.web import GOLD_BYTES, JGA, MALFORMED, SER, prediction_file
 
 pytestmark = pytest.mark.django_db
 
@@ -50,14 +51,27 @@ def test_the_detail_gives_each_conditions_metrics_intervals_and_signature_once_s
     body = token_client(actors.member).get(f"/api/v1/submissions/{submission_id}/").json()
     assert body["status"] == "scored" and body["attempts"] == 1 and body["error"] == ""
     assert list(body["results"]) == list(KEYS)
+    assert [m["name"] for m in body["metrics"]][:3] == ["jga", "ser", "slot_f1"]
+    assert body["ci_level"] == 0.95
     for result in body["results"].values():
-        # Hand-worked in tests/leaderboard/web.py: JGA 75.00, SER 16.67.
-        assert f"{result['jga']:.2f}" == JGA
-        assert f"{result['ser']:.2f}" == SER
-        low, high = result["jga_ci"]
-        assert low <= result["jga"] <= high
+        assert result["part"] == "all"
+        metrics = result["metrics"]
+        # Hand-worked in tests/leaderboard/web.py: JGA 75.00, SER 16.67; in the task's order.
+        assert list(metrics) == ["jga", "ser", "slot_f1"]
+        assert f"{metrics['jga']['value']:.2f}" == JGA
+        assert f"{metrics['ser']['value']:.2f}" == SER
+        low, high = metrics["jga"]["ci"]
+        assert low <= metrics["jga"]["value"] <= high
+        # slot F1 is reported without an interval: 2 TP / (n_pred + n_ref) = 10 / 12.
+        assert metrics["slot_f1"] == {"value": pytest.approx(1000 / 12), "ci": None}
         assert result["signature"].startswith("dstc11|norm:default|")
-        assert (result["substitutions"], result["deletions"], result["insertions"]) == (1, 0, 0)
+        assert result["reference_sha256"] == hashlib.sha256(GOLD_BYTES).hexdigest()
+        details = result["breakdown"]["details"]
+        assert (details["sub"], details["del"], details["ins"]) == (1, 0, 0)
+        assert result["breakdown"]["format"] == "gold-json"
+        assert result["breakdown"]["counts"]["turns"] == 4
+        assert result["breakdown"]["warnings"] == []
+        assert "parts" not in result  # no split
 
 
 @pytest.mark.parametrize("kind", sorted(MALFORMED))

@@ -54,7 +54,36 @@ def test_the_detail_explains_the_formats_and_the_local_scoring_command(client, c
     for name in ("gold-json", "mwz-wrapper", "manifest"):
         assert f"<code>{name}</code>" in page
     assert "line_nr: 1 dialog_id: mul0003.json turn_id: 0" in page
-    assert "python -m scoring score --gold gold.json --pred predictions.json" in page
+    # the factory's challenge draws 200 bootstrap resamples instead of the default 1000
+    assert (
+        "python -m scoring score --task dstc11 --gold gold.json --pred predictions.json"
+        " --bootstrap 200</code>"
+    ) in page
+    assert "Ranked by JGA (higher is better); ties are broken by SER (lower is better)" in page
+
+
+def test_the_detail_of_another_task_names_its_formats_metrics_and_reference_files(client):
+    challenge = ChallengeFactory(
+        task="multiwoz22", scorer_options={"match": "fuzzy", "missing": "reject"}
+    )
+    page = client.get(_detail(challenge)).text
+    assert "Task: MultiWOZ 2.2 (schema-guided)" in page
+    for name in ("sgd-dialogues", "flat-states"):
+        assert f"<code>{name}</code>" in page
+    assert "<code>manifest</code>" not in page
+    assert '<th scope="row">Cat. JGA</th>' in page
+    # the schema is part of every reference; only the option that differs is named
+    assert (
+        "python -m scoring score --task multiwoz22 --gold gold.json --schema schema.json"
+        " --pred predictions.json --match fuzzy</code>"
+    ) in page
+    assert "Ranked by JGA (higher is better); ties are broken by Avg. goal acc." in page
+
+
+def test_the_ranking_wording_follows_the_challenges_primary_metric(client):
+    challenge = ChallengeFactory(primary_metric="ser")
+    page = client.get(_detail(challenge)).text
+    assert "Ranked by SER (lower is better); ties are broken by JGA (higher is better)" in page
 
 
 def test_anonymous_visitors_are_invited_to_log_in_to_register(client, challenge):

@@ -64,19 +64,26 @@ def test_augpt_scores_jga_17_93_and_ser_45_40_on_every_condition(fixtures_dir, t
     board = leaderboard(phase)
     gold_hash = hashlib.sha256(gold.read_bytes()).hexdigest()
     assert [c.key for c in board.conditions] == list(KEYS)
+    assert [c.name for c in board.columns][:2] == ["jga", "ser"]
     for condition in board.conditions:
         (row,) = condition.rows
         assert row.rank == 1
-        assert f"{row.jga:.2f}" == "17.93"
-        assert f"{row.ser:.2f}" == "45.40"
-        assert row.jga_low < row.jga < row.jga_high
-        assert row.ser_low < row.ser < row.ser_high
+        (jga, jga_low, jga_high), (ser, ser_low, ser_high) = row.cells[:2]
+        assert f"{jga:.2f}" == "17.93"
+        assert f"{ser:.2f}" == "45.40"
+        assert jga_low < jga < jga_high
+        assert ser_low < ser < ser_high
         assert row.signature.startswith("dstc11|norm:default|")
         assert f"gold:sha256:{gold_hash[:8]}" in row.signature
-    result = submission.results.first()
-    assert (result.n_ref, result.sub, result.dele, result.ins) == (41843, 12706, 4171, 2121)
+    details = submission.results.first().breakdown["details"]
+    assert (details["n_ref"], details["sub"], details["del"], details["ins"]) == (
+        41843,
+        12706,
+        4171,
+        2121,
+    )
     (overview,) = board.overview
-    assert f"{overview.jga:.2f}" == "17.93"
+    assert f"{overview.means[0]:.2f}" == "17.93"
 
 
 def test_create_challenge_refuses_an_existing_slug(fixtures_dir, tmp_path):

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from leaderboard.challenges.models import Reference
-from leaderboard.challenges.services import clear_reference_cache
+from leaderboard.challenges.references import clear_reference_cache
 from leaderboard.storage import private_storage
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Result, Submission

@@ -48,7 +48,6 @@ def production_env(*, redis_url: str, tag: str, private: Path, var: Path, **extr
         "TRACKBOARD_SSL_REDIRECT": "false",
         "DEBUG": "false",
         "SECRET_KEY": SECRET,
-        "TRACKBOARD_REQUIRE_SECRET_KEY": "true",
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
         "DATABASE_URL": database_url(),
         "REDIS_URL": redis_url,

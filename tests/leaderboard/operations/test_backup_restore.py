@@ -1,10 +1,12 @@
 """``backup_challenge`` then ``restore_challenge`` into an empty database (and an empty private
-storage) reproduces every board, export, archive and snapshot exactly; ``verify_files``
-finds missing and altered files."""
+storage) reproduces every board, export, archive and snapshot exactly, and every stored row
+(Results whole, reported figures, reference files); a restored phase never serves a board
+cached before the restore; ``verify_files`` finds missing and altered files."""
 
 from __future__ import annotations
 
 import datetime as dt
+import io
 import json
 from pathlib import Path
 
@@ -15,13 +17,15 @@ from django.core.cache import cache
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from leaderboard.challenges import demo
-from leaderboard.challenges.models import Challenge, Phase, Reference
-from leaderboard.challenges.services import clear_reference_cache
+from leaderboard.challenges import demo, demo_tasks
+from leaderboard.challenges.models import Challenge, Phase, Reference, ReferenceFile
+from leaderboard.challenges.references import clear_reference_cache
+from leaderboard.challenges.split import PARTS
 from leaderboard.rankings.exports import archive, reader_export
-from leaderboard.rankings.services import PARTS, compute
+from leaderboard.rankings.models import ReportedResult
+from leaderboard.rankings.services import compute, leaderboard
 from leaderboard.rankings.snapshots import reveal, serialise
-from leaderboard.submissions.models import Submission, SubmissionFile
+from leaderboard.submissions.models import Result, Submission, SubmissionFile
 from leaderboard.teams.models import Team
 from tests.leaderboard.factories import TeamFactory
 
@@ -53,8 +57,27 @@ def _state(slug: str) -> dict:
             "reader": reader_export(phase, AnonymousUser()),
             "archive": archive(phase),
         }
+    # Every stored row the boards are built from, whole (ids included).
+    out["rows"] = {
+        "results": list(
+            Result.objects.filter(submission__phase__challenge=found).order_by("pk").values()
+        ),
+        "reported": list(
+            ReportedResult.objects.filter(phase__challenge=found).order_by("pk").values()
+        ),
+        "reference files": list(
+            ReferenceFile.objects.filter(reference__condition__phase__challenge=found)
+            .order_by("pk")
+            .values("pk", "reference_id", "name", "original_name", "sha256")
+        ),
+    }
     # Through JSON: the comparison is of what an export would write.
     return json.loads(json.dumps(out, default=str))
+
+
+def _versions(slug: str) -> dict[str, int]:
+    phases = Challenge.objects.get(slug=slug).phases.all()
+    return dict(phases.values_list("slug", "board_version"))
 
 
 def _fresh_private_storage(settings, path: Path) -> None:
@@ -75,7 +98,12 @@ def test_backup_then_restore_into_an_empty_database_reproduces_the_leaderboard(
     challenge, settings, tmp_path
 ):
     before = _state(challenge.slug)
+    versions = _versions(challenge.slug)
     assert before[demo.HIDDEN_SLUG]["reader"]["final"] is not None  # the snapshot is there
+    # the rows carry the one Result shape and the reported figure's metrics
+    (result, *_) = before["rows"]["results"]
+    assert {"metrics", "intervals", "part_metrics", "breakdown", "dialogues"} <= set(result)
+    assert before["rows"]["reported"][0]["metrics"] == {"jga": 45.0}
     out = tmp_path / "dstc11.zip"
     call_command("backup_challenge", challenge.slug, str(out), stdout=open("/dev/null", "w"))  # noqa: SIM115
 
@@ -87,6 +115,10 @@ def test_backup_then_restore_into_an_empty_database_reproduces_the_leaderboard(
 
     call_command("restore_challenge", str(out), stdout=open("/dev/null", "w"))  # noqa: SIM115
     assert _state(challenge.slug) == before
+    # every board version moved on: a board cached before the restore is never read again
+    restored = _versions(challenge.slug)
+    assert restored.keys() == versions.keys()
+    assert all(restored[slug] > versions[slug] for slug in versions)
     call_command("verify_files", stdout=open("/dev/null", "w"))  # noqa: SIM115
     # New rows get fresh keys after the restored ones (sequences were moved past them).
     phase = Challenge.objects.get(slug=challenge.slug).phases.first()
@@ -112,7 +144,7 @@ def test_restore_beside_other_data_moves_taken_keys_and_keeps_the_rankings(
     call_command("backup_challenge", challenge.slug, str(out), stdout=open("/dev/null", "w"))  # noqa: SIM115
     rankings = {
         phase.slug: [
-            [(row.team_name, row.jga) for row in board.rows]
+            [(row.team_name, row.cells) for row in board.rows]
             for board in compute(phase, "public").conditions
         ]
         for phase in challenge.phases.all()
@@ -126,7 +158,7 @@ def test_restore_beside_other_data_moves_taken_keys_and_keeps_the_rankings(
     assert Team.objects.count() == teams  # the same teams (by slug), not copies
     for phase in restored.phases.all():
         boards = compute(phase, "public").conditions
-        assert [[(r.team_name, r.jga) for r in b.rows] for b in boards] == rankings[phase.slug]
+        assert [[(r.team_name, r.cells) for r in b.rows] for b in boards] == rankings[phase.slug]
 
 
 def test_a_backup_of_an_unknown_challenge_is_refused(tmp_path):
@@ -143,6 +175,8 @@ def test_verify_files_lists_missing_and_altered_files_and_exits_1(challenge, set
     (root / altered.file.name).write_bytes(b"{}")
     gone = Reference.objects.order_by("pk").first()
     (root / gone.file.name).unlink()
+    schema = ReferenceFile.objects.get(name="schema")  # the MultiWOZ 2.2 demo's
+    (root / schema.file.name).write_bytes(b"[]")
 
     with pytest.raises(CommandError) as failure:
         call_command("verify_files")
@@ -150,7 +184,8 @@ def test_verify_files_lists_missing_and_altered_files_and_exits_1(challenge, set
     listing = capsys.readouterr().out
     assert f"submission file {altered.pk} ({altered.file.name}): sha256 mismatch" in listing
     assert f"reference {gone.pk} ({gone.file.name}): missing" in listing
-    assert "2 of" in str(failure.value)
+    assert f"reference file {schema.pk} ({schema.file.name}): sha256 mismatch" in listing
+    assert "3 of" in str(failure.value)
 
 
 def test_a_backup_whose_file_was_altered_is_refused_and_leaves_nothing_behind(
@@ -174,3 +209,66 @@ def test_a_backup_whose_file_was_altered_is_refused_and_leaves_nothing_behind(
         call_command("restore_challenge", str(tampered))
     assert not Challenge.objects.filter(slug=challenge.slug).exists()
     assert sorted(p for p in private.rglob("*") if p.is_file()) == before
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_task_with_reference_files_comes_back_whole_and_scores_again(settings, tmp_path):
+    """The MultiWOZ 2.2 demo's reference has a schema (required) and training values (JGA on
+    seen and unseen turns): both travel with the backup, and re-scoring the restored
+    submissions gives back exactly the stored Results."""
+    call_command("demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    slug = demo_tasks.MULTIWOZ_SLUG
+    before = _state(slug)
+    names = sorted(f["name"] for f in before["rows"]["reference files"])
+    assert names == ["schema", "training_values"]
+    assert all(r["metrics"]["jga_seen"] is not None for r in before["rows"]["results"])
+    out = tmp_path / "multiwoz22.zip"
+    call_command("backup_challenge", slug, str(out), stdout=open("/dev/null", "w"))  # noqa: SIM115
+
+    call_command("flush", interactive=False, verbosity=0)
+    cache.clear()
+    _fresh_private_storage(settings, tmp_path / "new-private")
+    call_command("restore_challenge", str(out), stdout=open("/dev/null", "w"))  # noqa: SIM115
+    assert _state(slug) == before
+    # 1 gold + 2 extra files + 3 predictions, all where their rows say
+    call_command("verify_files", stdout=(listing := io.StringIO()))
+    assert "6 stored files match their sha256" in listing.getvalue()
+
+    call_command("rescore", "--challenge", slug, "--now", stdout=open("/dev/null", "w"))  # noqa: SIM115
+    rescored = list(Result.objects.filter(current=True).order_by("submission_id"))
+    kept = {r["submission_id"]: r for r in before["rows"]["results"]}
+    assert len(rescored) == len(kept) == 3
+    for row in rescored:
+        old = kept[row.submission_id]
+        assert row.signature == old["signature"]
+        assert row.metrics == pytest.approx(old["metrics"])
+        assert row.dialogues == old["dialogues"]
+
+
+def test_a_challenge_deleted_and_restored_on_the_same_site_shows_the_restored_board(
+    challenge, tmp_path
+):
+    """Boards are cached under the phase's version: the restored phase (same id, free again)
+    must not pick up a board cached for the deleted one."""
+    phase = challenge.phases.get(slug="test")
+    out = tmp_path / "dstc11.zip"
+    call_command("backup_challenge", challenge.slug, str(out), stdout=open("/dev/null", "w"))  # noqa: SIM115
+    backed_up = serialise(compute(phase, "public"))
+    # After the backup: a newly shown reported figure, read once (so cached).
+    ReportedResult.objects.create(
+        phase=phase, condition=phase.conditions.first(), label="Added after the backup",
+        metrics={"jga": 12.5}, source="a later paper", shown=True,
+    )  # fmt: skip
+    later = leaderboard(Phase.objects.get(pk=phase.pk))
+    assert sorted(r["label"] for r in later.reported) == [
+        "Added after the backup",
+        "Published system (synthetic example)",
+    ]
+    # Removed from the site (Results first: they protect the references they were scored on).
+    Result.objects.filter(submission__phase__challenge=challenge).delete()
+    Challenge.objects.filter(pk=challenge.pk).delete()
+    call_command("restore_challenge", str(out), stdout=open("/dev/null", "w"))  # noqa: SIM115
+    restored = Phase.objects.get(pk=phase.pk)  # the id was free again: kept
+    board = leaderboard(restored)
+    assert [r["label"] for r in board.reported] == ["Published system (synthetic example)"]
+    assert serialise(board) == backed_up

@@ -100,8 +100,7 @@ def test_the_dockerfile_builds_wheels_apart_and_runs_slim_as_a_user_with_statics
     assert "--no-index" in runtime  # only the builder's wheels, no network
     assert re.search(r"^USER 10001", runtime, re.MULTILINE)
     assert "collectstatic" in runtime and "TRACKBOARD_STATIC_MANIFEST=true" in runtime
-    assert "DEBUG=false" in runtime and "TRACKBOARD_REQUIRE_SECRET_KEY=true" in runtime
-    assert "TRACKBOARD_PRODUCTION=true" in runtime
+    assert "DEBUG=false" in runtime and "TRACKBOARD_PRODUCTION=true" in runtime
     assert "HEALTHCHECK" in runtime
 
 

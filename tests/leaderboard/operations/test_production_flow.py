@@ -196,12 +196,13 @@ def test_the_whole_flow_runs_on_gunicorn_a_worker_and_beat_with_production_setti
              "--pred", str(tmp / f"{k}.json"), "--json"],
             capture_output=True, text=True, check=True,
         )  # fmt: skip
-        expected[k] = json.loads(local.stdout)["jga"]
+        expected[k] = json.loads(local.stdout)["metrics"]["jga"]
 
     board = run("leaderboard", "dstc11/test", "--condition", "tts-verbatim", "--json")
     assert board.returncode == 0, board.stderr
     rows = json.loads(board.stdout)["results"]
-    assert len(rows) == 1 and rows[0]["jga"] == pytest.approx(expected["tts-verbatim"])
+    assert len(rows) == 1
+    assert rows[0]["metrics"]["jga"]["value"] == pytest.approx(expected["tts-verbatim"])
 
     # The reader exports, anonymously.
     export = requests.get(f"{base}/challenges/dstc11/test/leaderboard.json", timeout=10).json()

@@ -14,7 +14,7 @@ from django.urls import reverse
 from leaderboard.challenges.models import Phase
 from leaderboard.rankings.snapshots import reveal
 from tests.leaderboard.organiser import construction as c
-from tests.leaderboard.organiser.conftest import close
+from tests.leaderboard.organiser.conftest import KEY, close
 from tests.leaderboard.web import log_in
 
 pytestmark = pytest.mark.django_db
@@ -28,6 +28,12 @@ def _urls(phase):
         reverse("rankings:export-csv", args=args),
         reverse("rankings:archive", args=args),
     )
+
+
+def _means(board: dict, metric: str = "jga") -> list[float]:
+    """The overview rows' means of ``metric`` (the overview keeps the board's first two)."""
+    at = [c["name"] for c in board["columns"]].index(metric)
+    return [row["means"][at] for row in board["overview"]]
 
 
 def _page_rows(html: str, table_id: str) -> list[list[str]]:
@@ -47,7 +53,8 @@ def test_reader_exports_equal_the_page_on_a_public_split_phase(world, client):
     table = _page_rows(page, "overview-table")
     # by construction: A 100, B 75 (B2), C 25 (C1) on the public part
     assert [(row[0], row[3]) for row in table] == [("1", "100.00"), ("2", "75.00"), ("3", "25.00")]
-    exported = [(str(r["rank"]), f"{r['jga']:.2f}") for r in data["public"]["overview"]]
+    ranks = [str(r["rank"]) for r in data["public"]["overview"]]
+    exported = [(rank, f"{v:.2f}") for rank, v in zip(ranks, _means(data["public"]), strict=True)]
     assert exported == [(row[0], row[3]) for row in table]
     assert data["final"] is None
     lines = list(csv.DictReader(io.StringIO(client.get(csv_url).text)))
@@ -72,8 +79,10 @@ def test_after_the_reveal_the_exports_carry_the_snapshot_as_the_page_shows_it(wo
     ]
     data = client.get(json_url).json()
     assert data["final"]["snapshot"] == 1
+    rows = data["final"]["overview"]
     assert [
-        (str(r["rank"]), r["method_name"], f"{r['jga']:.2f}") for r in data["final"]["overview"]
+        (str(r["rank"]), r["method_name"], f"{v:.2f}")
+        for r, v in zip(rows, _means(data["final"]), strict=True)
     ] == [(r[0], r[2], r[3]) for r in final_rows]
     lines = list(csv.DictReader(io.StringIO(client.get(csv_url).text)))
     final = [line for line in lines if line["board"] == "final" and line["condition"] == "overview"]
@@ -90,15 +99,65 @@ def test_the_archive_has_every_result_and_the_correctness_matrix(world, client):
     by_method = {row["method"]: row for row in data["results"]}
     for name, (public, private) in c.RUNS.items():
         row = by_method[f"run {name}"]
-        assert row["public_jga"] == pytest.approx(100 * public / 4)
-        assert row["private_jga"] == pytest.approx(100 * private / 7)
+        assert row["part_metrics"]["public"]["metrics"]["jga"] == pytest.approx(100 * public / 4)
+        assert row["part_metrics"]["private"]["metrics"]["jga"] == pytest.approx(100 * private / 7)
+        assert row["metrics"]["jga"] == pytest.approx(100 * (public + private) / 11)
         assert row["signature"].startswith("dstc11|") and row["current"]
     assert by_method["run B1"]["final_selection"] and not by_method["run B2"]["final_selection"]
     assert by_method["run C1"]["final_selection"] and not by_method["run C2"]["final_selection"]
     matrix = data["correctness"]["tts-verbatim"]
+    assert matrix["metric"] == "jga"
     order = matrix["dialogues"]
     assert sorted(order) == sorted(c.PUBLIC_IDS + c.PRIVATE_IDS)
-    a1 = dict(zip(order, matrix["correct"][str(world.runs["A1"].pk)], strict=True))
+    a1 = str(world.runs["A1"].pk)
+
+    def by_dialogue(column):
+        return dict(zip(order, column[a1], strict=True))
+
+    right, turns, verdicts = (
+        by_dialogue(matrix["numerators"]),
+        by_dialogue(matrix["denominators"]),
+        by_dialogue(matrix["turns"]),
+    )
     # A1: every public turn right; the first private turn right (1 of 7)
-    assert [a1[d] for d in c.PUBLIC_IDS] == [1, 1, 1, 1]
-    assert [a1[d] for d in c.PRIVATE_IDS] == [1, 0, 0]
+    assert [right[d] for d in c.PUBLIC_IDS] == [1, 1, 1, 1]
+    assert [right[d] for d in c.PRIVATE_IDS] == [1, 0, 0]
+    assert [turns[d] for d in c.PUBLIC_IDS + c.PRIVATE_IDS] == [1, 1, 1, 1, *c.PRIVATE_TURNS]
+    assert [verdicts[d] for d in c.PUBLIC_IDS] == ["1", "1", "1", "1"]
+    assert [verdicts[d] for d in c.PRIVATE_IDS] == ["10", "00", "000"]
+    # B1: 2 of 4 public and 6 of 7 private turns right, the private ones first
+    b1 = dict(zip(order, matrix["turns"][str(world.runs["B1"].pk)], strict=True))
+    assert [b1[d] for d in c.PUBLIC_IDS] == ["1", "1", "0", "0"]
+    assert [b1[d] for d in c.PRIVATE_IDS] == ["11", "11", "110"]
+
+
+def test_the_csv_lists_a_reported_figure_under_its_metrics_even_one_the_board_lacks(world):
+    from leaderboard.rankings.exports import reader_csv, reader_export
+    from leaderboard.rankings.models import ReportedResult
+
+    Phase.objects.filter(pk=world.phase.pk).update(results_visibility=Phase.Visibility.PUBLIC)
+    phase = Phase.objects.get(pk=world.phase.pk)
+    ReportedResult.objects.create(
+        phase=phase, condition=phase.conditions.get(), label="=Paper system",
+        metrics={"slot_f1": 80.5, "jga": 45.25}, source="a paper", shown=True,
+    )  # fmt: skip
+    data = reader_export(phase, world.outsider)
+    lines = list(csv.DictReader(io.StringIO(reader_csv(data))))
+    header = list(lines[0])
+    # the board's columns (JGA, SER with intervals), then the reported one it lacks (Slot F1)
+    assert header[8:] == [
+        "jga", "jga_low", "jga_high", "ser", "ser_low", "ser_high",
+        "slot_f1", "slot_f1_low", "slot_f1_high", "signature", "source",
+    ]  # fmt: skip
+    (reported,) = [line for line in lines if line["board"] == "reported (not scored here)"]
+    assert (reported["jga"], reported["slot_f1"], reported["ser"]) == ("45.2500", "80.5000", "")
+    assert reported["jga_low"] == "" and reported["source"] == "a paper"
+    assert reported["method"] == "'=Paper system"  # never a spreadsheet formula
+    ranked = [line for line in lines if line["board"] == "public" and line["condition"] == KEY]
+    # by construction, public JGA: A1 100, B2 75, C1 25; SER is its complement (one slot a turn)
+    assert [(line["method"], line["jga"], line["ser"]) for line in ranked] == [
+        ("run A1", "100.0000", "0.0000"),
+        ("run B2", "75.0000", "25.0000"),
+        ("run C1", "25.0000", "75.0000"),
+    ]
+    assert all(line["slot_f1"] == "" for line in ranked)

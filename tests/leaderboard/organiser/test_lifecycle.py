@@ -5,15 +5,18 @@ published snapshot does not move after a later re-score."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 from django.urls import reverse
 
 from leaderboard.challenges.services import add_reference
-from leaderboard.rankings.models import ImmutableError
+from leaderboard.rankings.models import ImmutableError, Snapshot
 from leaderboard.rankings.services import compute, leaderboard
+from leaderboard.rankings.snapshots import load, reveal
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Result, Submission
+from leaderboard.submissions.services import SelectionError, select_final
 from tests.leaderboard.factories import upload
 from tests.leaderboard.organiser import construction as c
 from tests.leaderboard.organiser.conftest import KEY, close
@@ -22,19 +25,34 @@ from tests.leaderboard.web import log_in
 pytestmark = pytest.mark.django_db
 
 
+def _jga(board, row) -> float:
+    """The row's JGA on ``board`` (a Leaderboard, or a snapshot's data)."""
+    columns = board["columns"] if isinstance(board, dict) else board.columns
+    names = [c["name"] if isinstance(c, dict) else c.name for c in columns]
+    cells = row["cells"] if isinstance(row, dict) else row.cells
+    return cells[names.index("jga")][0]
+
+
 def _ranking(board):
     (condition,) = board.conditions
-    return [(r.rank, r.method_name, round(r.jga, 2)) for r in condition.rows]
+    return [(r.rank, r.method_name, round(_jga(board, r), 2)) for r in condition.rows]
 
 
 def test_public_and_private_subset_columns_are_the_hand_worked_ratios(world):
     for name, (public, private) in c.RUNS.items():
         result = Result.objects.get(submission=world.runs[name], current=True)
-        assert result.public_jga == pytest.approx(100 * public / 4)
-        assert result.private_jga == pytest.approx(100 * private / 7)
-        assert result.jga == pytest.approx(100 * (public + private) / 11)
+        public_metrics, _ = result.part("public")
+        private_metrics, _ = result.part("private")
+        assert public_metrics["jga"] == pytest.approx(100 * public / 4)
+        assert private_metrics["jga"] == pytest.approx(100 * private / 7)
+        assert result.metrics["jga"] == pytest.approx(100 * (public + private) / 11)
         # one gold slot per turn, every wrong turn one substitution
-        assert result.private_ser == pytest.approx(100 * (7 - private) / 7)
+        assert private_metrics["ser"] == pytest.approx(100 * (7 - private) / 7)
+        # the typed ranking columns hold the same numbers (JGA ranks, SER breaks ties)
+        assert result.public_primary == pytest.approx(100 * public / 4)
+        assert result.private_primary == pytest.approx(100 * private / 7)
+        assert result.primary == pytest.approx(100 * (public + private) / 11)
+        assert result.private_tiebreak == pytest.approx(100 * (7 - private) / 7)
 
 
 def test_the_whole_lifecycle(world, client, django_capture_on_commit_callbacks, enqueued):
@@ -69,7 +87,7 @@ def test_the_whole_lifecycle(world, client, django_capture_on_commit_callbacks, 
     assert phase.state == "revealed"
     snapshot = phase.snapshots.get()
     private = [
-        (r["rank"], r["method_name"], round(r["jga"], 2))
+        (r["rank"], r["method_name"], round(_jga(snapshot.data, r), 2))
         for r in snapshot.data["conditions"][0]["rows"]
     ]
     # B's selection (B1, not its best public B2) and C's default (best public C1, not C2).
@@ -86,15 +104,17 @@ def test_the_whole_lifecycle(world, client, django_capture_on_commit_callbacks, 
         changed[d] = [{"hotel": {"area": "west"}} for _ in changed[d]]
     condition = phase.conditions.get()
     with django_capture_on_commit_callbacks(execute=True):
+        # as the admin's upload does: the new version, then every scored run of it re-queued
         add_reference(condition, json.dumps(changed).encode(), "v2.json")
+        services.rescore_all(condition=condition)
     assert sorted(enqueued) == sorted(s.pk for s in world.runs.values())
     for pk in enqueued:
         assert services.run_scoring(pk) == "scored"
-    assert compute(phase, "private").conditions[0].rows[0].jga == 0.0
+    board = compute(phase, "private")
+    assert _jga(board, board.conditions[0].rows[0]) == 0.0
     snapshot.refresh_from_db()
-    assert [r["jga"] for r in snapshot.data["conditions"][0]["rows"]] == pytest.approx(
-        [600 / 7, 300 / 7, 100 / 7]
-    )
+    rows = snapshot.data["conditions"][0]["rows"]
+    assert [_jga(snapshot.data, r) for r in rows] == pytest.approx([600 / 7, 300 / 7, 100 / 7])
     after = client.get(reverse("rankings:snapshot", args=[phase.challenge.slug, phase.slug, 1]))
     assert after.content.decode().count("85.71") == before.count("85.71")
     with pytest.raises(ImmutableError):
@@ -108,8 +128,6 @@ def test_the_whole_lifecycle(world, client, django_capture_on_commit_callbacks, 
 
 
 def test_a_team_cannot_select_more_than_its_allowance(world):
-    from leaderboard.rankings.finals import SelectionError, select_final
-
     with pytest.raises(SelectionError):
         select_final(world.runs["B2"], world.teams["B"].created_by, True)
     with pytest.raises(SelectionError):
@@ -128,3 +146,15 @@ def test_reveal_is_refused_while_the_phase_is_open_and_to_non_organisers(world, 
     )
     assert response.status_code == 404 and not world.phase.snapshots.exists()
     assert leaderboard(world.phase, "public").conditions[0].rows
+
+
+def test_a_published_snapshot_loads_back_as_the_board_it_froze(world):
+    close(world.phase)
+    snapshot = reveal(world.phase, world.organiser)
+    frozen = compute(world.phase, "private")
+    loaded = load(Snapshot.objects.get(pk=snapshot.pk))
+    # everything but what a snapshot does not keep: the live version and reported figures
+    assert loaded == replace(frozen, version="", reported=())
+    assert loaded.columns[0].name == "jga" and loaded.columns[0].primary
+    assert [r.method_name for r in loaded.overview] == ["run B1", "run C1", "run A1"]
+    assert [round(r.means[0], 2) for r in loaded.overview] == [85.71, 42.86, 14.29]

@@ -21,6 +21,10 @@ from tests.leaderboard.web import GOLD, GOLD_BYTES, log_in, scored_submission
 pytestmark = pytest.mark.django_db
 
 
+def _jga(board, row) -> float:
+    return row.cells[[c.name for c in board.columns].index("jga")][0]
+
+
 def _v2() -> bytes:
     # The turn the prediction gets wrong (sng0002 turn 1: leaveat 10:30) is right in v2, and
     # both mul0001 turns now have area "south", which it gets wrong: 2 of 4 right = 50.00.
@@ -41,6 +45,9 @@ def test_activating_a_new_reference_rescores_that_condition_and_keeps_old_rows(
     old = condition.references.get(active=True)
     with django_capture_on_commit_callbacks(execute=True):
         new = add_reference(condition, _v2(), "v2.json")
+        # adding a version re-scores nothing by itself: its callers re-queue the condition
+        assert enqueued == []
+        services.rescore_all(condition=condition)
     assert sorted(enqueued) == sorted(r.pk for r in runs)
     for pk in enqueued:
         assert services.run_scoring(pk) == "scored"
@@ -53,7 +60,7 @@ def test_activating_a_new_reference_rescores_that_condition_and_keeps_old_rows(
     assert {r.signature for r in kept}.isdisjoint({r.signature for r in rows.filter(reference=new)})
     # The board: 50.00 on the new version, 75.00 still on the untouched condition.
     board = compute(phase)
-    by_key = {b.key: [round(r.jga, 2) for r in b.rows] for b in board.conditions}
+    by_key = {b.key: [round(_jga(board, r), 2) for r in b.rows] for b in board.conditions}
     assert by_key == {
         "tts-verbatim": [50.0, 50.0],
         "human-verbatim": [75.0, 75.0],
@@ -69,9 +76,12 @@ def test_activating_a_new_reference_rescores_that_condition_and_keeps_old_rows(
     enqueued.clear()
     with django_capture_on_commit_callbacks(execute=True):
         activate_reference(old)
+        services.rescore_all(condition=condition)
+    assert sorted(enqueued) == sorted(r.pk for r in runs)
     for pk in enqueued:
         assert services.run_scoring(pk) == "scored"
-    assert [round(r.jga, 2) for r in compute(phase).conditions[0].rows] == [75.0, 75.0]
+    board = compute(phase)
+    assert [round(_jga(board, r), 2) for r in board.conditions[0].rows] == [75.0, 75.0]
     assert Result.objects.filter(condition=condition).count() == 4
 
 
@@ -89,5 +99,6 @@ def test_the_rescore_command_writes_new_rows_for_a_new_scorer_signature(monkeypa
     assert rows.count() == 2
     assert [r.current for r in rows] == [False, True]
     assert rows[0].signature == first.signature and "seed:999" in rows[1].signature
-    assert [round(r.jga, 2) for r in compute(phase).conditions[0].rows] == [75.0]
+    board = compute(phase)
+    assert [round(_jga(board, r), 2) for r in board.conditions[0].rows] == [75.0]
     assert GOLD  # the hand-worked example the numbers come from

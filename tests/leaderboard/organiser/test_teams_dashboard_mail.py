@@ -4,6 +4,7 @@ dashboard, phase states on the pages, and the team's e-mail when a run is scored
 from __future__ import annotations
 
 import datetime as dt
+import json
 
 import pytest
 from django.core import mail
@@ -12,7 +13,6 @@ from django.utils import timezone
 
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.rankings.models import ReportedResult
-from leaderboard.rankings.services import invalidate
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Participation
@@ -72,7 +72,6 @@ def test_an_anonymous_team_is_named_only_for_organisers(client):
     scored_submission(team, phase)
     log_in(client, team.created_by)
     client.post(reverse("teams:anonymous", args=[team.slug]), {"anonymous": "1"})
-    invalidate(phase.pk)
     client.logout()
     args = [phase.challenge.slug, phase.slug]
     for url in (
@@ -97,13 +96,16 @@ def test_reported_figures_are_shown_unranked_and_labelled_only_when_chosen(clien
     scored_submission(approved_team(phase), phase)
     condition = phase.conditions.first()
     row = ReportedResult.objects.create(
-        phase=phase, condition=condition, label="D3ST-XXL", jga=99.25, source="DSTC11 overview"
+        phase=phase,
+        condition=condition,
+        label="D3ST-XXL",
+        metrics={"jga": 99.25},
+        source="DSTC11 overview",
     )
     url = reverse("rankings:leaderboard", args=[phase.challenge.slug, phase.slug])
     assert "D3ST-XXL" not in client.get(url).text
     row.shown = True
     row.save()
-    invalidate(phase.pk)
     page = client.get(url).text
     assert "D3ST-XXL" in page and "not scored here" in page
     ranked = page.split('id="reported-table"')[0]
@@ -140,6 +142,9 @@ def test_the_dashboard_shows_states_queue_health_and_daily_counts(client, enqueu
     oldest = int(page.split('<dd id="oldest">')[1].split(" s<")[0])
     assert 300 <= oldest < 400
     assert "state-upcoming" in page and "state-open" in page
+    # each reference version with what its summary says (the gold of tests.leaderboard.web:
+    # 2 dialogues, 4 user turns, 6 gold values of 4 slots)
+    assert page.count("format: gold-json; slot values: 6; slots: 4</td>") == 3
     today = page.split('id="per-day"')[1].split("</tbody>")[0].rsplit("<tr>", 1)[1]
     assert '<td class="num">3</td>' in today
     log_in(client, team.created_by)
@@ -170,3 +175,19 @@ def test_the_team_is_mailed_when_a_run_is_scored_or_fails(django_capture_on_comm
     ):
         assert services.run_scoring(broken.pk) == "failed"
     assert len(mail.outbox) == 2 and "failed" in mail.outbox[1].subject
+
+
+def test_the_dashboard_lists_another_tasks_reference_and_its_files(client):
+    from tests.leaderboard.task_data import MWZ_GOLD, SCHEMA, make_phase
+
+    files = {"schema": (json.dumps(SCHEMA).encode(), "schema.json")}
+    phase = make_phase("multiwoz22", json.dumps(MWZ_GOLD).encode(), files)
+    organiser = UserFactory()
+    phase.challenge.organisers.add(organiser)
+    log_in(client, organiser)
+    page = client.get(reverse("challenges:organise", args=[phase.challenge.slug])).text
+    # two dialogues, three user turns, one service (hotel)
+    assert (
+        '<td>2</td><td>3</td><td class="facts">files: schema (schema.json); '
+        "format: sgd-dialogues; services: 1</td>"
+    ) in page

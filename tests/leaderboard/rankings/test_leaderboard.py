@@ -8,6 +8,7 @@ import json
 import pytest
 from django.utils import timezone
 
+from leaderboard.challenges.models import Phase
 from leaderboard.challenges.services import add_reference
 from leaderboard.rankings.services import leaderboard
 from leaderboard.submissions.models import Result, Submission
@@ -41,14 +42,23 @@ def _result(phase, team, jga, ser, *, minutes=0, baseline=False, status="scored"
         condition=condition,
         reference=condition.references.get(active=True),
         signature="sig",
-        jga=jga,
-        ser=ser,
+        **_columns(jga, ser),
     )
 
 
+def _columns(jga, ser):
+    """A Result's metrics and typed ranking columns (JGA ranked, SER breaks ties)."""
+    return {"metrics": {"jga": jga, "ser": ser}, "primary": jga, "tiebreak": ser}
+
+
+def _board(phase):
+    """The board as a request sees it: with the phase (and its board version) read anew."""
+    return leaderboard(Phase.objects.get(pk=phase.pk))
+
+
 def _rows(phase):
-    (board,) = leaderboard(phase).conditions
-    return [(r.rank, r.team_name, r.jga) for r in board.rows]
+    (board,) = _board(phase).conditions
+    return [(r.rank, r.team_name, r.cells[0][0]) for r in board.rows]
 
 
 def test_each_team_appears_once_with_its_best_result_and_null_last(phase):
@@ -74,7 +84,7 @@ def test_rows_flag_baselines_and_count_submissions(phase):
     _result(phase, team, 20.0, 60.0)
     Submission.objects.create(team=team, phase=phase, method_name="bad", status="invalid")
     _result(phase, baseline, 30.0, 40.0, baseline=True)
-    (board,) = leaderboard(phase).conditions
+    (board,) = _board(phase).conditions
     assert [(r.is_baseline, r.submissions) for r in board.rows] == [(False, 2), (True, 1)]
 
 
@@ -108,11 +118,10 @@ def test_the_overview_ranks_teams_by_the_mean_over_conditions():
                 condition=condition,
                 reference=condition.references.get(active=True),
                 signature="sig",
-                jga=jga,
-                ser=100 - jga,
+                **_columns(jga, 100 - jga),
             )
-    overview = leaderboard(phase).overview
-    assert [(r.rank, r.team_name, r.jga) for r in overview] == [
-        (1, two.name, 35.0),
-        (2, one.name, 30.0),
+    overview = _board(phase).overview
+    assert [(r.rank, r.team_name, r.means) for r in overview] == [
+        (1, two.name, (35.0, 65.0)),
+        (2, one.name, (30.0, 70.0)),
     ]

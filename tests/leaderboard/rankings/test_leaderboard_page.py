@@ -63,7 +63,14 @@ def test_a_row_without_a_score_is_never_ranked_first(client, phase):
     unscored = approved_team(phase)
     scored_team = approved_team(phase)
     first = scored_submission(unscored, phase, method="empty")
-    Result.objects.filter(submission=first).update(jga=None, ser=None, jga_low=None)
+    Result.objects.filter(submission=first).update(
+        metrics={"jga": None, "ser": None},
+        intervals={},
+        primary=None,
+        primary_low=None,
+        primary_high=None,
+        tiebreak=None,
+    )
     scored_submission(scored_team, phase, method="real")
     rows = [row for row in _rows(client.get(_url(phase)).text) if "<td>" in row]
     per_condition = rows[2:4]  # the first condition's table follows the overview's two rows

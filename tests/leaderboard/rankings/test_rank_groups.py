@@ -21,7 +21,9 @@ import pytest
 from leaderboard.rankings.groups import rank_groups
 from leaderboard.rankings.services import leaderboard
 from leaderboard.submissions import services
+from scoring import Resampling
 from scoring.synth import make_gold
+from scoring.taskapi import DialogueRatios
 from tests.leaderboard.factories import approved_team, phase_with_references, upload
 
 pytestmark = pytest.mark.django_db
@@ -66,10 +68,8 @@ def test_a_non_significant_margin_shares_a_group_and_a_clear_winner_stands_alone
 def test_entries_that_cannot_be_compared_never_share_a_group():
     """No per-dialogue counts (or different dialogues) means no test, so no tie is claimed."""
 
-    class Settings:
-        n_boot, seed, level = 100, 1, 0.95
-
-    one = [{"id": "a", "turns": 2, "correct": 1, "n_ref": 2, "sub": 1, "del": 0, "ins": 0}]
-    other = [{**one[0], "id": "b"}]
-    assert rank_groups([1, 2, 3], [one, other, None], "jga", Settings()) == ["1", "2", "3"]
-    assert rank_groups([1, 2], [one, one], "jga", Settings()) == ["1\u20132", "1\u20132"]
+    resampling = Resampling(n_boot=100, level=0.95, seed=1)
+    one = DialogueRatios(("a",), {"jga": ([1], [2]), "ser": ([1], [2])})
+    other = DialogueRatios(("b",), one.columns)
+    assert rank_groups([1, 2, 3], [one, other, None], "jga", resampling) == ["1", "2", "3"]
+    assert rank_groups([1, 2], [one, one], "jga", resampling) == ["1\u20132", "1\u20132"]

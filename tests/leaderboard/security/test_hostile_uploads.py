@@ -18,6 +18,7 @@ from django.urls import reverse
 
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Submission, SubmissionFile
+from scoring import Task
 from tests.leaderboard.api.conftest import token_client
 from tests.leaderboard.factories import KEYS, UserFactory, approved_team, phase_with_references
 from tests.leaderboard.web import GOLD, GOLD_BYTES, PREDICTION, log_in, prediction_file
@@ -187,9 +188,9 @@ def test_a_file_over_the_size_limit_is_refused_before_it_is_parsed(
 ):
     phase, team, private = world
     settings.MAX_UPLOAD_BYTES = 1_000
-    parsed = []
+    parsed: list[str] = []
     monkeypatch.setattr(
-        services.intake.scoring, "load_prediction", lambda *a, **k: parsed.append(a)
+        Task, "load_prediction", lambda task, source, *a, **k: parsed.append(source.name)
     )
     api = token_client(team.created_by)
     files = {key: prediction_file() for key in KEYS}
@@ -200,7 +201,8 @@ def test_a_file_over_the_size_limit_is_refused_before_it_is_parsed(
     assert response.status_code == 400
     message = response.json()["error"]["details"]["conditions"]["human-verbatim"]
     assert "largest accepted is 1,000 bytes" in message
-    assert all(call[-1] != "big.json" for call in parsed)
+    assert "big.json" not in parsed
+    assert parsed == ["run.json", "run.json"]  # the two other files were read
     _assert_nothing_kept(phase, team, private)
 
 

@@ -31,8 +31,10 @@ def test_a_demo_result_page_shows_slot_errors_adding_up_to_the_result(client):
     assert len(totals) == len(results) == 3
     for result, row in zip(results, totals, strict=True):
         n_ref, sub, dele, ins = (int(c) for c in _cells(row) if c.strip())
-        assert (n_ref, sub, dele, ins) == (result.n_ref, result.sub, result.dele, result.ins)
-        for domain, values in result.breakdown["per_domain"].items():
+        details = result.breakdown["details"]
+        assert (n_ref, sub, dele, ins) == tuple(details[k] for k in ("n_ref", "sub", "del", "ins"))
+        assert f"S {sub} / D {dele} / I {ins} of {n_ref} reference slot values" in page
+        for domain, values in details["per_domain"].items():
             assert re.search(
                 rf'<th scope="row">{domain}</th><td class="num">{values["turns"]}</td>'
                 rf'<td class="num">{values["correct"]}</td><td class="num">{values["jga"]:.2f}',
@@ -44,30 +46,13 @@ def test_a_demo_result_page_shows_slot_errors_adding_up_to_the_result(client):
 
 
 def test_jga_by_position_counts_the_scorers_turn_verdicts():
+    # a: 3 turns, the last wrong; b: 2 turns, the second wrong (SER per dialogue: 1 of 3 and
+    # 3 of 2 reference values)
     result = Result(
-        breakdown={
-            "per_dialogue": [
-                {
-                    "id": "a",
-                    "turns": 3,
-                    "correct": 2,
-                    "sub": 0,
-                    "del": 1,
-                    "ins": 0,
-                    "n_ref": 3,
-                    "turn_correct": "110",
-                },
-                {
-                    "id": "b",
-                    "turns": 2,
-                    "correct": 1,
-                    "sub": 2,
-                    "del": 0,
-                    "ins": 1,
-                    "n_ref": 2,
-                    "turn_correct": "10",
-                },
-            ]
+        dialogues={
+            "ids": ["a", "b"],
+            "columns": {"jga": [[2, 1], [3, 2]], "ser": [[1, 3], [3, 2]]},
+            "turns": ["110", "10"],
         }
     )
     # position 1: both right; position 2: a right, b wrong; position 3: only a, wrong
@@ -76,7 +61,12 @@ def test_jga_by_position_counts_the_scorers_turn_verdicts():
         (2, 2, 1),
         (3, 1, 0),
     ]
-    assert [d["id"] for d in worst_dialogues(result)] == ["b", "a"]
+    assert [p["accuracy"] for p in by_position(result)] == [100.0, 50.0, 0.0]
+    # both have one wrong turn; b's is the larger share (1 of 2 against 1 of 3)
+    assert [(d["id"], d["turns"], d["wrong"], d["marks"]) for d in worst_dialogues(result)] == [
+        ("b", 2, 1, "10"),
+        ("a", 3, 1, "110"),
+    ]
 
 
 def _scored(team, phase, prediction, method):
@@ -102,18 +92,27 @@ def test_comparing_two_submissions_names_the_dialogue_one_gets_right(client):
     wrong = {**GOLD, "sng0002": [GOLD["sng0002"][0], {"train": {"day": "monday"}}]}
     a = _scored(team, phase, GOLD, "perfect")
     b = _scored(team, phase, wrong, "one turn off")
-    settings = phase.challenge.scoring_settings()
-    (condition,) = compare(list(a.results.all()), list(b.results.all()), settings)
+    challenge = phase.challenge
+    (condition,) = compare(
+        list(a.results.all()),
+        list(b.results.all()),
+        challenge.scoring_task(),
+        challenge.resampling(),
+    )
     assert condition.comparable
     assert (condition.turns_only_a, condition.turns_only_b) == (1, 0)
     assert [d["id"] for d in condition.only_a] == ["sng0002"] and condition.only_b == []
-    assert condition.tests["jga"].difference == pytest.approx(25.0)  # 1 of 4 turns
-    assert not condition.tests["jga"].significant  # one dialogue differs: p = 1
+    assert condition.tests["JGA"].difference == pytest.approx(25.0)  # 1 of 4 turns
+    assert not condition.tests["JGA"].significant  # one dialogue differs: p = 1
+    # B drops sng0002's leaveat and says monday for friday: 1 substitution and 1 deletion
+    # more of the 6 reference values: SER 33.33 points higher
+    assert condition.tests["SER"].difference == pytest.approx(-200 / 6)
 
     log_in(client, team.created_by)
     url = reverse("submissions:compare", args=[a.pk]) + f"?with={b.pk}"
     page = client.get(url).text
     assert "<code>sng0002</code>" in page and "not significant" in page
+    assert '<th scope="row">JGA</th>' in page and '<th scope="row">SER</th>' in page
     detail = client.get(reverse("submissions:detail", args=[a.pk])).text
     assert f'<option value="{b.pk}">' in detail
 

@@ -1,4 +1,4 @@
-"""Scoring a queued submission (DESIGN.md step 2): claim, score, store, retry, reap."""
+"""Scoring a queued submission: claim, score, store, retry, reap."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 import pytest
 from django.utils import timezone
 
-from leaderboard.challenges import services as challenge_services
+from leaderboard.challenges import references
 from leaderboard.submissions import services, tasks
 from leaderboard.submissions.models import Result, Submission
 from scoring.synth import make_gold, make_prediction
@@ -41,10 +41,19 @@ def test_the_task_scores_every_condition_and_marks_the_submission_scored(submiss
     results = Result.objects.filter(submission=submission)
     assert results.count() == 3
     for result in results:
-        assert result.jga_low <= result.jga <= result.jga_high
-        assert result.ser_low <= result.ser <= result.ser_high
+        for name in ("jga", "ser"):
+            low, high = result.intervals[name]
+            assert low <= result.metrics[name] <= high
+        # the typed ranking columns: JGA with its interval, SER to break ties
+        low, high = result.intervals["jga"]
+        assert (result.primary_low, result.primary, result.primary_high) == (
+            low,
+            result.metrics["jga"],
+            high,
+        )
+        assert result.tiebreak == result.metrics["ser"]
         assert result.signature.startswith("dstc11|norm:default|")
-        assert result.breakdown["per_dialogue"]
+        assert len(result.dialogues["ids"]) == len(result.dialogues["turns"]) == len(GOLD)
         assert result.reference.active
 
 
@@ -56,10 +65,11 @@ def test_a_second_delivery_does_nothing(submission):
 
 def test_rescoring_writes_the_same_rows_again(submission, enqueued):
     tasks.score_submission(submission.pk)
-    first = {r.condition_id: (r.pk, r.jga, r.ser) for r in Result.objects.all()}
+    first = {r.condition_id: (r.pk, r.metrics, r.intervals) for r in Result.objects.all()}
     assert services.rescore(submission)
     tasks.score_submission(submission.pk)
-    assert {r.condition_id: (r.pk, r.jga, r.ser) for r in Result.objects.all()} == first
+    again = {r.condition_id: (r.pk, r.metrics, r.intervals) for r in Result.objects.all()}
+    assert again == first
 
 
 def test_a_vanished_submission_is_ignored(submission):
@@ -75,7 +85,7 @@ def test_transient_errors_are_retried_then_fail_without_charging(submission, mon
         raise OSError("disk unavailable")
 
     monkeypatch.setattr(
-        "leaderboard.submissions.services.processing.parsed_reference", broken, raising=True
+        "leaderboard.submissions.services.processing.loaded_reference", broken, raising=True
     )
     for attempt in (1, 2):
         with pytest.raises(services.TransientScoringError):
@@ -131,14 +141,14 @@ def test_a_queued_submission_whose_message_was_lost_is_sent_again(
 
 
 def test_workers_cache_parsed_references_by_sha256(submission, monkeypatch):
-    challenge_services.clear_reference_cache()
+    references.clear_reference_cache()
     calls = []
-    original = challenge_services.load_task_reference
+    original = references.check_reference
 
-    def counting(task, gold, files, options):
-        calls.append(gold.name)
-        return original(task, gold, files, options)
+    def counting(challenge, data, name, files=None):
+        calls.append(name)
+        return original(challenge, data, name, files)
 
-    monkeypatch.setattr(challenge_services, "load_task_reference", counting)
+    monkeypatch.setattr(references, "check_reference", counting)
     tasks.score_submission(submission.pk)
     assert len(calls) == 1  # three conditions share one gold file

@@ -94,6 +94,9 @@ def test_a_teammate_sees_the_full_result(client, scored, teammate):
     assert page.count(f'{JGA} <span class="ci"') == 3
     assert page.count(f'{SER} <span class="ci"') == 3
     assert "S 1 / D 0 / I 0 of 6" in page  # hand-worked in tests/leaderboard/web.py
+    # 5 of the 6 predicted values are right, and 5 of the 6 gold values are found
+    for name, value in (("slot_precision", "83.33"), ("slot_recall", "83.33"), ("turns", "4")):
+        assert page.count(f'<th scope="row"><code>{name}</code></th><td class="num">{value}<') == 3
     assert "<code>gold-json</code>" in page
     assert "JGA per domain" in page and "Errors per slot" in page
     assert ">train-leaveat</th>" in page
@@ -108,8 +111,15 @@ def test_the_status_json_reports_scores_once_scored(client, scored, team):
     data = client.get(_urls(scored)["status"]).json()
     assert data["status"] == "scored" and data["final"] is True
     assert data["attempts"] == 1 and data["error"] == ""
-    assert {f"{r['jga']:.2f}" for r in data["results"].values()} == {JGA}
-    assert {f"{r['ser']:.2f}" for r in data["results"].values()} == {SER}
+    results = data["results"].values()
+    assert {f"{r['metrics']['jga']['value']:.2f}" for r in results} == {JGA}
+    assert {f"{r['metrics']['ser']['value']:.2f}" for r in results} == {SER}
+    for r in results:
+        for name in ("jga", "ser"):
+            metric = r["metrics"][name]
+            assert metric["low"] <= metric["value"] <= metric["high"]
+    assert [r["label"] for r in results] == ["Tts-Verbatim", "Human-Verbatim", "Human-Paraphrased"]
+    assert data["part"] == "all"
 
 
 def test_a_queued_submission_polls_and_can_be_cancelled_by_its_team(client, team, phase):

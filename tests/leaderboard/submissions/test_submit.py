@@ -1,4 +1,4 @@
-"""Receiving a submission: validation, invalid records, quotas, storage (DESIGN.md step 1)."""
+"""Receiving a submission: validation, invalid records, quotas, storage."""
 
 from __future__ import annotations
 

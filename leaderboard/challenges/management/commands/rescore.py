@@ -9,6 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from leaderboard.challenges.models import Challenge
+from leaderboard.submissions import services
 
 
 class Command(BaseCommand):
@@ -23,8 +24,6 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        from leaderboard.submissions import services
-
         challenge = Challenge.objects.filter(slug=options["challenge"]).first()
         if challenge is None:
             raise CommandError(f"no challenge {options['challenge']!r}")
@@ -44,10 +43,7 @@ class Command(BaseCommand):
             scope["condition"] = condition
         if options["now"]:
             # Nothing is sent to the broker: requeue, then score here, one by one.
-            from unittest import mock
-
-            with mock.patch.object(services.intake, "enqueue_scoring", lambda pk: None):
-                ids = services.rescore_all(**scope)
+            ids = services.rescore_all(**scope, enqueue=False)
             outcomes = [services.run_scoring(pk) for pk in ids]
             self.stdout.write(f"re-scored {outcomes.count('scored')} of {len(ids)} submission(s)")
         else:

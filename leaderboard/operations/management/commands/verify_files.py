@@ -1,4 +1,5 @@
-"""``manage.py verify_files``: every stored reference and prediction file matches its sha256.
+"""``manage.py verify_files``: every stored reference file (gold and extra files) and prediction
+file matches its sha256.
 
 Prints one line per missing or altered file and exits with status 1 when there is any.
 """
@@ -13,7 +14,10 @@ from leaderboard.operations.verify import verify_files
 
 
 class Command(BaseCommand):
-    help = "Check every stored reference and prediction file against its recorded sha256."
+    help = (
+        "Check every stored reference file (gold and extra files) and prediction file against "
+        "its recorded sha256."
+    )
 
     def handle(self, *args: Any, **options: Any) -> None:
         checked, problems = verify_files()

@@ -1,0 +1,96 @@
+"""Reference versions read back for scoring: checked with the challenge's task, summarised for
+organisers, and kept loaded per process (a DSTC11 test gold is ~10 MB parsed)."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import Any
+
+from django.db.models.fields.files import FieldFile
+
+from leaderboard.challenges.models import Challenge, Reference
+from leaderboard.storage import sha256_of
+from scoring import Source
+
+#: Loaded references kept per process. A handful of conditions across the open phases fits
+#: easily, and a new version has a new sha256.
+CACHE_SIZE = 16
+
+#: extra reference files, by the task's file name: (bytes, original file name)
+ExtraFiles = Mapping[str, tuple[bytes, str]]
+
+_cache: OrderedDict[str, Any] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def check_reference(
+    challenge: Challenge, data: bytes, name: str, files: ExtraFiles | None = None
+) -> Any:
+    """Load a reference (gold plus extra files) with the challenge's task and options.
+
+    Raises ``scoring.ScoringError`` (participant-safe message) when a file is malformed, a
+    required file (e.g. the multiwoz22 schema) is missing or the task takes no such file."""
+    sources = {key: Source(blob, original) for key, (blob, original) in (files or {}).items()}
+    return challenge.scoring_task().load_reference(
+        Source(data, name), sources, challenge.task_options()
+    )
+
+
+def summarise(loaded: Any, name: str, files: ExtraFiles) -> dict[str, Any]:
+    """What organisers see of a reference: the task's counts, its file name and extra files."""
+    summary: dict[str, Any] = {**loaded.summary(), "name": name}
+    if files:
+        summary["files"] = {key: original for key, (_, original) in sorted(files.items())}
+    return summary
+
+
+def _key(challenge: Challenge, reference: Reference) -> str:
+    files = ",".join(f"{f.name}:{f.sha256}" for f in reference.files.order_by("name"))
+    options = ",".join(f"{k}={v}" for k, v in sorted(challenge.task_options().items()))
+    return f"{challenge.task}|{reference.sha256}|{files}|{options}"
+
+
+def _read(field: FieldFile, sha256: str, what: str) -> bytes:
+    with field.open("rb") as handle:
+        data: bytes = handle.read()
+    if sha256_of(data) != sha256:
+        # Storage corruption or a hand-edited file: never score against a different gold.
+        raise OSError(f"{what} does not match its recorded sha256")
+    return data
+
+
+def loaded_reference(reference: Reference) -> Any:
+    """The task's loaded reference (gold plus extra files), read once per process per
+    version and options. Raises ``OSError`` when a stored file cannot be read or differs."""
+    challenge = reference.condition.phase.challenge
+    key = _key(challenge, reference)
+    with _cache_lock:
+        cached = _cache.get(key)
+        if cached is not None:
+            _cache.move_to_end(key)
+            return cached
+    data = _read(reference.file, reference.sha256, f"reference {reference.pk}")
+    files = {
+        f.name: (_read(f.file, f.sha256, f"reference file {f.pk}"), f.original_name)
+        for f in reference.files.all()
+    }
+    loaded = check_reference(challenge, data, reference.summary.get("name", "reference"), files)
+    remember(reference, loaded)
+    return loaded
+
+
+def remember(reference: Reference, loaded: Any) -> None:
+    """Keep ``loaded`` as the loaded form of ``reference`` (just checked, so not read again)."""
+    key = _key(reference.condition.phase.challenge, reference)
+    with _cache_lock:
+        _cache[key] = loaded
+        _cache.move_to_end(key)
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+
+
+def clear_reference_cache() -> None:
+    with _cache_lock:
+        _cache.clear()

@@ -1,0 +1,17 @@
+"""What every Plotly figure of the site shares: the font, and text made safe for Plotly.
+
+Plotly renders a few HTML tags inside labels and hover text, so every user-controlled string
+(team, method, slot names) goes through ``text()``: escaped markup is shown by Plotly as
+literal text, never interpreted.
+"""
+
+from __future__ import annotations
+
+import html
+
+FONT = {"family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", "size": 13}
+
+
+def text(value: object) -> str:
+    """``value`` as Plotly-safe text: markup escaped, shown verbatim by Plotly."""
+    return html.escape(str(value), quote=False)

@@ -1,0 +1,189 @@
+"""What a leaderboard is made of, and the queries it is built from.
+
+A phase has two boards: ``public`` (every counted submission, ranked on the public part of the
+split) and ``private`` (only each team's final selections, ranked on the private part; shown
+to readers only as published snapshots). Without a split both use the whole reference. Only
+``current`` Results on the *active* reference count. Anonymous teams are named
+"Anonymous team ..." on every board, so no page, export or chart built from one shows them.
+
+The columns come from the task's description (``scoring``'s ``Task.describe()``): every
+metric reported with an interval, in the task's order, plus optional metrics (seen/unseen JGA)
+when some Result on the board has them. The ranked metric is the challenge's primary one, in
+its direction; it is moved to the front when it is not among the first two (which the overview
+and the charts use).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import QuerySet
+
+from leaderboard.challenges.models import Challenge, Phase
+from leaderboard.challenges.split import PARTS
+from leaderboard.submissions.models import Result, Submission
+
+#: Submissions that never show on a board (nor count in a team's number of submissions).
+HIDDEN_STATUSES = (Submission.Status.INVALID, Submission.Status.CANCELLED)
+
+#: (value, low, high) of one metric
+Cell = tuple[float | None, float | None, float | None]
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    label: str
+    #: "higher" or "lower" is better
+    direction: str
+    primary: bool = False
+
+    @property
+    def better(self) -> str:
+        return f"{self.direction} is better"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A ranked submission of a team, as every table of a board shows it."""
+
+    rank: int
+    team_id: int
+    team_name: str
+    team_slug: str
+    submission_id: int
+    method_name: str
+    is_baseline: bool
+    submitted_at: dt.datetime
+
+
+@dataclass(frozen=True)
+class Row(Entry):
+    """A team's best result on one condition."""
+
+    signature: str
+    submissions: int
+    #: ranks this entry is statistically tied with, e.g. "1-2" (see ``groups``)
+    group: str = ""
+    #: (value, low, high) per column of the board (``Leaderboard.columns``)
+    cells: tuple[Cell, ...] = ()
+
+
+@dataclass(frozen=True)
+class ConditionBoard:
+    condition_id: int
+    key: str
+    label: str
+    rows: tuple[Row, ...]
+    #: why rank groups are missing, when the primary metric cannot be tested (F1s)
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class OverviewRow(Entry):
+    """A team's best submission across the conditions."""
+
+    #: condition key -> this submission's values of the board's first two columns
+    per_condition: dict[str, tuple[float | None, ...]]
+    submissions: int
+    #: the first column on the first condition minus on the last (by condition order), in
+    #: points: how much this submission loses from TTS-Verbatim to Human-Paraphrased.
+    gap: float | None = None
+    #: means over the conditions of the board's first two columns
+    means: tuple[float | None, ...] = ()
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    phase_id: int
+    primary_metric: str
+    conditions: tuple[ConditionBoard, ...]
+    #: ``public`` or ``private``
+    part: str
+    overview: tuple[OverviewRow, ...]
+    #: Plotly figures (data and layout) keyed by chart id, built once with the board
+    charts: dict[str, Any] = field(default_factory=dict)
+    #: figures reported elsewhere that the organisers show (unranked, "not scored here")
+    reported: tuple[dict[str, Any], ...] = ()
+    #: the phase's ``board_version`` this board was built for (empty for snapshots)
+    version: str = ""
+    #: the metrics shown, primary flagged
+    columns: tuple[Column, ...] = ()
+    task: str = ""
+
+
+def team_label(team: Any) -> tuple[str, str]:
+    """(name, slug) as boards show them: anonymous teams get a neutral label and no slug."""
+    if team.anonymous:
+        return f"Anonymous team {team.pk}", ""
+    return team.name, team.slug
+
+
+def entry(rank: int, submission: Submission) -> dict[str, Any]:
+    """The :class:`Entry` fields of ``submission`` ranked ``rank``."""
+    name, slug = team_label(submission.team)
+    return {
+        "rank": rank,
+        "team_id": submission.team_id,
+        "team_name": name,
+        "team_slug": slug,
+        "submission_id": submission.pk,
+        "method_name": submission.method_name,
+        "is_baseline": submission.is_baseline,
+        "submitted_at": submission.created_at,
+    }
+
+
+def split_part(phase: Phase, part: str) -> str | None:
+    """The part of the split whose numbers ``part``'s board ranks; None: the whole
+    reference (no split)."""
+    if part not in PARTS:
+        raise ValueError(f"unknown leaderboard part {part!r}")
+    return part if phase.has_split else None
+
+
+def prefix(phase: Phase, part: str) -> str:
+    """Column prefix of ``part``'s typed ranking columns: ``public_``/``private_`` with a
+    split, else none."""
+    found = split_part(phase, part)
+    return f"{found}_" if found else ""
+
+
+def counted(phase: Phase, only: Iterable[int] | None = None) -> QuerySet[Result]:
+    """The Results a board of ``phase`` ranks: current, on active references, of submissions
+    that count (``only``: of these submissions only)."""
+    rows = Result.objects.filter(
+        submission__phase=phase, reference__active=True, current=True
+    ).exclude(submission__status__in=HIDDEN_STATUSES)
+    if only is not None:
+        rows = rows.filter(submission_id__in=list(only))
+    return rows
+
+
+def columns(challenge: Challenge, stored: Iterable[dict[str, Any] | None]) -> tuple[Column, ...]:
+    """The metrics a board of ``challenge`` shows, given the ``metrics`` of its Results."""
+    primary = challenge.primary
+    present: set[str] = set()
+    for metrics in stored:
+        present.update(k for k, v in (metrics or {}).items() if v is not None)
+    shown = [
+        m
+        for m in challenge.scoring_task().metrics
+        if (m.interval or m.name == primary) and (not m.optional or m.name in present)
+    ]
+    # The overview and the charts use the first two columns: the primary metric must be one.
+    at = next((i for i, m in enumerate(shown) if m.name == primary), 0)
+    if at >= 2:
+        shown.insert(0, shown.pop(at))
+    return tuple(Column(m.name, m.label, m.direction, m.name == primary) for m in shown)
+
+
+def cell(result: Result, metric: str, part: str | None) -> Cell:
+    """(value, low, high) of ``metric`` for ``result`` on ``part`` of the split (None: the
+    whole reference)."""
+    values, intervals = result.part(part)
+    low, high = (intervals.get(metric) or [None, None])[:2]
+    return values.get(metric), low, high

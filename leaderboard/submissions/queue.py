@@ -1,0 +1,31 @@
+"""Sending the scoring task to the workers.
+
+The task is sent by its registered name, so the services that queue work need not import the
+task module (which imports them to do the work)."""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+
+from leaderboard.celery import app
+
+log = logging.getLogger(__name__)
+
+#: The name of ``leaderboard.submissions.tasks.score_submission``.
+SCORE_SUBMISSION = "leaderboard.submissions.tasks.score_submission"
+
+
+def enqueue_scoring(submission_id: int) -> None:
+    """Send the scoring task; call it from ``transaction.on_commit`` only."""
+    # The queue is read at call time so tests (and operators) can route to a dedicated queue.
+    try:
+        app.send_task(
+            SCORE_SUBMISSION, args=[submission_id], queue=settings.CELERY_TASK_DEFAULT_QUEUE
+        )
+    except Exception:
+        # The row is committed (stored, charged, queued) when this runs: an unreachable broker
+        # must not turn the upload into a server error, nor roll back its stored files. The
+        # reaper sends the task again after SCORING_RESEND_AFTER_SECONDS.
+        log.exception("could not send the scoring task of submission %s", submission_id)
