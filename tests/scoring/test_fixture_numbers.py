@@ -132,6 +132,16 @@ def test_the_cli_prints_the_documented_json(fixtures_dir):
     assert len(out["intervals"]["jga"]) == 2 and "slot_f1" not in out["intervals"]
 
 
+def test_the_cli_gives_the_strict_profiles_published_numbers(fixtures_dir):
+    gold = fixtures_dir / "dstc11" / "test-dstc11.gold.json"
+    augpt = fixtures_dir / "mwzeval-predictions" / "augpt.json"
+    run = _cli("score", "--gold", str(gold), "--pred", str(augpt), "--profile", "strict", "--json")
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert (round(out["metrics"]["jga"], 2), round(out["metrics"]["ser"], 2)) == (17.49, 45.72)
+    assert out["signature"].startswith("dstc11|norm:strict|missing:reject|")
+
+
 def test_the_cli_prints_the_published_numbers_as_text(fixtures_dir):
     gold = fixtures_dir / "dstc11" / "test-dstc11.gold.json"
     damd = fixtures_dir / "mwzeval-predictions" / "damd.json"

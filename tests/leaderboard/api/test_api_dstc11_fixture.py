@@ -1,4 +1,4 @@
-"""The issue's acceptance check through the API: augpt.json against test-dstc11.gold.json.
+"""The published figures through the API: augpt.json against test-dstc11.gold.json.
 
 Expected figures from tests/data/README.md (computed independently of this code):
 default profile, JGA 17.93, SER 45.40.

@@ -1,4 +1,4 @@
-"""The issue's acceptance check on real data: augpt.json against the DSTC11 test gold.
+"""The published figures on the site: augpt.json against the DSTC11 test gold.
 
 Expected numbers come from tests/data/README.md (computed independently): default
 profile, JGA 17.93, SER 45.40, S/D/I 12,706 / 4,171 / 2,121, N_ref 41,843.
@@ -143,3 +143,46 @@ def test_augpt_uploaded_through_the_page_shows_17_93_and_45_40_on_each_row(
         interval = re.search(r"17\.93\s*\[(\d+\.\d+),\s*(\d+\.\d+)\]", " ".join(cells))
         assert interval and float(interval[1]) < 17.93 < float(interval[2])
         assert f"gold:sha256:{gold_hash}" in section
+
+
+@pytest.mark.parametrize(
+    ("prediction", "options", "jga", "ser"),
+    [
+        ("augpt.json", {"profile": "strict"}, "17.49", "45.72"),
+        ("damd.json", {"missing": "empty"}, "12.72", "60.78"),
+    ],
+)
+def test_the_published_figures_of_other_settings_reach_the_page(
+    fixtures_dir, tmp_path, client, enqueued, django_capture_on_commit_callbacks, prediction,
+    options, jga, ser,
+):  # fmt: skip
+    """The other two published settings, through the submit page and the leaderboard page:
+    the strict profile on augpt, and damd (a dialogue missing) with missing turns empty."""
+    import re
+
+    from django.urls import reverse
+
+    from tests.leaderboard.web import log_in
+
+    gold = fixtures_dir / "dstc11" / "test-dstc11.gold.json"
+    call_command("create_challenge", str(_config(tmp_path, gold)))
+    challenge = Challenge.objects.get(slug="dstc11-test")
+    Challenge.objects.filter(pk=challenge.pk).update(scorer_options=options)
+    phase = challenge.phases.get()
+    team = TeamFactory(name="Published team")
+    ParticipationFactory(team=team, challenge=challenge)
+    log_in(client, team.created_by)
+    data = (fixtures_dir / "mwzeval-predictions" / prediction).read_bytes()
+    payload = {"method_name": prediction, "method_description": "", "url": ""}
+    payload.update({f"file_{key}": upload(data, prediction) for key in KEYS})
+    url = reverse("submissions:submit", args=[challenge.slug, phase.slug])
+    with django_capture_on_commit_callbacks(execute=True):
+        assert client.post(url, payload).status_code == 302
+    (submission_id,) = enqueued
+    assert tasks.score_submission(submission_id) == "scored"
+    page = client.get(reverse("rankings:leaderboard", args=[challenge.slug, phase.slug])).text
+    rows = re.findall(r"<tbody>(.*?)</tbody>", page, re.S)[1:]  # the conditions' tables
+    assert len(rows) == len(KEYS)
+    for row in rows:
+        cells = re.sub(r"<[^>]+>", " ", row).split()
+        assert jga in cells and ser in cells
