@@ -234,6 +234,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 # --- e-mail -------------------------------------------------------------------------------
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "trackboard@localhost")
+#: Seconds an SMTP connection may wait for the mail server; the notification task retries after.
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
 
 # --- auth, i18n ---------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [

@@ -8,7 +8,7 @@ import logging
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import OperationalError, transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from leaderboard.challenges.models import Phase
@@ -22,7 +22,6 @@ from leaderboard.submissions.services.intake import (
     SubmissionNotAllowed,
     TransientScoringError,
 )
-from leaderboard.submissions.services.notify import notify_team
 from scoring import ScoringError, Source
 
 log = logging.getLogger(__name__)
@@ -39,12 +38,20 @@ def run_scoring(submission_id: int) -> str:
     retry may succeed; the caller schedules the retry.
     """
     lease = dt.timedelta(seconds=settings.SCORING_LEASE_SECONDS)
-    if not Submission.claim(submission_id, lease):
+    try:
+        claimed = Submission.claim(submission_id, lease)
+    except DATABASE_FAULTS as exc:
+        _drop_connection()
+        raise TransientScoringError(str(exc)) from exc
+    if not claimed:
         return "skipped"
     try:
         _score_claimed(submission_id)
-    except (OperationalError, OSError) as exc:
+    except (*DATABASE_FAULTS, OSError) as exc:
         log.warning("transient error scoring submission %s: %r", submission_id, exc)
+        # A dropped connection stays broken: give the claim back on a new one, so the retry
+        # (seconds away) finds the row queued instead of waiting for the lease to expire.
+        _drop_connection()
         attempts = (
             Submission.objects.filter(pk=submission_id).values_list("attempts", flat=True).first()
         )
@@ -62,16 +69,28 @@ def run_scoring(submission_id: int) -> str:
     except Exception:
         log.exception("scoring submission %s failed", submission_id)
         return _failed(submission_id, INTERNAL_ERROR_MESSAGE)
-    transaction.on_commit(lambda: notify_team(submission_id))
+    transaction.on_commit(lambda: queue.enqueue_notification(submission_id), robust=True)
     return "scored"
 
 
-def _failed(submission_id: int, message: str) -> str:
+#: Errors of a database connection that may work again (dropped, restarted, unreachable).
+DATABASE_FAULTS = (OperationalError, InterfaceError)
+
+
+def _drop_connection() -> None:
+    """Close this thread's database connection when it is broken, so the next query opens a
+    new one (outside a transaction; inside one, the caller's rollback comes first)."""
+    if not connection.in_atomic_block:
+        connection.close()
+
+
+def _failed(submission_id: int, message: str, expired_before: dt.datetime | None = None) -> str:
+    """Mark a scoring submission failed (uncharged) and, once committed, mail its team."""
     with transaction.atomic():
-        failed = Submission.fail(submission_id, message)
+        failed = Submission.fail(submission_id, message, expired_before=expired_before)
         if failed:
             _changed(submission_id)
-            transaction.on_commit(lambda: notify_team(submission_id))
+            transaction.on_commit(lambda: queue.enqueue_notification(submission_id), robust=True)
     return "failed"
 
 
@@ -134,17 +153,11 @@ def reap_expired_leases(now: dt.datetime | None = None) -> list[int]:
     ).values_list("pk", "attempts")
     for pk, attempts in expired:
         if attempts >= settings.SCORING_MAX_ATTEMPTS:
-            Submission.objects.filter(
-                pk=pk, status=Submission.Status.SCORING, lease_until__lt=now
-            ).update(
-                status=Submission.Status.FAILED,
-                lease_until=None,
-                charged=False,
-                error=FAILED_MESSAGE.format(attempts=attempts),
-            )
+            # A terminal failure like any other: uncharged, on the boards, the team mailed.
+            _failed(pk, FAILED_MESSAGE.format(attempts=attempts), expired_before=now)
         elif Submission.release(pk, expired_before=now):
             requeued.append(pk)
-            transaction.on_commit(lambda pk=pk: queue.enqueue_scoring(pk))
+            transaction.on_commit(lambda pk=pk: queue.enqueue_scoring(pk), robust=True)
     resend_at = now + dt.timedelta(seconds=settings.SCORING_RESEND_AFTER_SECONDS)
     waiting = Submission.objects.filter(status=Submission.Status.QUEUED)
     waiting.filter(lease_until__isnull=True).exclude(pk__in=requeued).update(lease_until=resend_at)
@@ -153,7 +166,7 @@ def reap_expired_leases(now: dt.datetime | None = None) -> list[int]:
             pk=pk, status=Submission.Status.QUEUED, lease_until__lt=now
         ).update(lease_until=resend_at):
             requeued.append(pk)
-            transaction.on_commit(lambda pk=pk: queue.enqueue_scoring(pk))
+            transaction.on_commit(lambda pk=pk: queue.enqueue_scoring(pk), robust=True)
     return requeued
 
 
@@ -183,7 +196,7 @@ def rescore(submission: Submission, *, enqueue: bool = True) -> bool:
         Phase.changed(submission.phase_id)
         pk = submission.pk
         if enqueue:
-            transaction.on_commit(lambda: queue.enqueue_scoring(pk))
+            transaction.on_commit(lambda: queue.enqueue_scoring(pk), robust=True)
     return True
 
 
