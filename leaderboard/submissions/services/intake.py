@@ -246,7 +246,7 @@ def _validate(
             )
             continue
         upload.seek(0)
-        data = b"".join(upload.chunks())
+        data = upload.read()  # one copy in memory (joining chunks would hold two)
         reference = loaded_reference(references[condition.pk])
         try:
             task.load_prediction(Source(data, name), reference, options)
