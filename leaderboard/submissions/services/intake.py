@@ -198,12 +198,14 @@ def _committed_with(stored: list[str]) -> tuple[bool, Submission | None]:
     file is harmless, a committed upload without its files is lost."""
     if connection.in_atomic_block:
         return True, None  # the caller's transaction holds the row: it is rolled back
-    connection.close()
-    try:
-        return True, Submission.objects.filter(files__file=stored[0]).first()
-    except DatabaseError:
-        log.exception("could not tell whether an upload was committed; its files are kept")
-        return False, None
+    for _ in range(3):
+        connection.close()
+        try:
+            return True, Submission.objects.filter(files__file=stored[0]).first()
+        except DatabaseError:
+            log.warning("could not yet tell whether an upload was committed")
+    log.error("could not tell whether an upload was committed; its files are kept")
+    return False, None
 
 
 def _delete(stored: list[str]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import time
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -49,17 +50,9 @@ def run_scoring(submission_id: int) -> str:
         _score_claimed(submission_id)
     except (*DATABASE_FAULTS, OSError) as exc:
         log.warning("transient error scoring submission %s: %r", submission_id, exc)
-        # A dropped connection stays broken: give the claim back on a new one, so the retry
-        # (seconds away) finds the row queued instead of waiting for the lease to expire.
-        _drop_connection()
-        attempts = (
-            Submission.objects.filter(pk=submission_id).values_list("attempts", flat=True).first()
-        )
-        if attempts is None:
-            return "skipped"
-        if attempts >= settings.SCORING_MAX_ATTEMPTS:
-            return _failed(submission_id, FAILED_MESSAGE.format(attempts=attempts))
-        Submission.release(submission_id)
+        outcome = _give_back(submission_id)
+        if outcome is not None:
+            return outcome
         raise TransientScoringError(str(exc)) from exc
     except ScoringError as exc:
         # The file was valid at upload; this happens when an organiser replaced the reference.
@@ -75,6 +68,31 @@ def run_scoring(submission_id: int) -> str:
 
 #: Errors of a database connection that may work again (dropped, restarted, unreachable).
 DATABASE_FAULTS = (OperationalError, InterfaceError)
+
+
+def _give_back(submission_id: int) -> str | None:
+    """After a transient failure: fail the run when its attempts are used up (``"failed"``),
+    else give the claim back for the retry (None). A dropped connection stays broken, so this
+    runs on a new one, a few times if need be: the retry, seconds away, must find the row
+    queued, not wait for the lease to expire."""
+    for pause in (0.0, 0.2, 1.0):
+        time.sleep(pause)
+        _drop_connection()
+        try:
+            attempts = (
+                Submission.objects.filter(pk=submission_id)
+                .values_list("attempts", flat=True)
+                .first()
+            )
+            if attempts is None:
+                return "skipped"
+            if attempts >= settings.SCORING_MAX_ATTEMPTS:
+                return _failed(submission_id, FAILED_MESSAGE.format(attempts=attempts))
+            Submission.release(submission_id)
+            return None
+        except DATABASE_FAULTS:
+            log.warning("could not give back the claim of submission %s yet", submission_id)
+    return None  # the reaper gives it back when the lease expires
 
 
 def _drop_connection() -> None:
