@@ -114,9 +114,11 @@ def json_loads_peak(data: bytes, tmp: Path) -> float:
     """Peak memory of a child process that only reads ``data`` and parses it with json.loads."""
     path = tmp / "parse.json"
     path.write_bytes(data)
+    # VmHWM, not ru_maxrss: the latter carries the parent's peak across fork and exec.
     code = (
-        "import json, resource, sys; d = open(sys.argv[1], 'rb').read(); json.loads(d); "
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)"
+        "import json, sys; d = open(sys.argv[1], 'rb').read(); json.loads(d); "
+        "print([int(l.split()[1]) / 1024 for l in open('/proc/self/status') "
+        "if l.startswith('VmHWM:')][0])"
     )
     done = subprocess.run(
         [sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True
