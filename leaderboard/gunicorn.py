@@ -8,7 +8,8 @@ answering. Here each worker process serves ``WEB_THREADS`` requests at once in t
 (``gthread``): a slow client holds one thread, not a process, and pages, uploads and
 ``/healthz`` go on in the others. A client that sends nothing for ``TRACKBOARD_READ_TIMEOUT``
 seconds while its body is read (or reads nothing of its answer that long) is cut off: the
-thread is back in the pool and the request is answered 400 (an incomplete body) or dropped.
+thread is back in the pool and the request is refused (4xx: its body is incomplete, nothing of
+it is stored) or dropped.
 
 What it does not do: buffer whole bodies before a thread takes them. It takes ``WEB_CONCURRENCY``
 x ``WEB_THREADS`` clients stalling at once, each for up to the read timeout per pause, to make
