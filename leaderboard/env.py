@@ -122,3 +122,11 @@ def database_from_url(url: str, *, conn_max_age: int = 0, test_name: str = "") -
     if test_name:
         config["TEST"] = {"NAME": test_name}
     return config
+
+
+def parse_rate(rate: str) -> tuple[int, int]:
+    """``30/hour`` -> (30, 3600): the count and the window in seconds of a rate that
+    :func:`env_rate` accepted."""
+    count, _, period = rate.partition("/")
+    seconds = {"s": 1, "m": 60, "h": 3600, "d": 86400}[period[0]]
+    return int(count), seconds

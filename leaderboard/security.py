@@ -1,5 +1,6 @@
-"""Security middleware: a request-size limit enforced before any body is read, and the
-Content-Security-Policy header.
+"""Security middleware: a request-size limit enforced before any body is read, NUL-free query
+strings, and the Content-Security-Policy header; the client address every per-address limit
+uses, and the log-in limit's settings for django-axes.
 
 Written here rather than depending on django-csp: the policy is one static header (our pages
 have no inline script; data reaches the charts through ``json_script`` blocks, which are JSON,
@@ -8,12 +9,11 @@ not script), and the size limit is a Content-Length comparison.
 
 from __future__ import annotations
 
-import hashlib
+import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser as _DRFJSONParser
@@ -27,6 +27,7 @@ def _too_large(request: HttpRequest, declared: int) -> HttpResponse:
         "stored and nothing counts against your quota."
     )
     if request.path.startswith("/api/"):
+        # Imported here: DRF's modules import this one's JSONParser while they load.
         from leaderboard.api.errors import error_body
 
         return JsonResponse(error_body("request_too_large", message), status=413)
@@ -68,49 +69,59 @@ class ContentSecurityPolicyMiddleware:
         return response
 
 
-class LoginThrottleMiddleware:
-    """Failed log-ins, counted per client address and per username in the cache; past
-    ``LOGIN_FAILURE_LIMIT`` within ``LOGIN_FAILURE_WINDOW_SECONDS`` the log-in form answers 429
-    (for that address, or for that username from any address) until the window passes.
+def login_failure_limit(request: Any, credentials: Any) -> int:
+    return int(settings.LOGIN_FAILURE_LIMIT)
 
-    Django's LoginView answers a failed attempt by showing the form again (200) and a success
-    with a redirect, so the response status is what is counted.
-    """
+
+def login_cool_off(request: Any) -> dt.timedelta:
+    return dt.timedelta(seconds=settings.LOGIN_FAILURE_WINDOW_SECONDS)
+
+
+def login_username(request: Any, credentials: Any) -> str | None:
+    """The account a log-in names, as the limit counts it: trimmed, lower-cased, no longer than
+    a username can be (a hostile form cannot make the record large)."""
+    raw = (credentials or {}).get("username")
+    if raw is None:
+        raw = getattr(request, "POST", {}).get("username")
+    if not isinstance(raw, str):
+        return None
+    return raw.strip().lower()[:150].replace("\x00", "") or None
+
+
+def login_locked_out(
+    request: HttpRequest, original_response: Any = None, credentials: Any = None
+) -> HttpResponse:
+    """The answer to a log-in refused by the failure limit, on the site's form and the admin's."""
+    seconds = settings.LOGIN_FAILURE_WINDOW_SECONDS
+    minutes = max(1, seconds // 60)
+    return HttpResponse(
+        f"Too many failed log-ins; try again in {minutes} minute(s), or reset your password.",
+        status=429,
+        content_type="text/plain; charset=utf-8",
+        headers={"Retry-After": str(seconds)},
+    )
+
+
+class QueryStringMiddleware:
+    """A NUL in the query string (``%00``) gets 400: no database stores it, so a view that
+    filters on the parameter would otherwise fail with a server error."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        from django.urls import reverse
+        if any("\x00" in key or "\x00" in value for key, value in _query_items(request)):
+            message = "The query string contains a NUL character (%00)."
+            if request.path.startswith("/api/"):
+                from leaderboard.api.errors import error_body
 
-        if request.method != "POST" or request.path != reverse("login"):
-            return self.get_response(request)
-        keys = self._keys(request)
-        if any(cache.get(key, 0) >= settings.LOGIN_FAILURE_LIMIT for key in keys):
-            minutes = max(1, settings.LOGIN_FAILURE_WINDOW_SECONDS // 60)
-            return HttpResponse(
-                f"Too many failed log-ins; try again in {minutes} minute(s), or reset your "
-                "password.",
-                status=429,
-                content_type="text/plain; charset=utf-8",
-                headers={"Retry-After": str(settings.LOGIN_FAILURE_WINDOW_SECONDS)},
-            )
-        response = self.get_response(request)
-        if response.status_code == 200:
-            for key in keys:
-                if not cache.add(key, 1, settings.LOGIN_FAILURE_WINDOW_SECONDS):
-                    try:
-                        cache.incr(key)
-                    except ValueError:  # expired between add and incr
-                        cache.add(key, 1, settings.LOGIN_FAILURE_WINDOW_SECONDS)
-        return response
+                return JsonResponse(error_body("invalid", message), status=400)
+            return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
+        return self.get_response(request)
 
-    @staticmethod
-    def _keys(request: HttpRequest) -> list[str]:
-        address = request.META.get("REMOTE_ADDR", "")
-        username = (request.POST.get("username") or "").strip().lower()[:150]
-        digest = hashlib.sha256(username.encode("utf-8", "replace")).hexdigest()[:32]
-        return [f"login-fail:ip:{address}", f"login-fail:user:{digest}"]
+
+def _query_items(request: HttpRequest) -> list[tuple[str, str]]:
+    return [(k, v) for k, values in request.GET.lists() for v in values]
 
 
 class JSONParser(_DRFJSONParser):

@@ -70,12 +70,16 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "leaderboard.api",
     "leaderboard.operations",
+    # Failed log-ins, counted in the database ("auth" below).
+    "axes",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # Before anything reads the body: a declared body over MAX_REQUEST_BYTES gets 413.
     "leaderboard.security.RequestSizeLimitMiddleware",
+    # A NUL in the query string gets 400 before a view hands it to the database.
+    "leaderboard.security.QueryStringMiddleware",
     # Outside whitenoise, so static files carry the policy too.
     "leaderboard.security.ContentSecurityPolicyMiddleware",
     # Serves static files (our CSS/JS and plotly.js from its package) in every mode, straight
@@ -87,8 +91,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    # After the session and auth middleware: it needs the parsed POST and answers before the view.
-    "leaderboard.security.LoginThrottleMiddleware",
+    # Last: turns a log-in refused by django-axes into the 429 of security.login_locked_out.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "leaderboard.urls"
@@ -135,14 +139,26 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # --- cache --------------------------------------------------------------------------------
 REDIS_URL = env_str("REDIS_URL", "")
 CACHE_PREFIX = env_str("TRACKBOARD_CACHE_PREFIX", "trackboard")
+#: Seconds a cache read or write waits for Redis before it counts as a miss.
+CACHE_TIMEOUT_SECONDS = env_float("TRACKBOARD_CACHE_TIMEOUT", 0.5, minimum=0.01)
 if REDIS_URL:
+    # The cache only ever holds what can be rebuilt (boards, rendered pages, throttle counts):
+    # while Redis is down, reads miss and writes are dropped, with the error logged, so pages
+    # are built from the database and throttles let requests through instead of failing them.
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": CACHE_PREFIX,
+            "OPTIONS": {
+                "IGNORE_EXCEPTIONS": True,
+                "SOCKET_CONNECT_TIMEOUT": CACHE_TIMEOUT_SECONDS,
+                "SOCKET_TIMEOUT": CACHE_TIMEOUT_SECONDS,
+            },
         }
     }
+    DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
+    DJANGO_REDIS_LOGGER = "leaderboard.cache"
 else:
     CACHES = {
         "default": {
@@ -218,6 +234,8 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 # --- e-mail -------------------------------------------------------------------------------
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "trackboard@localhost")
+#: Seconds an SMTP connection may wait for the mail server; the notification task retries after.
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
 
 # --- auth, i18n ---------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
@@ -226,6 +244,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+#: django-axes first: a locked-out address or account is refused before the password is checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "challenges:list"
 LOGOUT_REDIRECT_URL = "challenges:list"
@@ -233,6 +256,14 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = env_str("TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True
+
+# --- clients behind proxies ----------------------------------------------------------------
+#: Reverse proxies in front of the web server that append the client's address to
+#: X-Forwarded-For (1 behind the HTTPS proxy of docs/operators.md). The client is the address
+#: that many entries from the right; 0 means REMOTE_ADDR and the header is ignored, so a client
+#: can never pick its own address. It drives every per-address limit: the log-in limit and the
+#: API's throttles (DRF's NUM_PROXIES), through leaderboard.addresses.client_address.
+TRUSTED_PROXIES = env_int("TRACKBOARD_TRUSTED_PROXIES", 0, minimum=0)
 
 # --- REST API -----------------------------------------------------------------------------
 REST_FRAMEWORK = {
@@ -250,6 +281,8 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PAGINATION_CLASS": "leaderboard.api.pagination.Pagination",
     "PAGE_SIZE": env_int("TRACKBOARD_API_PAGE_SIZE", 50, minimum=1),
+    # The per-address throttles find the client as the log-in limit does ("security" below).
+    "NUM_PROXIES": TRUSTED_PROXIES,
     "EXCEPTION_HANDLER": "leaderboard.api.errors.exception_handler",
     "DEFAULT_SCHEMA_CLASS": "leaderboard.api.schema.AutoSchema",
     # Per user and per IP address; each can be set from the environment.
@@ -259,6 +292,8 @@ REST_FRAMEWORK = {
         "token-user": env_rate("TRACKBOARD_THROTTLE_TOKEN_USER", "10/hour"),
         "token-ip": env_rate("TRACKBOARD_THROTTLE_TOKEN_IP", "20/hour"),
         "auth-failure-ip": env_rate("TRACKBOARD_THROTTLE_AUTH_FAILURE_IP", "20/min"),
+        # Uploads the scorer refused (they cost a parse and are never charged), web and API.
+        "rejected-ip": env_rate("TRACKBOARD_REJECTED_UPLOADS_IP", "30/hour"),
     },
 }
 SPECTACULAR_SETTINGS = {
@@ -395,3 +430,21 @@ MAX_REQUEST_BYTES = env_int(
 #: Failed log-ins allowed per client address and per username within the window, then 429.
 LOGIN_FAILURE_LIMIT = env_int("TRACKBOARD_LOGIN_FAILURE_LIMIT", 10, minimum=1)
 LOGIN_FAILURE_WINDOW_SECONDS = env_int("TRACKBOARD_LOGIN_FAILURE_WINDOW", 900, minimum=1)
+# django-axes counts failures in its own tables on every form that authenticates (the site's
+# log-in, the admin's) and refuses an address, or an account from any address, past the limit
+# until the window has passed since its last failure. The address is addresses.client_address.
+AXES_FAILURE_LIMIT = "leaderboard.security.login_failure_limit"
+AXES_COOLOFF_TIME = "leaderboard.security.login_cool_off"
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_CLIENT_IP_CALLABLE = "leaderboard.addresses.client_address"
+AXES_LOCKOUT_CALLABLE = "leaderboard.security.login_locked_out"
+AXES_USERNAME_CALLABLE = "leaderboard.security.login_username"
+# Successful log-ins are Django's business; only failures are recorded.
+AXES_DISABLE_ACCESS_LOG = True
+#: Uploads the scorer refused that one team may send in a window (they cost a parse and are
+#: never charged); past it, uploads are refused until the oldest leaves the window. The
+#: per-address limit is the API throttle rate "rejected-ip" (TRACKBOARD_REJECTED_UPLOADS_IP).
+REJECTED_UPLOADS_PER_TEAM = env_rate("TRACKBOARD_REJECTED_UPLOADS_TEAM", "20/hour")
+#: Characters of a scorer message kept per condition in a stored error (a message quoting a
+#: hostile file is cut, never echoed whole).
+MAX_ERROR_CHARS = 2000

@@ -3,22 +3,70 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse, JsonResponse
+import sys
+
+from django.db import DatabaseError, connections
+from django.db.utils import InterfaceError, OperationalError
+from django.http import HttpRequest, HttpResponse, JsonResponse, UnreadablePostError
 from django.views.defaults import server_error as html_server_error
+
+from leaderboard.api.errors import error_body
+
+#: Seconds a client is asked to wait before trying again after the database did not answer.
+RETRY_AFTER_SECONDS = 5
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
     """An unexpected error: the API's JSON error shape under ``/api/``, the HTML page elsewhere.
 
-    Nothing about the failure reaches the client; the traceback goes to the server's log.
+    Two failures are not the server's own and get their own answer: a database that did not
+    answer (a dropped connection, a restart) is 503 with ``Retry-After``, and a request body
+    that stopped arriving is 400. Nothing about the failure reaches the client; the traceback
+    goes to the server's log. Django calls this inside its ``except`` block, so the error is
+    ``sys.exc_info()``.
     """
+    error = sys.exc_info()[1]
+    if isinstance(error, OperationalError | InterfaceError):
+        # The connection is broken: close it so the next request of this thread opens a new one.
+        for connection in connections.all(initialized_only=True):
+            if not connection.in_atomic_block:
+                connection.close()
+        return unavailable(request)
+    if isinstance(error, UnreadablePostError):
+        return _answer(
+            request,
+            400,
+            "incomplete_request",
+            "The request body did not arrive in full; nothing was stored. Please send it again.",
+        )
+    if isinstance(error, DatabaseError | ValueError) and "NUL" in str(error):
+        # A NUL in a value the checks before the database did not see (Postgres refuses it).
+        return _answer(request, 400, "invalid", "The request contains a NUL character.")
     if request.path.startswith("/api/"):
-        from leaderboard.api.errors import error_body
-
-        body = error_body(
+        return _answer(
+            request,
+            500,
             "server_error",
             "The server failed to answer this request; the error has been logged. "
             "Please try again later.",
         )
-        return JsonResponse(body, status=500)
     return html_server_error(request)
+
+
+def unavailable(request: HttpRequest) -> HttpResponse:
+    """503 with a retry hint: the database did not answer this request."""
+    response = _answer(
+        request,
+        503,
+        "unavailable",
+        "The site could not reach its database for a moment; please try again in a few "
+        "seconds. If this was an upload, look at your submissions before sending it again.",
+    )
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
+def _answer(request: HttpRequest, status: int, code: str, message: str) -> HttpResponse:
+    if request.path.startswith("/api/"):
+        return JsonResponse(error_body(code, message), status=status)
+    return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from scoring.errors import InvalidFile, ScoringError, listing
+from scoring.formats import quote
 
 MISSING_POLICIES = ("reject", "empty")
 T = TypeVar("T")
@@ -62,12 +63,12 @@ def align(
         shown = pred_ids.get(key, key)
         if len(turns) > n:
             extra.append(
-                f"dialogue {shown!r} has {len(turns)} user turns, the reference has {n} "
+                f"dialogue {quote(shown)} has {len(turns)} user turns, the reference has {n} "
                 f"(turn {n} onwards is extra)"
             )
         elif len(turns) < n:
             short.append(
-                f"dialogue {shown!r} has {len(turns)} user turns, the reference has {n} "
+                f"dialogue {quote(shown)} has {len(turns)} user turns, the reference has {n} "
                 f"(turns {len(turns)} to {n - 1} are missing)"
             )
             missing_turns += n - len(turns)

@@ -29,9 +29,17 @@ class InvalidFile(ScoringError):
     """The content of an uploaded file is malformed or does not match the reference."""
 
 
+#: Characters of one listed item a message shows (an id from a hostile file can be megabytes).
+ITEM_CHARS = 60
+
+
 def listing(items: Sequence[str], limit: int = MAX_LISTED) -> str:
-    """Join ``items`` for a message, naming the first ``limit`` and counting the rest."""
-    shown = ", ".join(items[:limit])
+    """Join ``items`` for a message, naming the first ``limit`` (each cut to ``ITEM_CHARS``)
+    and counting the rest."""
+    shown = ", ".join(
+        item if len(item) <= ITEM_CHARS else item[: ITEM_CHARS - 1] + "\u2026"
+        for item in items[:limit]
+    )
     if len(items) > limit:
         shown += f" and {len(items) - limit} more"
     return shown

@@ -14,6 +14,10 @@ Formats (docs/scoring.md):
 A reader returns a :class:`ParsedFile` of *raw* states (not normalised): normalisation depends
 on the profile and happens when scoring. Every structural problem raises :class:`InvalidFile`
 with the file name, dialogue id, turn index (counted from 0) or line number.
+
+The cost of reading a file is bounded before it is parsed (:class:`Budget`, for every task):
+a prediction for a reference cannot need more values than the reference's dialogues, turns
+and slots allow, and every string it carries must be storable (no NUL, no lone surrogate).
 """
 
 from __future__ import annotations
@@ -70,8 +74,53 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def read_file(data: bytes, name: str) -> ParsedFile:
-    """Detect the format of ``data`` and read it. ``name`` is used in messages only."""
+@dataclass(frozen=True)
+class Budget:
+    """The most a prediction for one reference can hold, counted before it is parsed.
+
+    ``items`` bounds :func:`count_items`: the reference's own count, and for each of its user
+    turns a state naming every slot it knows several times over (wrong slots are scored, not
+    refused); more cannot be a prediction for it, and parsing more would cost memory and time
+    out of proportion to the file (a file of tiny turns costs tens of times its size once
+    parsed)."""
+
+    items: int
+    dialogues: int
+    turns: int
+
+
+#: Bytes that open, separate or end a value, a key or a line, in every format the tasks read.
+_SEPARATORS = (b"{", b"[", b",", b":", b";", b"\n")
+
+
+def count_items(data: bytes) -> int:
+    """How many values, keys and lines ``data`` holds, at most: its separators, counted at the
+    speed of a byte search and with nothing built (inside strings too, so never fewer)."""
+    return sum(map(data.count, _SEPARATORS))
+
+
+def budget(gold: bytes, dialogues: int, turns: int, per_turn: int) -> Budget:
+    """The budget of a reference read from ``gold``, with ``per_turn`` more items per turn."""
+    return Budget(1024 + count_items(gold) + turns * per_turn, dialogues, turns)
+
+
+def check_budget(data: bytes, name: str, limit: Budget | None) -> None:
+    """Refuse ``data`` before parsing it when it holds more than ``limit`` allows."""
+    if limit is None:
+        return
+    found = count_items(data)
+    if found > limit.items:
+        raise InvalidFile(
+            f"{name}: the file holds about {found:,} values, keys and lines; a prediction for "
+            f"this reference ({limit.dialogues:,} dialogues, {limit.turns:,} user turns) needs "
+            f"at most {limit.items:,}. The file was not read further."
+        )
+
+
+def read_file(data: bytes, name: str, limit: Budget | None = None) -> ParsedFile:
+    """Detect the format of ``data`` and read it. ``name`` is used in messages only; ``limit``
+    refuses a file larger than a prediction for its reference can be, before parsing it."""
+    check_budget(data, name, limit)
     with paused_gc():
         return _read_file(data, name)
 
@@ -153,14 +202,47 @@ def _read_json(text: str, name: str, sha256: str) -> ParsedFile:
     return _collect(exact_decode(text, name), name, sha256)
 
 
-def load_json(data: bytes, name: str) -> Any:
-    """Parse a whole file as JSON, strictly (for the other tasks' files)."""
+def load_json(data: bytes, name: str, limit: Budget | None = None) -> Any:
+    """Parse a whole file as JSON, strictly (for the other tasks' files), within ``limit``."""
+    check_budget(data, name, limit)
     return exact_decode(decode_text(data, name), name, keys="every key")
+
+
+# A JSON escape of NUL or of half a UTF-16 surrogate pair; the backslashes before it are
+# counted where it is found (an escaped backslash followed by "u0000" is text).
+_RISKY_ESCAPE = re.compile(r"\\u(0000|[dD][89abAB][0-9a-fA-F]{2}|[dD][c-fC-F][0-9a-fA-F]{2})")
+_LOW_ESCAPE = re.compile(r"\\u[dD][c-fC-F][0-9a-fA-F]{2}")
+
+
+def _check_escapes(text: str, name: str) -> None:
+    """Refuse a JSON string holding NUL or a lone surrogate: no database stores either, so a
+    file that carried one would be accepted and then fail when its results are written."""
+    if "\\u" not in text:
+        return
+    paired = -1  # where the low half of the last valid pair starts
+    for match in _RISKY_ESCAPE.finditer(text):
+        start = before = match.start()
+        while before and text[before - 1] == "\\":
+            before -= 1
+        if (start - before) % 2 or start == paired:
+            continue  # an escaped backslash then text, or the second half of a pair
+        code = match[1].lower()
+        if code[:2] in ("d8", "d9", "da", "db") and _LOW_ESCAPE.match(text, match.end()):
+            paired = match.end()
+            continue
+        line = text.count("\n", 0, start) + 1
+        what = "a NUL character" if code == "0000" else "half of a UTF-16 surrogate pair"
+        raise InvalidFile(
+            f"{name}: line {line}: the escape \\u{code} is {what}, which is not text; "
+            "strings may not contain it."
+        )
 
 
 def exact_decode(text: str, name: str, keys: str = "every dialogue id, domain and slot") -> Any:
     """Strict JSON: duplicate keys, NaN, Infinity and syntax errors raise InvalidFile with the
-    line and column; ``keys`` names what must be unique in the message."""
+    line and column; ``keys`` names what must be unique in the message. A NUL or a lone
+    surrogate in a string is refused (:func:`_check_escapes`)."""
+    _check_escapes(text, name)
     try:
         return _DECODER.decode(text)
     except json.JSONDecodeError as error:
@@ -229,7 +311,8 @@ def _is_wrapper(document: dict[str, Any]) -> bool:
 
 
 _MANIFEST_LINE = re.compile(
-    r"line_nr:\s*(\d+)\s+dialog_id:\s*(\S+)\s+turn_id:\s*(\d+)\s+text:\s*(user|agent)\s*:(.*)",
+    r"line_nr:\s*(\d{1,12})\s+dialog_id:\s*(\S+)\s+turn_id:\s*(\d{1,12})\s+text:\s*"
+    r"(user|agent)\s*:(.*)",
     re.DOTALL,
 )
 
@@ -327,8 +410,12 @@ def describe(value: Any) -> str:
 
 __all__ = [
     "FORMATS",
+    "Budget",
     "ParsedFile",
     "RawTurn",
+    "budget",
+    "check_budget",
+    "count_items",
     "describe",
     "dialogue_key",
     "load_json",

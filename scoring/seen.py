@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scoring.errors import InvalidFile
-from scoring.formats import describe, load_json
+from scoring.formats import describe, load_json, quote
 from scoring.taskapi import FileSpec, MetricSpec
 
 DONTCARE = "dontcare"
@@ -87,9 +87,12 @@ def read_training_values(
             listed = [values] if isinstance(values, str) else values
             if not isinstance(listed, list):
                 raise InvalidFile(
-                    f"{name}: slot {slot!r}: expected a list of values, found {describe(values)}."
+                    f"{name}: slot {quote(slot)}: expected a list of values, found "
+                    f"{describe(values)}."
                 )
-            entries.extend((slot, v, f"slot {slot!r}, value {i}") for i, v in enumerate(listed))
+            entries.extend(
+                (slot, v, f"slot {quote(slot)}, value {i}") for i, v in enumerate(listed)
+            )
     else:
         raise InvalidFile(
             f"{name}: expected a JSON list of 'slot=value' strings or an object of slot -> "

@@ -1,4 +1,8 @@
-"""DRF throttles: submission creation and token endpoints, per user and per IP address.
+"""DRF throttles: submission creation and token endpoints, per user and per IP address, on
+state-changing requests only (reading never uses up an upload); failures (wrong tokens,
+rejected uploads) per IP address. The address is ``addresses.client_address``, so a client
+cannot move it with a forged ``X-Forwarded-For``. While the cache is down a throttle counts
+nothing and lets the request through (the cache logs the error).
 
 Rates live in ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` (each one overridable from the
 environment, see settings). DRF's ``SimpleRateThrottle`` copies the rates when its module is
@@ -10,8 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from rest_framework.permissions import SAFE_METHODS
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
+
+from leaderboard.addresses import client_address
 
 
 class _Throttle(SimpleRateThrottle):
@@ -22,6 +29,14 @@ class _Throttle(SimpleRateThrottle):
 
     def get_rate(self) -> str | None:
         return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+    def get_ident(self, request: Any) -> str:
+        return client_address(request)
+
+    def allow_request(self, request: Any, view: Any) -> bool:
+        if request.method in SAFE_METHODS:
+            return True
+        return super().allow_request(request, view)
 
 
 class _PerUser(_Throttle):
@@ -52,13 +67,14 @@ class TokenIPThrottle(_PerIP):
     scope = "token-ip"
 
 
-class AuthFailureIPThrottle(_PerIP):
-    """Counts wrong tokens per IP address, so keys cannot be guessed at speed."""
-
-    scope = "auth-failure-ip"
+class _FailureIPThrottle(_PerIP):
+    """Counts failures, not requests: ``blocked`` before the work, ``record_failure`` after a
+    failure."""
 
     def blocked(self, request: Any) -> bool:
         """Whether this address has used up its failures (without counting a new one)."""
+        if self.rate is None:
+            return False
         self.key = self.get_cache_key(request, None)
         self.history = self.cache.get(self.key, [])
         self.now = self.timer()
@@ -69,6 +85,19 @@ class AuthFailureIPThrottle(_PerIP):
     def record_failure(self, request: Any) -> None:
         if not self.blocked(request):
             self.throttle_success()
+
+
+class AuthFailureIPThrottle(_FailureIPThrottle):
+    """Counts wrong tokens per IP address, so keys cannot be guessed at speed."""
+
+    scope = "auth-failure-ip"
+
+
+class RejectedUploadIPThrottle(_FailureIPThrottle):
+    """Counts uploads the scorer refused per IP address (web form and API alike): reading a
+    hostile file costs the server, and a refused upload is never charged to a quota."""
+
+    scope = "rejected-ip"
 
 
 SUBMIT_THROTTLES = [SubmitUserThrottle, SubmitIPThrottle]

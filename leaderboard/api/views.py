@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db import DatabaseError, connection
 from django.db.models import Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import generics, status
+from rest_framework import exceptions, generics, status
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
@@ -22,7 +23,7 @@ from leaderboard.api.errors import ApiError
 from leaderboard.api.pagination import Pagination
 from leaderboard.api.permissions import require_results_visible, submitting_team
 from leaderboard.api.renderers import CSVRenderer
-from leaderboard.api.throttles import SUBMIT_THROTTLES
+from leaderboard.api.throttles import SUBMIT_THROTTLES, RejectedUploadIPThrottle
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.ids import row_id
@@ -233,6 +234,14 @@ class SubmissionCreate(APIView):
         form = s.SubmissionCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         team = submitting_team(request.user, phase, form.validated_data["team"])
+        # Uploads the scorer refused are limited per address (web and API alike) and per team.
+        address_limit = RejectedUploadIPThrottle()
+        if address_limit.blocked(request):
+            raise exceptions.Throttled(
+                wait=address_limit.wait(),
+                detail="Too many uploads from your address were not accepted; check your files "
+                "with the scorer (python -m scoring) before sending them again.",
+            )
         try:
             submission = services.submit(
                 team=team,
@@ -244,6 +253,7 @@ class SubmissionCreate(APIView):
                 url=form.validated_data["url"],
             )
         except services.SubmissionRejected as exc:
+            address_limit.record_failure(request)
             details: dict[str, Any] = {"conditions": exc.messages}
             if exc.submission is not None:
                 details["submission_id"] = exc.submission.pk
@@ -252,11 +262,24 @@ class SubmissionCreate(APIView):
                 "The upload was rejected and does not count against your quota; see details.",
                 details=details,
             ) from exc
+        except services.TooManyRejected as exc:
+            raise exceptions.Throttled(wait=exc.retry_after, detail=str(exc)) from exc
         except services.QuotaExceeded as exc:
             raise ApiError("quota_exceeded", str(exc), status_code=403) from exc
         except services.SubmissionNotAllowed as exc:
             raise ApiError("submission_not_allowed", str(exc), status_code=403) from exc
-        return _detail_response(request, submission, status.HTTP_201_CREATED)
+        try:
+            return _detail_response(request, submission, status.HTTP_201_CREATED)
+        except DatabaseError:
+            # The upload is committed: its answer is 201 whatever happens to the connection
+            # now. Once more on a new connection, then the fields known without the database.
+            connection.close()
+            try:
+                return _detail_response(request, submission, status.HTTP_201_CREATED)
+            except DatabaseError:
+                connection.close()
+                body = {"id": submission.pk, "status": submission.status}
+                return Response(body, status=status.HTTP_201_CREATED)
 
 
 @extend_schema(

@@ -93,11 +93,12 @@ class Submission(models.Model):
         )
 
     @classmethod
-    def fail(cls, pk: int, message: str) -> bool:
+    def fail(cls, pk: int, message: str, *, expired_before: dt.datetime | None = None) -> bool:
+        rows = cls.objects.filter(pk=pk, status=cls.Status.SCORING)
+        if expired_before is not None:
+            rows = rows.filter(lease_until__lt=expired_before)
         return bool(
-            cls.objects.filter(pk=pk, status=cls.Status.SCORING).update(
-                status=cls.Status.FAILED, lease_until=None, error=message, charged=False
-            )
+            rows.update(status=cls.Status.FAILED, lease_until=None, error=message, charged=False)
         )
 
     @classmethod

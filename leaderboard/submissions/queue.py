@@ -1,4 +1,4 @@
-"""Sending the scoring task to the workers.
+"""Sending the scoring and notification tasks to the workers.
 
 The task is sent by its registered name, so the services that queue work need not import the
 task module (which imports them to do the work)."""
@@ -15,6 +15,8 @@ log = logging.getLogger(__name__)
 
 #: The name of ``leaderboard.submissions.tasks.score_submission``.
 SCORE_SUBMISSION = "leaderboard.submissions.tasks.score_submission"
+#: The name of ``leaderboard.submissions.tasks.notify_team``.
+NOTIFY_TEAM = "leaderboard.submissions.tasks.notify_team"
 
 
 def enqueue_scoring(submission_id: int) -> None:
@@ -29,3 +31,13 @@ def enqueue_scoring(submission_id: int) -> None:
         # must not turn the upload into a server error, nor roll back its stored files. The
         # reaper sends the task again after SCORING_RESEND_AFTER_SECONDS.
         log.exception("could not send the scoring task of submission %s", submission_id)
+
+
+def enqueue_notification(submission_id: int) -> None:
+    """Send the task that mails the team a submission's outcome; call it from
+    ``transaction.on_commit`` only, so the mail never announces what was rolled back."""
+    try:
+        app.send_task(NOTIFY_TEAM, args=[submission_id], queue=settings.CELERY_TASK_DEFAULT_QUEUE)
+    except Exception:
+        # The outcome is stored and shown on the site; only the mail is lost.
+        log.exception("could not send the notification task of submission %s", submission_id)

@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_POST
 
+from leaderboard.api.throttles import RejectedUploadIPThrottle
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.ids import row_id
@@ -61,7 +62,17 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         return render(request, "submissions/not_eligible.html", context)
     form = SubmissionForm(request.POST or None, request.FILES or None, phase=selected, teams=teams)
     rejected: dict[str, str] = {}
-    if request.method == "POST" and form.is_valid():
+    retry_after: int | None = None
+    # Uploads the scorer refused are limited per address (web and API alike) and per team.
+    address_limit = RejectedUploadIPThrottle()
+    if request.method == "POST" and form.is_valid() and address_limit.blocked(request):
+        retry_after = int((address_limit.wait() or 1) + 0.999)
+        form.add_error(
+            None,
+            "Too many uploads from your address were not accepted; check your files with the "
+            f"scorer (python -m scoring) and try again in {retry_after} second(s).",
+        )
+    elif request.method == "POST" and form.is_valid():
         try:
             submission = services.submit(
                 team=form.team(),
@@ -74,6 +85,10 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
             )
         except services.SubmissionRejected as exc:
             rejected = exc.messages
+            address_limit.record_failure(request)
+        except services.TooManyRejected as exc:
+            form.add_error(None, str(exc))
+            retry_after = exc.retry_after
         except (services.QuotaExceeded, services.SubmissionNotAllowed) as exc:
             form.add_error(None, str(exc))
         else:
@@ -90,7 +105,11 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         },
         "quotas": _quotas(selected, list(teams)),
     }
-    return render(request, "submissions/submit.html", context)
+    if retry_after is None:
+        return render(request, "submissions/submit.html", context)
+    response = render(request, "submissions/submit.html", context, status=429)
+    response["Retry-After"] = str(retry_after)
+    return response
 
 
 def _summary(challenge: Challenge) -> tuple[Column, ...]:

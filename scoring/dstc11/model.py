@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 from scoring.align import align
 from scoring.dstc11.states import State, normalise_dialogues
 from scoring.errors import InvalidFile
-from scoring.formats import ParsedFile, read_file
+from scoring.formats import Budget, ParsedFile, budget, quote, read_file
 from scoring.normalise import slot_key, value_normaliser
 from scoring.seen import TrainingValues, read_training_values
 from scoring.taskapi import Options, Source
@@ -37,6 +37,8 @@ class Reference:
     parsed: ParsedFile
     facts: GoldFacts
     training: TrainingValues | None = None
+    #: the most a prediction for it can hold (see :class:`scoring.formats.Budget`)
+    limit: Budget | None = None
 
     @property
     def sha256(self) -> str:
@@ -109,13 +111,48 @@ def load_reference(gold: Source, files: Mapping[str, Source], options: Options) 
     if training is not None:
         normalise = value_normaliser(options["profile"])
         values = read_training_values(training.data, training.name, _split_key, normalise)
-    return Reference(parsed, _gold_facts(parsed, options["profile"]), values)
+    facts = _gold_facts(parsed, options["profile"])
+    # A state may name every domain and slot of the reference (and wrong ones), in any format.
+    names = len(facts.slot_ref) + len({k.partition("-")[0] for k in facts.slot_ref})
+    turns = sum(map(len, facts.states))
+    limit = budget(gold.data, len(facts.states), turns, 16 + 4 * names)
+    return Reference(parsed, facts, values, limit)
+
+
+#: Slot keys outside the reference's ontology a prediction may name (each is scored as
+#: insertions and listed in the breakdown), and the longest such key.
+MAX_UNKNOWN_SLOTS = 100
+MAX_NAME_CHARS = 100
+
+
+def _check_unknown_slots(name: str, states: tuple[tuple[State, ...], ...], known: Any) -> None:
+    """Refuse more, or longer, slot names outside the ontology than a prediction can mean:
+    they are stored with its results and shown on its page."""
+    unknown: set[str] = set()
+    seen: set[int] = set()
+    for turns in states:
+        for state in turns:
+            if id(state) not in seen:  # repeated turns share one state object
+                seen.add(id(state))
+                unknown.update(k for k in state if k not in known)
+    long = [k for k in unknown if len(k) > MAX_NAME_CHARS]
+    if long:
+        raise InvalidFile(
+            f"{name}: the slot name {quote(long[0])} is {len(long[0]):,} characters long; "
+            f"a slot name has at most {MAX_NAME_CHARS}."
+        )
+    if len(unknown) > MAX_UNKNOWN_SLOTS:
+        shown = ", ".join(quote(k, 30) for k in sorted(unknown)[:5])
+        raise InvalidFile(
+            f"{name}: the file names {len(unknown):,} slots that are not in the reference "
+            f"(e.g. {shown}); at most {MAX_UNKNOWN_SLOTS} are accepted."
+        )
 
 
 def load_prediction(source: Source, reference: Reference, options: Options) -> Prediction:
     """Read a prediction file and check it against the reference's dialogue ids and turn
     counts (see :func:`scoring.align.align`), then check and normalise every state."""
-    parsed = read_file(source.data, source.name)
+    parsed = read_file(source.data, source.name, reference.limit)
     gold = reference.parsed
     aligned = align(
         source.name,
@@ -128,6 +165,7 @@ def load_prediction(source: Source, reference: Reference, options: Options) -> P
     )
     shown = tuple(parsed.original_ids.get(k, gold.original_ids[k]) for k in gold.dialogues)
     states = normalise_dialogues(source.name, shown, aligned.turns, options["profile"])
+    _check_unknown_slots(source.name, states, reference.facts.slot_ref)
     return Prediction(parsed.format, states, aligned.missing_dialogues, aligned.missing_turns)
 
 

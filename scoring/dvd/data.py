@@ -26,13 +26,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from scoring.errors import InvalidFile
-from scoring.formats import describe, dialogue_key, load_json, quote
+from scoring.formats import Budget, describe, dialogue_key, load_json, quote
 
 SLOTS = ("size", "color", "material", "shape")
 FORMATS = ("token-sequence", "dvd-json")
-_FRAME = re.compile(r"<frame(\d+)>")
-_OBJECT = re.compile(r"<obj(\d+)>")
-_OBJECT_ID = re.compile(r"(?:obj)?(\d+)")
+# At most nine digits: frame and object numbers are small, and a number of thousands of digits
+# would cost the reader (and Python refuses to convert it).
+_FRAME = re.compile(r"<frame(\d{1,9})>")
+_OBJECT = re.compile(r"<obj(\d{1,9})>")
+_OBJECT_ID = re.compile(r"(?:obj)?(\d{1,9})")
 
 
 @dataclass(frozen=True)
@@ -161,9 +163,10 @@ def parse_json_state(state: Any, where: str) -> DvdState:
     return DvdState(objects, segment)
 
 
-def read_dvd(data: bytes, name: str) -> DvdFile:
-    """Read a gold or prediction file, detecting its form from its first state."""
-    document = load_json(data, name)
+def read_dvd(data: bytes, name: str, limit: Budget | None = None) -> DvdFile:
+    """Read a gold or prediction file, detecting its form from its first state; refused before
+    parsing when larger than ``limit`` allows."""
+    document = load_json(data, name, limit)
     if not isinstance(document, dict):
         raise InvalidFile(
             f"{name}: expected a JSON object mapping each dialogue id to its list of states, "
@@ -175,14 +178,17 @@ def read_dvd(data: bytes, name: str) -> DvdFile:
     for raw_id, states in document.items():
         key = dialogue_key(raw_id)
         if not key or key in turns:
-            raise InvalidFile(f"{name}: dialogue {raw_id!r}: the dialogue id is empty or repeated.")
+            raise InvalidFile(
+                f"{name}: dialogue {quote(raw_id)}: the dialogue id is empty or repeated."
+            )
         if not isinstance(states, list):
             raise InvalidFile(
-                f"{name}: dialogue {raw_id!r}: expected a list of states, found {describe(states)}."
+                f"{name}: dialogue {quote(raw_id)}: expected a list of states, found "
+                f"{describe(states)}."
             )
         parsed = []
         for index, state in enumerate(states):
-            where = f"{name}: dialogue {raw_id!r}, turn {index}"
+            where = f"{name}: dialogue {quote(raw_id)}, turn {index}"
             kind = "token-sequence" if isinstance(state, str) else "dvd-json"
             if form is None:
                 form = kind

@@ -10,6 +10,7 @@ from scoring.align import MISSING_POLICIES, align
 from scoring.dvd.data import EMPTY, FORMATS, DvdFile, DvdState, read_dvd
 from scoring.dvd.metrics import score_dialogues
 from scoring.errors import InvalidFile
+from scoring.formats import Budget, budget
 from scoring.taskapi import (
     DialogueRatios,
     MetricSpec,
@@ -27,6 +28,8 @@ from scoring.taskapi import (
 @dataclass(frozen=True)
 class Reference:
     gold: DvdFile
+    #: the most a prediction for it can hold (see :class:`scoring.formats.Budget`)
+    limit: Budget | None = None
 
     @property
     def sha256(self) -> str:
@@ -55,12 +58,16 @@ def load_reference(gold: Source, files: Mapping[str, Source], options: Options) 
     parsed = read_dvd(gold.data, gold.name)
     if not parsed.turns:
         raise InvalidFile(f"{gold.name}: the reference contains no dialogues.")
-    return Reference(parsed)
+    # A state may describe, as JSON, twice the reference's largest state and a few objects more.
+    states = [s for turns in parsed.turns.values() for s in turns]
+    objects = max((len(s.objects) for s in states), default=0)
+    limit = budget(gold.data, len(parsed.turns), len(states), 16 + 12 * (2 * objects + 4))
+    return Reference(parsed, limit)
 
 
 def load_prediction(source: Source, reference: Reference, options: Options) -> Prediction:
     """Read a prediction and align it with the reference's dialogues and turns."""
-    parsed = read_dvd(source.data, source.name)
+    parsed = read_dvd(source.data, source.name, reference.limit)
     aligned = align(
         source.name,
         reference.gold.turns,

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from scoring.errors import InvalidFile
-from scoring.formats import describe, dialogue_key, load_json, quote
+from scoring.formats import Budget, describe, dialogue_key, load_json, quote
 from scoring.multiwoz22.schema import Schema, name_key
 from scoring.multiwoz22.values import DONTCARE, normalise_value
 
@@ -107,16 +107,16 @@ class _Reader:
             raise self.fail(where, f"service {quote(service_raw)} is not in the schema.")
         state = raw.get("state")
         if not isinstance(state, dict):
-            raise self.fail(where, f"service {service!r}: the frame has no 'state' object.")
+            raise self.fail(where, f"service {quote(service)}: the frame has no 'state' object.")
         slot_values = state.get("slot_values", {})
         if not isinstance(slot_values, dict):
-            raise self.fail(where, f"service {service!r}: 'slot_values' must be an object.")
+            raise self.fail(where, f"service {quote(service)}: 'slot_values' must be an object.")
         values: dict[str, tuple[str, ...]] = {}
         for slot_raw, raw_values in slot_values.items():
             slot = name_key(slot_raw)
             if spec is not None and slot not in spec.slots:
                 raise self.fail(
-                    where, f"slot {quote(slot_raw)} is not a slot of service {service!r}."
+                    where, f"slot {quote(slot_raw)} is not a slot of service {quote(service)}."
                 )
             if slot in values:
                 raise self.fail(where, f"slot {quote(slot_raw)} is given twice.")
@@ -126,9 +126,9 @@ class _Reader:
         intent = state.get("active_intent", "NONE")
         requested = state.get("requested_slots", [])
         if not isinstance(intent, str):
-            raise self.fail(where, f"service {service!r}: 'active_intent' must be a string.")
+            raise self.fail(where, f"service {quote(service)}: 'active_intent' must be a string.")
         if not isinstance(requested, list) or not all(isinstance(r, str) for r in requested):
-            raise self.fail(where, f"service {service!r}: 'requested_slots' must be a list.")
+            raise self.fail(where, f"service {quote(service)}: 'requested_slots' must be a list.")
         return Frame(service, values, name_key(intent), tuple(name_key(r) for r in requested))
 
     def dialogues(self, document: Any) -> tuple[dict[str, tuple[Turn, ...]], dict[str, str]]:
@@ -143,13 +143,13 @@ class _Reader:
                 raise self.fail(where, "the dialogue has no 'dialogue_id' string.")
             key = dialogue_key(raw_id)
             if key in result:
-                raise self.fail(f"dialogue {raw_id!r}", "the dialogue id appears twice.")
+                raise self.fail(f"dialogue {quote(raw_id)}", "the dialogue id appears twice.")
             turns = dialogue.get("turns")
             if not isinstance(turns, list):
-                raise self.fail(f"dialogue {raw_id!r}", "the dialogue has no 'turns' list.")
+                raise self.fail(f"dialogue {quote(raw_id)}", "the dialogue has no 'turns' list.")
             user: list[Turn] = []
             for t, turn in enumerate(turns):
-                at = f"dialogue {raw_id!r}, turn {t}"
+                at = f"dialogue {quote(raw_id)}, turn {t}"
                 if not isinstance(turn, dict) or not isinstance(turn.get("speaker"), str):
                     raise self.fail(at, "expected a turn object with a 'speaker' string.")
                 if turn["speaker"].strip().upper() != "USER":
@@ -161,7 +161,7 @@ class _Reader:
                 for f, raw in enumerate(frames):
                     frame = self.frame(raw, f"{at} (user turn {len(user)}), frame {f}")
                     if frame.service in by_service:
-                        raise self.fail(at, f"service {frame.service!r} has two frames.")
+                        raise self.fail(at, f"service {quote(frame.service)} has two frames.")
                     by_service[frame.service] = frame
                 user.append(by_service)
             result[key] = tuple(user)
@@ -174,14 +174,17 @@ class _Reader:
         for raw_id, turns in document.items():
             key = dialogue_key(raw_id)
             if not key or key in result:
-                raise self.fail(f"dialogue {raw_id!r}", "the dialogue id is empty or repeated.")
+                raise self.fail(
+                    f"dialogue {quote(raw_id)}", "the dialogue id is empty or repeated."
+                )
             if not isinstance(turns, list):
                 raise self.fail(
-                    f"dialogue {raw_id!r}", f"expected a list of states, found {describe(turns)}."
+                    f"dialogue {quote(raw_id)}",
+                    f"expected a list of states, found {describe(turns)}.",
                 )
             user: list[Turn] = []
             for t, state in enumerate(turns):
-                at = f"dialogue {raw_id!r}, turn {t}"
+                at = f"dialogue {quote(raw_id)}, turn {t}"
                 if not isinstance(state, dict):
                     raise self.fail(at, f"expected a state object, found {describe(state)}.")
                 slots: dict[str, dict[str, tuple[str, ...]]] = {}
@@ -205,10 +208,13 @@ class _Reader:
         return result, ids
 
 
-def read_dialogues(data: bytes, name: str, schema: Schema | None, gold: bool) -> Dialogues:
+def read_dialogues(
+    data: bytes, name: str, schema: Schema | None, gold: bool, limit: Budget | None = None
+) -> Dialogues:
     """Read a gold (``gold=True``: ``sgd-dialogues`` only) or prediction file (without a
-    schema: checked for everything but the schema's services, slots and values)."""
-    document = load_json(data, name)
+    schema: checked for everything but the schema's services, slots and values), refused
+    before parsing when larger than ``limit`` allows."""
+    document = load_json(data, name, limit)
     reader = _Reader(name, schema, gold)
     if isinstance(document, list):
         turns, ids = reader.dialogues(document)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scoring.errors import InvalidFile
-from scoring.formats import describe, load_json
+from scoring.formats import describe, load_json, quote
 from scoring.multiwoz22.values import normalise_value
 
 
@@ -68,10 +68,10 @@ class Schema:
 
 def _field(item: Any, key: str, kind: type, where: str, name: str) -> Any:
     if not isinstance(item, dict) or key not in item:
-        raise InvalidFile(f"{name}: {where}: the field {key!r} is missing.")
+        raise InvalidFile(f"{name}: {where}: the field {quote(key)} is missing.")
     value = item[key]
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise InvalidFile(f"{name}: {where}: {key!r} has the wrong type ({describe(value)}).")
+        raise InvalidFile(f"{name}: {where}: {quote(key)} has the wrong type ({describe(value)}).")
     return value
 
 
@@ -91,8 +91,8 @@ def read_schema(data: bytes, name: str) -> Schema:
         if not service:
             raise InvalidFile(f"{name}: {where}: the service name is empty.")
         if service in services:
-            raise InvalidFile(f"{name}: service {service!r} is defined twice.")
-        where = f"service {service!r}"
+            raise InvalidFile(f"{name}: service {quote(service)} is defined twice.")
+        where = f"service {quote(service)}"
         slots: dict[str, SlotSchema] = {}
         for position, slot in enumerate(_field(item, "slots", list, where, name)):
             at = f"{where}, slot {position}"

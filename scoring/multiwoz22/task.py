@@ -8,6 +8,7 @@ from typing import Any
 
 from scoring.align import MISSING_POLICIES, align
 from scoring.errors import InvalidFile
+from scoring.formats import Budget, budget
 from scoring.multiwoz22.data import FORMATS, Dialogues, Turn, read_dialogues
 from scoring.multiwoz22.metrics import score_dialogues
 from scoring.multiwoz22.schema import Schema, name_key, read_schema
@@ -40,6 +41,8 @@ class Reference:
     schema: Schema
     gold: Dialogues
     training: TrainingValues | None = None
+    #: the most a prediction for it can hold (see :class:`scoring.formats.Budget`)
+    limit: Budget | None = None
 
     @property
     def sha256(self) -> str:
@@ -77,12 +80,19 @@ def load_reference(gold: Source, files: Mapping[str, Source], options: Options) 
         training = read_training_values(
             source.data, source.name, name_key, lambda _slot, v: normalise_value(v)
         )
-    return Reference(parsed_schema, dialogues, training)
+    # A user turn may carry a frame for every service with every slot (and wrong values).
+    services = parsed_schema.services.values()
+    names = len(parsed_schema.services) + sum(len(s.slots) for s in services)
+    turns = sum(map(len, dialogues.turns.values()))
+    limit = budget(gold.data, len(dialogues.turns), turns, 16 + 4 * names)
+    return Reference(parsed_schema, dialogues, training, limit)
 
 
 def load_prediction(source: Source, reference: Reference, options: Options) -> Prediction:
     """Read a prediction (``sgd-dialogues`` or ``flat-states``) and align it with the gold."""
-    parsed = read_dialogues(source.data, source.name, reference.schema, gold=False)
+    parsed = read_dialogues(
+        source.data, source.name, reference.schema, gold=False, limit=reference.limit
+    )
     aligned = align(
         source.name,
         reference.gold.turns,

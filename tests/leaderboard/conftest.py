@@ -67,6 +67,22 @@ def enqueued(monkeypatch) -> list[int]:
     return sent
 
 
+@pytest.fixture
+def notified(monkeypatch) -> list[int]:
+    """Run the notification task in this process, as a worker would (its retries included),
+    instead of publishing it to the broker; records the submission ids it was sent for."""
+    from leaderboard.submissions import queue, tasks
+
+    sent: list[int] = []
+
+    def run(submission_id: int) -> None:
+        sent.append(submission_id)
+        tasks.notify_team.apply(args=[submission_id])
+
+    monkeypatch.setattr(queue, "enqueue_notification", run)
+    return sent
+
+
 @pytest.fixture(autouse=True)
 def _fast_password_hashing(settings):
     """Tests create many users: hash their passwords quickly (the hasher is not under test)."""

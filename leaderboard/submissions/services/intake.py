@@ -1,5 +1,9 @@
 """Receiving a submission, in the request thread: validate every file with the challenge's
-task, store it privately, charge the quota under a lock, enqueue (docs/architecture.md)."""
+task, store it privately, charge the quota under a lock, enqueue (docs/architecture.md).
+
+Commit first, then side effects, and never undo a commit: the stored files are removed only
+when the row that names them was not committed, and sending the scoring task after the commit
+may fail without failing the upload (the reaper sends it again)."""
 
 from __future__ import annotations
 
@@ -12,11 +16,12 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import UploadedFile
-from django.db import transaction
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from leaderboard.challenges.models import Condition, Phase, Reference
 from leaderboard.challenges.references import loaded_reference
+from leaderboard.env import parse_rate
 from leaderboard.storage import private_storage, random_name, sha256_of
 from leaderboard.submissions import queue
 from leaderboard.submissions.models import CHARGED, Submission, SubmissionFile
@@ -59,12 +64,29 @@ class SubmissionRejected(SubmissionError):
         super().__init__(_join(self.messages))
 
 
+class TooManyRejected(SubmissionError):
+    """The team sent more uploads the scorer refused than the window allows; ``retry_after``
+    is the number of seconds until it may upload again."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        self.retry_after = retry_after
+        super().__init__(message)
+
+
 class TransientScoringError(Exception):
     """Scoring hit a temporary problem (database, storage); the task retries it."""
 
 
 def _join(messages: Mapping[str, str]) -> str:
     return "\n".join(f"{key}: {message}" for key, message in messages.items())
+
+
+def shown_message(text: str) -> str:
+    """A scorer message as it is stored and shown: storable (:func:`storable_text`) and cut at
+    ``MAX_ERROR_CHARS``, so no hostile file can make a row or a page large."""
+    text = storable_text(text)
+    limit = settings.MAX_ERROR_CHARS
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
 # --- receive -------------------------------------------------------------------------------
@@ -91,9 +113,10 @@ def submit(
 ) -> Submission:
     """Validate, store, charge and enqueue one submission.
 
-    Raises ``SubmissionNotAllowed``, ``QuotaExceeded`` or ``SubmissionRejected``; only the last
-    records a row (status ``invalid``, not charged). ``enqueue=False`` leaves the queued row for
-    the caller to score synchronously with ``run_scoring`` (the ``demo`` command does).
+    Raises ``SubmissionNotAllowed``, ``QuotaExceeded``, ``TooManyRejected`` or
+    ``SubmissionRejected``; only the last records a row (status ``invalid``, not charged).
+    ``enqueue=False`` leaves the queued row for the caller to score synchronously with
+    ``run_scoring`` (the ``demo`` command does).
     """
     if not phase.is_open():
         raise SubmissionNotAllowed(f"The phase {phase.name!r} is not open for submissions.")
@@ -108,6 +131,7 @@ def submit(
         raise SubmissionNotAllowed("This phase is not ready: a condition has no reference yet.")
     # Fail fast before parsing large files; the binding check happens under the lock below.
     _check_quota(team, phase)
+    _check_rejections(team)
     _check_references_readable(references.values())
 
     checked, messages = _validate(phase, conditions, references, files)
@@ -149,12 +173,47 @@ def submit(
                 for item, name in zip(checked, stored, strict=True)
             )
             if enqueue:
-                transaction.on_commit(lambda: queue.enqueue_scoring(submission.pk))
+                # Robust: a failing broker is logged, never raised into this commit.
+                transaction.on_commit(lambda: queue.enqueue_scoring(submission.pk), robust=True)
+    except DatabaseError:
+        # The connection may have dropped at COMMIT, after the server committed: then the row
+        # and its files are the team's upload and must stay.
+        known, committed = _committed_with(stored)
+        if committed is None:
+            if known:
+                _delete(stored)
+            raise
+        if enqueue:
+            queue.enqueue_scoring(committed.pk)
+        return committed
     except BaseException:
-        for name in stored:
-            private_storage().delete(name)
+        _delete(stored)
         raise
     return submission
+
+
+def _committed_with(stored: list[str]) -> tuple[bool, Submission | None]:
+    """(whether it is known, the committed submission naming these stored files), asked on a
+    new connection. When even that fails nothing is known and the files are kept: an orphan
+    file is harmless, a committed upload without its files is lost."""
+    if connection.in_atomic_block:
+        return True, None  # the caller's transaction holds the row: it is rolled back
+    for _ in range(3):
+        connection.close()
+        try:
+            return True, Submission.objects.filter(files__file=stored[0]).first()
+        except DatabaseError:
+            log.warning("could not yet tell whether an upload was committed")
+    log.error("could not tell whether an upload was committed; its files are kept")
+    return False, None
+
+
+def _delete(stored: list[str]) -> None:
+    for name in stored:
+        try:
+            private_storage().delete(name)
+        except OSError:
+            log.exception("could not remove the stored file %s of an upload not committed", name)
 
 
 def _validate(
@@ -189,12 +248,12 @@ def _validate(
             )
             continue
         upload.seek(0)
-        data = b"".join(upload.chunks())
+        data = upload.read()  # one copy in memory (joining chunks would hold two)
         reference = loaded_reference(references[condition.pk])
         try:
             task.load_prediction(Source(data, name), reference, options)
         except ScoringError as exc:
-            messages[condition.key] = storable_text(str(exc))
+            messages[condition.key] = shown_message(str(exc))
             continue
         checked.append(_Checked(condition, data, name))
     return checked, messages
@@ -240,6 +299,35 @@ def quota_usage(team: Team, phase: Phase, now: dt.datetime | None = None) -> tup
     start_of_day = timezone.localtime(now).replace(hour=0, minute=0, second=0, microsecond=0)
     charged = Submission.objects.filter(CHARGED, team=team, phase=phase)
     return charged.filter(created_at__gte=start_of_day).count(), charged.count()
+
+
+def _check_rejections(team: Team, now: dt.datetime | None = None) -> None:
+    """Refuse an upload while the team's refused uploads in the window reach the limit: each
+    one cost the server a parse and none is charged, so they are limited on their own."""
+    count, seconds = parse_rate(settings.REJECTED_UPLOADS_PER_TEAM)
+    now = now or timezone.now()
+    recent = Submission.objects.filter(
+        team=team,
+        status=Submission.Status.INVALID,
+        created_at__gt=now - dt.timedelta(seconds=seconds),
+    ).order_by("-created_at")
+    times = list(recent.values_list("created_at", flat=True)[:count])
+    if len(times) < count:
+        return
+    # The upload may go again once the oldest of the last ``count`` leaves the window.
+    wait = max(1, int((times[-1] + dt.timedelta(seconds=seconds) - now).total_seconds() + 0.999))
+    raise TooManyRejected(
+        f"{team.name} sent {count} uploads that were not accepted within "
+        f"{_duration(seconds)}; check your files with the scorer (python -m scoring) and try "
+        f"again in {_duration(wait)}.",
+        wait,
+    )
+
+
+def _duration(seconds: int) -> str:
+    if seconds < 120:
+        return f"{seconds} second(s)"
+    return f"{(seconds + 59) // 60} minute(s)"
 
 
 def _check_quota(team: Team, phase: Phase) -> None:

@@ -1,8 +1,7 @@
-"""E-mail to a team when its submission is scored or fails (sent after the commit)."""
+"""E-mail to a team when its submission is scored or fails: the body of the ``notify_team``
+task, which the services send after the commit (``queue.enqueue_notification``)."""
 
 from __future__ import annotations
-
-import logging
 
 from django.conf import settings
 from django.core.mail import send_mail
@@ -10,15 +9,13 @@ from django.urls import reverse
 
 from leaderboard.submissions.models import Submission
 
-log = logging.getLogger(__name__)
-
 
 def notify_team(submission_id: int) -> int:
     """Mail every member of the submission's team its outcome; returns the messages sent.
 
     No score is in the message (a hidden phase's numbers stay on the site, behind its rules);
-    a failure carries the participant-safe error. A mail server problem is logged, never
-    raised: the Result is already stored."""
+    a failure carries the participant-safe error. A mail server problem (``OSError``, within
+    ``EMAIL_TIMEOUT``) is raised for the task to retry; the outcome is already stored."""
     submission = (
         Submission.objects.select_related("team", "phase__challenge")
         .filter(pk=submission_id)
@@ -40,8 +37,4 @@ def notify_team(submission_id: int) -> int:
     else:
         subject = f"Submission #{submission.pk} to {phase.challenge.title} / {phase.name} failed"
         body = f"{submission.method_name!r} could not be scored:\n\n{submission.error}\n\n{path}"
-    try:
-        return send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, emails)
-    except OSError:
-        log.exception("could not mail the team of submission %s", submission_id)
-        return 0
+    return send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, emails)

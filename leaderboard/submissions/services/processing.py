@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+import time
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import OperationalError, transaction
+from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 
 from leaderboard.challenges.models import Phase
@@ -22,7 +23,6 @@ from leaderboard.submissions.services.intake import (
     SubmissionNotAllowed,
     TransientScoringError,
 )
-from leaderboard.submissions.services.notify import notify_team
 from scoring import ScoringError, Source
 
 log = logging.getLogger(__name__)
@@ -39,20 +39,20 @@ def run_scoring(submission_id: int) -> str:
     retry may succeed; the caller schedules the retry.
     """
     lease = dt.timedelta(seconds=settings.SCORING_LEASE_SECONDS)
-    if not Submission.claim(submission_id, lease):
+    try:
+        claimed = Submission.claim(submission_id, lease)
+    except DATABASE_FAULTS as exc:
+        _drop_connection()
+        raise TransientScoringError(str(exc)) from exc
+    if not claimed:
         return "skipped"
     try:
         _score_claimed(submission_id)
-    except (OperationalError, OSError) as exc:
+    except (*DATABASE_FAULTS, OSError) as exc:
         log.warning("transient error scoring submission %s: %r", submission_id, exc)
-        attempts = (
-            Submission.objects.filter(pk=submission_id).values_list("attempts", flat=True).first()
-        )
-        if attempts is None:
-            return "skipped"
-        if attempts >= settings.SCORING_MAX_ATTEMPTS:
-            return _failed(submission_id, FAILED_MESSAGE.format(attempts=attempts))
-        Submission.release(submission_id)
+        outcome = _give_back(submission_id)
+        if outcome is not None:
+            return outcome
         raise TransientScoringError(str(exc)) from exc
     except ScoringError as exc:
         # The file was valid at upload; this happens when an organiser replaced the reference.
@@ -62,16 +62,53 @@ def run_scoring(submission_id: int) -> str:
     except Exception:
         log.exception("scoring submission %s failed", submission_id)
         return _failed(submission_id, INTERNAL_ERROR_MESSAGE)
-    transaction.on_commit(lambda: notify_team(submission_id))
+    transaction.on_commit(lambda: queue.enqueue_notification(submission_id), robust=True)
     return "scored"
 
 
-def _failed(submission_id: int, message: str) -> str:
+#: Errors of a database connection that may work again (dropped, restarted, unreachable).
+DATABASE_FAULTS = (OperationalError, InterfaceError)
+
+
+def _give_back(submission_id: int) -> str | None:
+    """After a transient failure: fail the run when its attempts are used up (``"failed"``),
+    else give the claim back for the retry (None). A dropped connection stays broken, so this
+    runs on a new one, a few times if need be: the retry, seconds away, must find the row
+    queued, not wait for the lease to expire."""
+    for pause in (0.0, 0.2, 1.0):
+        time.sleep(pause)
+        _drop_connection()
+        try:
+            attempts = (
+                Submission.objects.filter(pk=submission_id)
+                .values_list("attempts", flat=True)
+                .first()
+            )
+            if attempts is None:
+                return "skipped"
+            if attempts >= settings.SCORING_MAX_ATTEMPTS:
+                return _failed(submission_id, FAILED_MESSAGE.format(attempts=attempts))
+            Submission.release(submission_id)
+            return None
+        except DATABASE_FAULTS:
+            log.warning("could not give back the claim of submission %s yet", submission_id)
+    return None  # the reaper gives it back when the lease expires
+
+
+def _drop_connection() -> None:
+    """Close this thread's database connection when it is broken, so the next query opens a
+    new one (outside a transaction; inside one, the caller's rollback comes first)."""
+    if not connection.in_atomic_block:
+        connection.close()
+
+
+def _failed(submission_id: int, message: str, expired_before: dt.datetime | None = None) -> str:
+    """Mark a scoring submission failed (uncharged) and, once committed, mail its team."""
     with transaction.atomic():
-        failed = Submission.fail(submission_id, message)
+        failed = Submission.fail(submission_id, message, expired_before=expired_before)
         if failed:
             _changed(submission_id)
-            transaction.on_commit(lambda: notify_team(submission_id))
+            transaction.on_commit(lambda: queue.enqueue_notification(submission_id), robust=True)
     return "failed"
 
 
@@ -134,17 +171,11 @@ def reap_expired_leases(now: dt.datetime | None = None) -> list[int]:
     ).values_list("pk", "attempts")
     for pk, attempts in expired:
         if attempts >= settings.SCORING_MAX_ATTEMPTS:
-            Submission.objects.filter(
-                pk=pk, status=Submission.Status.SCORING, lease_until__lt=now
-            ).update(
-                status=Submission.Status.FAILED,
-                lease_until=None,
-                charged=False,
-                error=FAILED_MESSAGE.format(attempts=attempts),
-            )
+            # A terminal failure like any other: uncharged, on the boards, the team mailed.
+            _failed(pk, FAILED_MESSAGE.format(attempts=attempts), expired_before=now)
         elif Submission.release(pk, expired_before=now):
             requeued.append(pk)
-            transaction.on_commit(lambda pk=pk: queue.enqueue_scoring(pk))
+            transaction.on_commit(lambda pk=pk: queue.enqueue_scoring(pk), robust=True)
     resend_at = now + dt.timedelta(seconds=settings.SCORING_RESEND_AFTER_SECONDS)
     waiting = Submission.objects.filter(status=Submission.Status.QUEUED)
     waiting.filter(lease_until__isnull=True).exclude(pk__in=requeued).update(lease_until=resend_at)
@@ -153,7 +184,7 @@ def reap_expired_leases(now: dt.datetime | None = None) -> list[int]:
             pk=pk, status=Submission.Status.QUEUED, lease_until__lt=now
         ).update(lease_until=resend_at):
             requeued.append(pk)
-            transaction.on_commit(lambda pk=pk: queue.enqueue_scoring(pk))
+            transaction.on_commit(lambda pk=pk: queue.enqueue_scoring(pk), robust=True)
     return requeued
 
 
@@ -183,7 +214,7 @@ def rescore(submission: Submission, *, enqueue: bool = True) -> bool:
         Phase.changed(submission.phase_id)
         pk = submission.pk
         if enqueue:
-            transaction.on_commit(lambda: queue.enqueue_scoring(pk))
+            transaction.on_commit(lambda: queue.enqueue_scoring(pk), robust=True)
     return True
 
 

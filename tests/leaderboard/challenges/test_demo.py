@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import authenticate
 from django.core.management import call_command
+from django.http import HttpRequest
 
 from leaderboard.challenges import demo
 from leaderboard.challenges.models import Challenge
@@ -25,7 +26,8 @@ def test_demo_creates_a_populated_leaderboard_once():
         assert len(condition.rows) == len(demo.PARTICIPANTS)
         assert any(row.is_baseline for row in condition.rows)
     assert not Submission.objects.exclude(status=Submission.Status.SCORED).exists()
-    assert authenticate(username="alice", password=demo.PASSWORD) is not None
+    # The failure limit's backend comes first and needs the request it counts by.
+    assert authenticate(HttpRequest(), username="alice", password=demo.PASSWORD) is not None
 
 
 def test_the_synthetic_gold_is_seeded():

@@ -8,8 +8,22 @@ a generous deadline so a broken worker fails the test with its log instead of ha
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import shutil
+import socket
+import subprocess
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
+
+import pytest
+import redis
+
+from leaderboard.celery import app
+from tests.conftest import require
 
 # The worker fixture and helpers are shared with the other real-worker tests.
 from tests.leaderboard.workers import (  # noqa: F401
@@ -18,6 +32,118 @@ from tests.leaderboard.workers import (  # noqa: F401
     start_worker,
     wait_for,
 )
+
+#: Loopback ports for the tests' own redis-servers (the first free one is taken).
+OWN_REDIS_PORTS = range(6391, 6400)
+#: benchmarks/faults.py sets it to a file: each fault test appends its figures there.
+FIGURES_VARIABLE = "TRACKBOARD_FAULT_FIGURES"
+
+
+def _free_port() -> int:
+    for port in OWN_REDIS_PORTS:
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class OwnRedis:
+    """A redis-server on a loopback port of its own, stopped and started by the test (never
+    the shared one): no persistence, so a restart loses every queued message."""
+
+    def __init__(self, tmp_path: Path) -> None:
+        self.port = _free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.dir = tmp_path
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            ["redis-server", "--bind", "127.0.0.1", "--port", str(self.port), "--save", "",
+             "--appendonly", "no", "--dir", str(self.dir)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        client = redis.Redis.from_url(self.url, socket_connect_timeout=1)
+        for _ in range(100):
+            try:
+                client.ping()
+                return
+            except redis.RedisError:
+                time.sleep(0.05)
+        pytest.fail(f"redis-server on port {self.port} did not start")
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()  # no SHUTDOWN SAVE: the queued messages are lost
+            self.process.wait()
+
+
+@pytest.fixture
+def own_redis(tmp_path) -> Iterator[OwnRedis]:
+    require("redis-server", shutil.which("redis-server") is not None, "apt install redis-server")
+    server = OwnRedis(tmp_path)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def publish_to(monkeypatch):
+    """Point this process's Celery producer at another broker for the test."""
+
+    def switch(url: str) -> None:
+        monkeypatch.setattr(app.conf, "broker_url", url)
+        # Drop the cached connection and producer pools so the next publish uses ``url``.
+        monkeypatch.setattr(app, "_pool", None)
+        monkeypatch.setattr(app.amqp, "_producer_pool", None)
+
+    yield switch
+    if app._pool is not None:
+        app._pool.force_close_all()
+
+
+@dataclass
+class Tally:
+    """What one fault or hostile-input test saw: every response status, and the uploads
+    lost (answered 2xx but never scored, or answered otherwise yet stored or charged)."""
+
+    kind: str
+    statuses: Counter[int] = field(default_factory=Counter)
+    lost: int = 0
+
+    def saw(self, status: int) -> int:
+        self.statuses[status] += 1
+        return status
+
+    @property
+    def server_errors(self) -> int:
+        return self.statuses[500]
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "kind": self.kind,
+            "responses": sum(self.statuses.values()),
+            "status_500": self.statuses[500],
+            "status_5xx": sum(n for s, n in self.statuses.items() if s >= 500),
+            "lost_uploads": self.lost,
+        }
+
+
+@pytest.fixture
+def tally(request) -> Iterator[Tally]:
+    """The test's figures, appended to ``$TRACKBOARD_FAULT_FIGURES`` when it is set."""
+    found = Tally(request.node.name)
+    yield found
+    path = os.environ.get(FIGURES_VARIABLE)
+    if path:
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(json.dumps(found.as_dict()) + "\n")
 
 
 def children_of(pid: int) -> list[int]:

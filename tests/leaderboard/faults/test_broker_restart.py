@@ -4,21 +4,13 @@
 from __future__ import annotations
 
 import json
-import shutil
-import socket
-import subprocess
-import time
-from collections.abc import Iterator
 
 import pytest
-import redis
 
-from leaderboard.celery import app
 from leaderboard.storage import private_storage
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Result, Submission
 from scoring.synth import make_gold, make_prediction
-from tests.conftest import require
 from tests.leaderboard.factories import approved_team, phase_with_references, uploads
 from tests.leaderboard.faults.conftest import wait_for
 
@@ -26,78 +18,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 GOLD = make_gold(3, seed=13)
 KEYS = ("tts-verbatim",)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class OwnRedis:
-    """A redis-server on a loopback port of its own, stopped and started by the test."""
-
-    def __init__(self, tmp_path) -> None:
-        self.port = _free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.dir = tmp_path
-        self.process: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [
-                "redis-server",
-                "--bind",
-                "127.0.0.1",
-                "--port",
-                str(self.port),
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                str(self.dir),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        client = redis.Redis.from_url(self.url, socket_connect_timeout=1)
-        for _ in range(100):
-            try:
-                client.ping()
-                return
-            except redis.RedisError:
-                time.sleep(0.05)
-        pytest.fail(f"redis-server on port {self.port} did not start")
-
-    def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()  # no SHUTDOWN SAVE: the queued messages are lost
-            self.process.wait()
-
-
-@pytest.fixture
-def own_redis(tmp_path) -> Iterator[OwnRedis]:
-    require("redis-server", shutil.which("redis-server") is not None, "apt install redis-server")
-    server = OwnRedis(tmp_path)
-    server.start()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def publish_to(monkeypatch):
-    """Point this process's Celery producer at another broker for the test."""
-
-    def switch(url: str) -> None:
-        monkeypatch.setattr(app.conf, "broker_url", url)
-        # Drop the cached connection and producer pools so the next publish uses ``url``.
-        monkeypatch.setattr(app, "_pool", None)
-        monkeypatch.setattr(app.amqp, "_producer_pool", None)
-
-    yield switch
-    if app._pool is not None:
-        app._pool.force_close_all()
 
 
 def test_runs_queued_across_a_redis_restart_are_all_scored_once(

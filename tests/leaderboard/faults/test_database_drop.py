@@ -85,3 +85,33 @@ def test_a_connection_dropped_during_the_result_write_is_scored_once_later(
     existing.pk = None
     with pytest.raises(IntegrityError), transaction.atomic():
         existing.save(force_insert=True)
+
+
+def test_a_run_whose_connection_drops_is_retried_within_a_minute_not_after_its_lease(
+    start_worker, drop_on_first_result_insert, tmp_path, tally
+):
+    # The production lease (15 minutes) and no reaper: only the retry can score it in time.
+    worker = start_worker(TRACKBOARD_SCORING_LEASE_SECONDS="900")
+    phase = phase_with_references(json.dumps(GOLD).encode())
+    team = approved_team(phase)
+    submission = services.submit(
+        team=team,
+        phase=phase,
+        user=team.created_by,
+        files=uploads(make_prediction(GOLD, 0.2, seed=6)),
+        method_name="dropped, retried",
+    )
+    wait_for(
+        lambda: Submission.objects.filter(pk=submission.pk, status="scored").exists(),
+        "the run to be retried and scored within a minute",
+        tmp_path,
+        deadline=60,
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT last_value FROM trackboard_fault_drop")
+        assert cursor.fetchone()[0] > 1, "the fault never fired"
+    submission.refresh_from_db()
+    assert submission.attempts == 2  # the dropped run, then its retry
+    assert Result.objects.filter(submission=submission).count() == 3
+    assert worker.poll() is None
+    tally.lost += int(submission.status != "scored")

@@ -154,7 +154,9 @@ def test_the_dashboard_shows_states_queue_health_and_daily_counts(client, enqueu
     )
 
 
-def test_the_team_is_mailed_when_a_run_is_scored_or_fails(django_capture_on_commit_callbacks):
+def test_the_team_is_mailed_when_a_run_is_scored_or_fails(
+    django_capture_on_commit_callbacks, notified
+):
     phase = phase_with_references(GOLD_BYTES)
     team = approved_team(phase)
     with django_capture_on_commit_callbacks(execute=True):

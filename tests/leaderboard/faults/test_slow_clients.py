@@ -1,0 +1,160 @@
+"""The production web server (gunicorn with ``leaderboard/gunicorn.py``) against slow and
+large requests: three clients trickling request bodies do not stop ``/healthz`` and ``/`` from
+answering within a second, and are cut off after the read timeout; a 50 MB upload of tiny
+turns costs the web process at most ~500 MB, and an upload whose dialogue id is 45 MiB gets a
+message under 1 KB, on the answer, the stored row and the page that lists it.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+
+from leaderboard.api.services import create_token
+from leaderboard.submissions.models import Submission
+from tests.leaderboard.factories import approved_team, phase_with_references
+from tests.leaderboard.faults.conftest import children_of
+from tests.leaderboard.operations.processes import PYTHON, Processes, free_port, production_env
+from tests.leaderboard.web import GOLD_BYTES, log_in
+
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+
+READ_TIMEOUT = 2
+MIB = 1024 * 1024
+
+
+def tiny_turns(size: int) -> bytes:
+    """A prediction of ``size`` bytes that is almost all empty turns of one dialogue."""
+    head, tail = b'{"mul0001": [', b"{}]}"
+    return head + b"{}," * ((size - len(head) - len(tail)) // 3) + tail
+
+
+def peak_rss_mib(pid: int) -> float:
+    """The process's peak resident memory (VmHWM), in MiB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError(f"no VmHWM for {pid}")
+
+
+@pytest.fixture
+def web_server(transactional_db, postgres, redis_url, isolation, tmp_path) -> Iterator:
+    """``start(**env)`` runs gunicorn with the production configuration and settings (DEBUG
+    off, the production switch) on this test's database; yields (base URL, master process)."""
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    procs = Processes(logs)
+
+    def start(**extra: str) -> tuple[str, int]:
+        port = free_port()
+        env = production_env(
+            redis_url=redis_url,
+            tag=isolation["tag"],
+            private=isolation["private"],
+            var=tmp_path / "var",
+            # Pages served from the finders: nothing here is about static files.
+            TRACKBOARD_STATIC_MANIFEST="false",
+            TRACKBOARD_BIND=f"127.0.0.1:{port}",
+            TRACKBOARD_READ_TIMEOUT=str(READ_TIMEOUT),
+            **extra,
+        )
+        master = procs.start(
+            "gunicorn", [PYTHON, "-m", "gunicorn", "--config", "python:leaderboard.gunicorn"], env
+        )
+        base = f"http://127.0.0.1:{port}"
+        procs.wait_for(lambda: requests.get(f"{base}/healthz", timeout=2).ok, "gunicorn")
+        return base, master.pid
+
+    try:
+        yield start
+    finally:
+        procs.stop()
+
+
+def _slow_body(base: str) -> socket.socket:
+    """A client that sends the headers of a form post and the first bytes of its body, and
+    then nothing."""
+    host, port = base.removeprefix("http://").split(":")
+    client = socket.create_connection((host, int(port)))
+    client.sendall(
+        b"POST /accounts/login/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000000\r\n\r\n"
+        b"username=slow&password="
+    )
+    return client
+
+
+def test_three_slow_body_clients_leave_the_site_answering_and_are_cut_off(web_server, tally):
+    base, _ = web_server()
+    slow = [_slow_body(base) for _ in range(3)]
+    time.sleep(0.5)  # each is now held in a request, its body awaited
+    for _ in range(3):
+        for path in ("/healthz", "/"):
+            # Within a second, or requests raises: the Done-when bound of this fault.
+            response = requests.get(base + path, timeout=1)
+            tally.saw(response.status_code)
+            assert response.status_code == 200, path
+    # After the read timeout each slow client has its answer (the form, refused) or is closed.
+    for client in slow:
+        client.settimeout(READ_TIMEOUT + 10)
+        answer = client.recv(64)
+        assert answer == b"" or answer.startswith(b"HTTP/1.1 4"), answer
+        if answer:
+            tally.saw(int(answer.split()[1]))
+        client.close()
+    assert tally.server_errors == 0
+
+
+def test_a_50_mb_upload_of_tiny_turns_costs_the_web_process_under_500_mb(web_server, tally):
+    phase = phase_with_references(GOLD_BYTES)
+    team = approved_team(phase)
+    _, token = create_token(team.created_by, "large")
+    base, master = web_server(WEB_CONCURRENCY="1", WEB_THREADS="1")
+    (worker,) = children_of(master)
+    idle = peak_rss_mib(worker)
+    files = {key: ("run.json", tiny_turns(50 * MIB - 64)) for key in ("tts-verbatim",)}
+    response = requests.post(
+        f"{base}/api/v1/phases/{phase.pk}/submissions/",
+        data={"method_name": "tiny turns"},
+        files=files,
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=120,
+    )
+    tally.saw(response.status_code)
+    peak = peak_rss_mib(worker)
+    assert response.status_code == 400
+    message = response.json()["error"]["details"]["conditions"]["tts-verbatim"]
+    assert "a prediction for this reference" in message and len(message) < 1024
+    assert peak < 500, f"peak RSS {peak:.0f} MiB (idle {idle:.0f} MiB)"
+    assert not Submission.objects.exclude(status="invalid").exists()
+
+
+def test_a_45_mib_dialogue_id_gets_a_message_under_1_kb_everywhere(web_server, client, tally):
+    phase = phase_with_references(GOLD_BYTES)
+    team = approved_team(phase)
+    _, token = create_token(team.created_by, "long id")
+    base, _ = web_server()
+    body = json.dumps({"x" * (45 * MIB): [{}]}).encode()
+    response = requests.post(
+        f"{base}/api/v1/phases/{phase.pk}/submissions/",
+        data={"method_name": "long id"},
+        files={key: ("run.json", body) for key in ("tts-verbatim",)},
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=120,
+    )
+    tally.saw(response.status_code)
+    assert response.status_code == 400
+    assert len(response.content) < 2048
+    message = response.json()["error"]["details"]["conditions"]["tts-verbatim"]
+    assert "not in the reference" in message and len(message.encode()) < 1024
+    invalid = Submission.objects.get(status="invalid")
+    assert len(invalid.error.encode()) < 1024
+    log_in(client, team.created_by)
+    listing = client.get(f"/challenges/{phase.challenge.slug}/{phase.slug}/submissions/")
+    assert listing.status_code == 200 and len(listing.content) < 100_000
