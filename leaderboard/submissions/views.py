@@ -105,6 +105,7 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         "rejected_other": {
             k: v for k, v in rejected.items() if k not in {c.key for c in form.conditions}
         },
+        "formats": selected.challenge.scoring_task().formats,
         "verdicts": verdicts,
         "refused_count": sum(1 for v in verdicts if v["kind"] != "valid"),
         "valid_count": sum(1 for v in verdicts if v["kind"] == "valid"),
