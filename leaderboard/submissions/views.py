@@ -126,7 +126,7 @@ VERDICTS = {
     "missing": "no file was chosen, and this phase needs one",
     "too large": "larger than the largest accepted file",
     "unknown condition": "this phase has no such condition",
-    "valid": "valid: choose it again as it is",
+    "valid": "it passed every check: choose it again as it is",
 }
 
 
