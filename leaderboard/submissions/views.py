@@ -62,6 +62,7 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         return render(request, "submissions/not_eligible.html", context)
     form = SubmissionForm(request.POST or None, request.FILES or None, phase=selected, teams=teams)
     rejected: dict[str, str] = {}
+    verdicts: list[dict[str, str]] = []
     retry_after: int | None = None
     # Uploads the scorer refused are limited per address (web and API alike) and per team.
     address_limit = RejectedUploadIPThrottle()
@@ -85,6 +86,7 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
             )
         except services.SubmissionRejected as exc:
             rejected = exc.messages
+            verdicts = _verdicts(form, exc)
             address_limit.record_failure(request)
         except services.TooManyRejected as exc:
             form.add_error(None, str(exc))
@@ -103,6 +105,10 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         "rejected_other": {
             k: v for k, v in rejected.items() if k not in {c.key for c in form.conditions}
         },
+        "formats": selected.challenge.scoring_task().formats,
+        "verdicts": verdicts,
+        "refused_count": sum(1 for v in verdicts if v["kind"] != "valid"),
+        "valid_count": sum(1 for v in verdicts if v["kind"] == "valid"),
         "quotas": _quotas(selected, list(teams)),
     }
     if retry_after is None:
@@ -110,6 +116,43 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     response = render(request, "submissions/submit.html", context, status=429)
     response["Retry-After"] = str(retry_after)
     return response
+
+
+#: What each kind of refusal (``services.SubmissionRejected.kinds``) means, as the page says it.
+VERDICTS = {
+    "incomplete": "read, but dialogues or turns of the reference are missing",
+    "mismatched": "read, but it has dialogues or turns the reference does not have",
+    "unreadable": "could not be read as a prediction file in an accepted format",
+    "missing": "no file was chosen, and this phase needs one",
+    "too large": "larger than the largest accepted file",
+    "unknown condition": "this phase has no such condition",
+    "valid": "it passed every check: choose it again as it is",
+}
+
+
+def _verdicts(form: SubmissionForm, refused: services.SubmissionRejected) -> list[dict[str, str]]:
+    """One line per condition of a refused upload, in the phase's order: what was wrong with
+    its file, or that the file was valid."""
+    names = {key: upload.name or "" for key, upload in form.files_by_condition().items()}
+    rows = []
+    for condition in form.conditions:
+        key = condition.key
+        if key in refused.valid:
+            kind = "valid"
+        elif key in refused.messages:
+            kind = refused.kinds.get(key, "unreadable")
+        else:
+            continue  # left out of a partial upload, and no file needed
+        rows.append(
+            {
+                "key": key,
+                "label": condition.label,
+                "name": names.get(key, ""),
+                "kind": kind,
+                "meaning": VERDICTS.get(kind, VERDICTS["unreadable"]),
+            }
+        )
+    return rows
 
 
 def _summary(challenge: Challenge) -> tuple[Column, ...]:
@@ -190,13 +233,18 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         ]
     #: the per-turn verdicts (by position, worst dialogues, per domain) are on this metric
     turn_label = task.metric(task.primary).label
+    # One condition at a time (``?condition=KEY``, the first by default), under a summary of all.
+    shown = submission.active_results if show_scores else []
+    selected = next(
+        (r for r in shown if r.condition.key == request.GET.get("condition")),
+        shown[0] if shown else None,
+    )
     results = []
     figures: dict[str, object] = {}
-    if show_scores:
-        for result in submission.active_results:
-            tables = _result_tables(result, task)
-            figures.update(analysis.result_figures(result, tables["positions"], turn_label))
-            results.append((result, tables))
+    if selected is not None:
+        tables = _result_tables(selected, task)
+        figures.update(analysis.result_figures(selected, tables["positions"], turn_label))
+        results.append((selected, tables))
     others = (
         selectors.visible_submissions(request.user)
         .filter(team=submission.team, phase=phase, status=Submission.Status.SCORED)
@@ -224,8 +272,11 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         if show_scores
         else [],
         "results": results,
+        "selected": selected,
+        "summary": analysis.summary(shown, task, [challenge.primary, challenge.tiebreak]),
         "can_select": is_member(submission.team, request.user)
         and submission.status == Submission.Status.SCORED
+        and phase.has_private_board
         and not phase.revealed,
         "final": selectors.is_final(submission),
         "can_cancel": submission.status == Submission.Status.QUEUED
@@ -233,6 +284,26 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         "poll_ms": POLL_MS,
     }
     return render(request, "submissions/detail.html", context)
+
+
+@login_required
+def correctness_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    """The submission's per-turn verdicts on the primary metric, one row per user turn of each
+    condition: the team's own results (and its organisers'), only where the team may see every
+    number; no gold value is in it."""
+    submission = get_object_or_404(
+        selectors.visible_submissions(request.user).prefetch_related(selectors.active_results()),
+        pk=pk,
+    )
+    if not access(submission.phase, request.user).own_full:
+        raise Http404
+    response = HttpResponse(
+        analysis.correctness_csv(submission.active_results), content_type="text/csv; charset=utf-8"
+    )
+    name = f"submission-{submission.pk}-correctness.csv"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    add_never_cache_headers(response)
+    return response
 
 
 @login_required

@@ -77,10 +77,17 @@
     box.replaceChildren(template.content);
     enableSorting();
     if (window.Trackboard && window.Trackboard.drawCharts) { window.Trackboard.drawCharts(); }
+    if (window.Trackboard && window.Trackboard.localTimes) { window.Trackboard.localTimes(box); }
   }
 
   function schedule() {
     if (timer === null && !document.hidden) { timer = window.setTimeout(refresh, every); }
+  }
+
+  // The time as every page shows it (js/times.js): 24-hour, the reader's zone, zone named.
+  function clock(date) {
+    if (window.Trackboard && window.Trackboard.clock) { return window.Trackboard.clock(date); }
+    return date.toISOString().slice(11, 19) + " UTC";
   }
 
   function refresh() {
@@ -95,7 +102,7 @@
       .then(function (html) {
         if (html !== last) { swap(html); }
         last = html;
-        if (status) { status.textContent = "Updated at " + new Date().toLocaleTimeString() + "."; }
+        if (status) { status.textContent = "Updated at " + clock(new Date()) + "."; }
       })
       .catch(function () {
         if (status) { status.textContent = "Could not refresh; retrying."; }
