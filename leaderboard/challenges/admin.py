@@ -24,7 +24,6 @@ from leaderboard.challenges.impact import needs_review
 from leaderboard.challenges.models import Challenge, Condition, Phase, Reference
 from leaderboard.challenges.references import check_reference
 from leaderboard.challenges.services import activate_reference, add_reference
-from leaderboard.rankings.snapshots import RevealError, reveal
 from leaderboard.submissions.models import Submission
 from leaderboard.submissions.services import recompute_parts, rescore_all
 from scoring import TASKS, ScoringError
@@ -189,15 +188,16 @@ class PhaseAdmin(OrganiserScoped):
                 "were computed again on the new split.",
             )
 
-    @admin.action(description="Reveal: publish the private leaderboard as a new snapshot")
-    def reveal(self, request: HttpRequest, queryset: Any) -> None:
-        for phase in queryset:
-            try:
-                snapshot = reveal(phase, request.user)
-            except RevealError as exc:
-                self.message_user(request, f"{phase}: {exc}", level="error")
-            else:
-                self.message_user(request, f"{phase}: published snapshot {snapshot.number}.")
+    @admin.action(description="Reveal: preview the private leaderboard, then publish it")
+    def reveal(self, request: HttpRequest, queryset: Any) -> HttpResponse | None:
+        # Publishing happens on the preview page, after the organiser has seen the ranking.
+        if queryset.count() != 1:
+            self.message_user(request, "Select exactly one phase to preview.", level="error")
+            return None
+        phase = queryset.select_related("challenge").get()
+        return HttpResponseRedirect(
+            reverse("rankings:reveal", args=[phase.challenge.slug, phase.slug])
+        )
 
     @admin.action(description="Re-score every scored submission (after a scorer change)")
     def rescore(self, request: HttpRequest, queryset: Any) -> None:

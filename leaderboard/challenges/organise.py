@@ -1,7 +1,7 @@
 """Organiser pages beyond the admin: the dashboard of a challenge, approving registrations,
 re-scoring a phase, re-queueing its failed submissions, reviewing a reference version's impact
-before activating it. Only the challenge's organisers reach them (and superusers, whom the
-admin sends to a reference version's review); anyone else gets a 404."""
+before activating it. Only the challenge's organisers reach them (and, for a reference
+version's review, where the admin sends them, superusers); anyone else gets a 404."""
 
 from __future__ import annotations
 
@@ -21,9 +21,10 @@ from leaderboard.teams.models import Participation
 from leaderboard.teams.services import set_participation_status
 
 
-def _organised(request: HttpRequest, slug: str) -> Challenge:
+def _organised(request: HttpRequest, slug: str, *, superuser: bool = False) -> Challenge:
     challenge = get_object_or_404(Challenge, slug=slug)
-    if not (request.user.is_superuser or challenge.is_organised_by(request.user)):
+    allowed = superuser and request.user.is_superuser
+    if not (allowed or challenge.is_organised_by(request.user)):
         raise Http404
     return challenge
 
@@ -85,7 +86,7 @@ def rescore_phase(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
 def review_reference(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """A reference version's impact (GET), and its activation once confirmed (POST): every
     scored and failed submission of its condition is queued for scoring against it."""
-    challenge = _organised(request, slug)
+    challenge = _organised(request, slug, superuser=True)
     reference = get_object_or_404(
         Reference.objects.select_related("condition__phase__challenge"),
         pk=pk,
