@@ -36,6 +36,7 @@ EXPECTED: dict[str, str] = {
     "password_reset_complete": PUBLIC,
     "accounts:signup": "23333333",  # a signed-in user is sent to the profile
     "accounts:profile": LOGIN_REQUIRED,
+    "accounts:mail": POST_ONLY,
     "accounts:token-create": POST_ONLY,
     "accounts:token-revoke": POST_ONLY,
     "challenges:list": PUBLIC,
