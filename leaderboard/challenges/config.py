@@ -2,7 +2,8 @@
 
 Shape (paths of reference files are relative to the config file)::
 
-    challenge: {slug, title, description, rules, task, primary_metric, registration,
+    challenge: {slug, title, description, data, evaluation, rules, terms (Markdown pages),
+                task, primary_metric, registration,
                 max_team_size, scorer_options: {<the task's options>, n_boot, level, seed},
                 organisers: [username]}
     phases:
@@ -48,7 +49,10 @@ from scoring import NAMES, get_task
 CHALLENGE_FIELDS = (
     "title",
     "description",
+    "data",
+    "evaluation",
     "rules",
+    "terms",
     "task",
     "primary_metric",
     "registration",
@@ -212,7 +216,10 @@ def _fraction(value: Any) -> str:
 CHALLENGE_CHECKS = {
     "title": lambda v: _text(v, 200, required=True),
     "description": _text,
+    "data": _text,
+    "evaluation": _text,
     "rules": _text,
+    "terms": _text,
     "primary_metric": lambda v: _text(v, 32),
     "registration": lambda v: _choice(v, Challenge.Registration.choices),
     "max_team_size": lambda v: _whole(v, 1, empty_means="no limit"),
