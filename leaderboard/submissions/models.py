@@ -68,8 +68,8 @@ class Submission(models.Model):
     charged = models.BooleanField(default=False)
     created_at = models.DateTimeField(default=timezone.now)
     scored_at = models.DateTimeField(null=True, blank=True)
-    #: the outcome (``scored``/``failed``) the team was last mailed about: a re-score that
-    #: ends where the team already knows sends no mail.
+    #: the outcome (``scored``, ``scored-partial``, ``failed``: ``services.notify.outcome``)
+    #: the team was last mailed about: a re-score that ends where the team is sends no mail.
     notified_status = models.CharField(max_length=16, blank=True, default="")
 
     class Meta:

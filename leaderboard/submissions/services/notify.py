@@ -2,11 +2,11 @@
 of the ``notify_team`` task, which the services send after the commit
 (``queue.enqueue_notification``).
 
-One mail per change the team cares about: the first outcome of an upload (scored or failed),
-and a later change of it (a failed submission scored after all, a scored one that failed on a
-re-score). An organiser's re-score that ends where the team already is sends nothing.
-Members who turned submission mail off on their profile get none. Links are absolute, on the
-``SITE_URL`` setting."""
+One mail per change the team cares about: the first outcome of an upload (scored, scored but
+not on every condition, or failed), and a later change of it (a failed submission scored after
+all, a condition refused by a new reference version, then scored again). An organiser's
+re-score that ends where the team already is sends nothing. Members who turned submission mail
+off on their profile get none. Links are absolute, on the ``SITE_URL`` setting."""
 
 from __future__ import annotations
 
@@ -18,6 +18,18 @@ from django.urls import reverse
 from leaderboard.submissions.models import Submission
 
 OUTCOMES = (Submission.Status.SCORED, Submission.Status.FAILED)
+
+
+#: what a scored submission with a refused condition is told as (see ``outcome``)
+PARTIAL = "scored-partial"
+
+
+def outcome(submission: Submission) -> str:
+    """What the team is told: ``scored``, ``scored-partial`` (some condition refused) or
+    ``failed``."""
+    if submission.status == Submission.Status.SCORED and submission.error:
+        return PARTIAL
+    return str(submission.status)
 
 
 def absolute(path: str) -> str:
@@ -40,15 +52,15 @@ def notify_team(submission_id: int) -> int:
     )
     if submission is None or submission.status not in OUTCOMES:
         return 0
-    told = submission.notified_status
-    if told == submission.status:
+    told, now = submission.notified_status, outcome(submission)
+    if told == now:
         return 0
     members = submission.team.members.exclude(email="").exclude(
         Q(mail_preference__submission_mail=False)
     )
     emails = sorted(set(members.values_list("email", flat=True)))
     mark = Submission.objects.filter(pk=submission.pk, notified_status=told)
-    if not mark.update(notified_status=submission.status):
+    if not mark.update(notified_status=now):
         return 0  # another delivery is telling the team
     if not emails:
         return 0
@@ -58,7 +70,8 @@ def notify_team(submission_id: int) -> int:
     if submission.status == Submission.Status.SCORED:
         subject = f"Submission #{submission.pk} to {where} is scored"
         body = f"{submission.method_name!r} was scored. See it at {link}"
-        if submission.error:
+        if now == PARTIAL:
+            subject += ", but not on every condition"
             body += f"\n\nSome conditions could not be scored:\n\n{submission.error}"
     else:
         subject = f"Submission #{submission.pk} to {where} failed"
@@ -70,7 +83,7 @@ def notify_team(submission_id: int) -> int:
     try:
         return send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, emails)
     except OSError:
-        Submission.objects.filter(pk=submission.pk, notified_status=submission.status).update(
+        Submission.objects.filter(pk=submission.pk, notified_status=now).update(
             notified_status=told
         )
         raise

@@ -5,6 +5,8 @@ profile gets none. The sign-up form says what the address is for."""
 
 from __future__ import annotations
 
+import email
+import email.policy
 import os
 import socket
 import subprocess
@@ -176,3 +178,37 @@ def test_smtp_settings_come_from_the_environment():
     both = _settings_with(EMAIL_HOST="m", EMAIL_USE_TLS="1", EMAIL_USE_SSL="1")
     assert done.returncode == 0 and both.returncode != 0
     assert "EMAIL_USE_TLS and EMAIL_USE_SSL cannot both be true" in both.stderr
+
+
+def test_a_condition_refused_by_a_new_reference_and_scored_again_is_two_more_mails(
+    smtp, django_capture_on_commit_callbacks, notified
+):
+    import json
+
+    from leaderboard.challenges.services import activate_reference, add_reference
+    from tests.leaderboard.web import GOLD
+
+    phase = phase_with_references(GOLD_BYTES)
+    team = approved_team(phase)
+    with django_capture_on_commit_callbacks(execute=True):
+        run = scored_submission(team, phase)
+    condition = phase.conditions.get(key="tts-verbatim")
+    old = condition.active_reference()
+    lacking = json.dumps({"mul0001": GOLD["mul0001"]}).encode()
+    for reference in ("new", "old"):
+        with django_capture_on_commit_callbacks(execute=True):
+            if reference == "new":
+                add_reference(condition, lacking, "v2.json")
+            else:
+                activate_reference(old)
+            services.rescore(run, enqueue=False)
+            assert services.run_scoring(run.pk) == "scored"
+    subjects = [
+        str(email.message_from_string(m, policy=email.policy.default)["Subject"])
+        for _, m in smtp.received
+    ]
+    assert len(subjects) == 3
+    assert subjects[0].endswith("is scored")
+    assert subjects[1].endswith("is scored, but not on every condition")
+    assert "sng0002" in smtp.received[1][1]
+    assert subjects[2].endswith("is scored")
