@@ -85,6 +85,17 @@ def env_rate(name: str, default: str) -> str:
     return raw
 
 
+def env_site_url(name: str, default: str) -> str:
+    """An ``http(s)://host[:port][/prefix]`` address, without a trailing slash."""
+    raw = env_str(name, default).strip()
+    parts = urlsplit(raw)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise ImproperlyConfigured(
+            f"{name}={raw!r} is not a site address like https://trackboard.example.org"
+        )
+    return raw.rstrip("/")
+
+
 def database_from_url(url: str, *, conn_max_age: int = 0, test_name: str = "") -> dict[str, object]:
     """Django's DATABASES entry for ``postgres://user:password@host:port/name?options``.
 

@@ -28,6 +28,7 @@ from leaderboard.env import (
     env_list,
     env_path,
     env_rate,
+    env_site_url,
     env_str,
 )
 
@@ -233,10 +234,28 @@ MAX_UPLOAD_BYTES = env_int("TRACKBOARD_MAX_UPLOAD_BYTES", 50 * 1024 * 1024, mini
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
 # --- e-mail -------------------------------------------------------------------------------
-EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+#: The SMTP server; with EMAIL_HOST set, mail goes to it (else to the console, for development).
+EMAIL_HOST = env_str("EMAIL_HOST", "")
+EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD", "")
+#: STARTTLS on a plain connection (usually port 587), or TLS from the start (usually 465).
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+if EMAIL_USE_TLS and EMAIL_USE_SSL:
+    raise ImproperlyConfigured("EMAIL_USE_TLS and EMAIL_USE_SSL cannot both be true; pick one")
+EMAIL_BACKEND = env_str(
+    "EMAIL_BACKEND",
+    "django.core.mail.backends.smtp.EmailBackend"
+    if EMAIL_HOST
+    else "django.core.mail.backends.console.EmailBackend",
+)
+EMAIL_HOST = EMAIL_HOST or "localhost"
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "trackboard@localhost")
 #: Seconds an SMTP connection may wait for the mail server; the notification task retries after.
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10, minimum=1)
+#: The site's public address: links in e-mail are absolute, built on it.
+SITE_URL = env_site_url("TRACKBOARD_SITE_URL", "http://localhost:8000")
 
 # --- auth, i18n ---------------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [

@@ -8,6 +8,7 @@ app_name = "accounts"
 urlpatterns = [
     path("signup/", views.signup, name="signup"),
     path("profile/", views.profile, name="profile"),
+    path("profile/mail/", views.mail, name="mail"),
     path("profile/tokens/", views.create_token, name="token-create"),
     path("profile/tokens/<int:pk>/revoke/", views.revoke_token, name="token-revoke"),
 ]

@@ -1,4 +1,4 @@
-"""Sign-up, profile and API tokens; log in/out and password change/reset are Django's own
+"""Sign-up, profile (mail choice, API tokens); log in/out and password change/reset are Django's own
 auth views."""
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from django.utils.cache import add_never_cache_headers
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from leaderboard.accounts.forms import SignUpForm, TokenForm
+from leaderboard.accounts.forms import MailForm, SignUpForm, TokenForm
+from leaderboard.accounts.models import MailPreference, wants_submission_mail
 from leaderboard.api import services as tokens
 from leaderboard.api.throttles import TOKEN_THROTTLES
 from leaderboard.teams.services import teams_of
@@ -46,6 +47,7 @@ def _profile(
         "tokens": tokens.tokens_of(request.user),
         "token_form": form,
         "new_key": new_key,
+        "mail_form": MailForm(initial={"submission_mail": wants_submission_mail(request.user)}),
     }
     response = render(request, "accounts/profile.html", context, status=status)
     # The page may show a new key once: never let a cache keep it.
@@ -90,4 +92,20 @@ def revoke_token(request: HttpRequest, pk: int) -> HttpResponse:
         messages.success(request, "Token revoked; programs using it can no longer sign in.")
     else:
         messages.error(request, "No such token.")
+    return redirect("accounts:profile")
+
+
+@login_required
+@require_POST
+def mail(request: HttpRequest) -> HttpResponse:
+    """Turn the mail about the user's teams' submissions on or off."""
+    form = MailForm(request.POST)
+    wanted = form.is_valid() and form.cleaned_data["submission_mail"]
+    MailPreference.objects.update_or_create(user=request.user, defaults={"submission_mail": wanted})
+    messages.success(
+        request,
+        "You will get an e-mail when your team's submissions are scored or fail."
+        if wanted
+        else "You will get no more e-mail about your team's submissions.",
+    )
     return redirect("accounts:profile")

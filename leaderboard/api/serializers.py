@@ -189,7 +189,16 @@ class ChallengeSerializer(ChallengeSummarySerializer):
     scoring = serializers.SerializerMethodField()
 
     class Meta(ChallengeSummarySerializer.Meta):
-        fields = [*ChallengeSummarySerializer.Meta.fields, "description", "rules", "scoring"]
+        # the organisers' pages, as the Markdown they wrote
+        fields = [
+            *ChallengeSummarySerializer.Meta.fields,
+            "description",
+            "data",
+            "evaluation",
+            "rules",
+            "terms",
+            "scoring",
+        ]
 
     @extend_schema_field(ScoringSerializer)
     def get_scoring(self, challenge: Challenge) -> dict[str, Any]:

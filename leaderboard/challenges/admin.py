@@ -3,8 +3,11 @@
 Staff who organise a challenge but are not superusers see, and can choose in any form, only
 the challenges they organise (their phases and conditions). Saving a challenge or a phase here
 marks its leaderboards changed (a title, a label or the dates show on them); a change of the
-scoring settings (task, ranked metric, scorer options) or of a phase's split, and adding or
-re-activating a reference version, re-queue every scored submission concerned."""
+scoring settings (task, ranked metric, scorer options) re-queues every scored submission
+concerned; a change of a phase's split re-computes every stored Result's public and private
+figures in the same save; a phase's results visibility is locked once it has scored
+submissions. A reference version that would change stored scores is stored inactive and
+activated from its review page (``organise.review_reference``), which shows its impact first."""
 
 from __future__ import annotations
 
@@ -13,14 +16,16 @@ from typing import Any
 from django import forms
 from django.contrib import admin
 from django.db import models
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import reverse
 
 from leaderboard.challenges.config import scoring_problems
+from leaderboard.challenges.impact import needs_review
 from leaderboard.challenges.models import Challenge, Condition, Phase, Reference
 from leaderboard.challenges.references import check_reference
 from leaderboard.challenges.services import activate_reference, add_reference
-from leaderboard.rankings.snapshots import RevealError, reveal
-from leaderboard.submissions.services import rescore_all
+from leaderboard.submissions.models import Submission
+from leaderboard.submissions.services import recompute_parts, rescore_all
 from scoring import TASKS, ScoringError
 
 #: how each model that belongs to a challenge reaches the challenge's organisers
@@ -136,6 +141,29 @@ class ConditionInline(admin.TabularInline):
     fields = ("key", "label", "order")
 
 
+class PhaseForm(forms.ModelForm):
+    """Results visibility cannot change once the phase has scored submissions: publishing
+    hidden results is the reveal's job, and hiding published ones would not unpublish them."""
+
+    class Meta:
+        model = Phase
+        fields = "__all__"
+
+    def clean_results_visibility(self) -> str:
+        value: str = self.cleaned_data["results_visibility"]
+        phase = self.instance
+        if (
+            phase.pk is not None
+            and value != phase.results_visibility
+            and phase.submissions.filter(status=Submission.Status.SCORED).exists()
+        ):
+            raise forms.ValidationError(
+                "results visibility is locked once the phase has scored submissions; "
+                "publish hidden results with the reveal instead."
+            )
+        return value
+
+
 @admin.register(Phase)
 class PhaseAdmin(OrganiserScoped):
     list_display = ("__str__", "state", "opens_at", "closes_at", "results_visibility", "revealed")
@@ -143,6 +171,7 @@ class PhaseAdmin(OrganiserScoped):
     prepopulated_fields = {"slug": ("name",)}
     # ``revealed`` is set by the reveal action (which also freezes the snapshot), never by hand.
     readonly_fields = ("revealed",)
+    form = PhaseForm
     inlines = [ConditionInline]
     actions = ["reveal", "rescore"]
 
@@ -150,21 +179,25 @@ class PhaseAdmin(OrganiserScoped):
         super().save_related(request, form, formsets, change)
         phase = form.instance
         if change and {"split_fraction", "split_seed"} & set(form.changed_data):
-            # Each Result's public and private figures were computed on the old split.
-            n = len(rescore_all(phase=phase))
+            # Each Result's public and private figures were computed on the old split: they
+            # are computed again from the stored per-dialogue figures in this same save.
+            n = recompute_parts(phase)
             self.message_user(
-                request, f"The split changed: {n} submission(s) queued for re-scoring."
+                request,
+                f"The split changed: the public and private figures of {n} stored result(s) "
+                "were computed again on the new split.",
             )
 
-    @admin.action(description="Reveal: publish the private leaderboard as a new snapshot")
-    def reveal(self, request: HttpRequest, queryset: Any) -> None:
-        for phase in queryset:
-            try:
-                snapshot = reveal(phase, request.user)
-            except RevealError as exc:
-                self.message_user(request, f"{phase}: {exc}", level="error")
-            else:
-                self.message_user(request, f"{phase}: published snapshot {snapshot.number}.")
+    @admin.action(description="Reveal: preview the private leaderboard, then publish it")
+    def reveal(self, request: HttpRequest, queryset: Any) -> HttpResponse | None:
+        # Publishing happens on the preview page, after the organiser has seen the ranking.
+        if queryset.count() != 1:
+            self.message_user(request, "Select exactly one phase to preview.", level="error")
+            return None
+        phase = queryset.select_related("challenge").get()
+        return HttpResponseRedirect(
+            reverse("rankings:reveal", args=[phase.challenge.slug, phase.slug])
+        )
 
     @admin.action(description="Re-score every scored submission (after a scorer change)")
     def rescore(self, request: HttpRequest, queryset: Any) -> None:
@@ -248,15 +281,30 @@ class ReferenceAdmin(OrganiserScoped):
     def save_model(self, request: HttpRequest, obj: Any, form: Any, change: bool) -> None:
         if change:
             return
+        condition = form.cleaned_data["condition"]
+        # A version that would change stored scores waits, inactive, for the review page.
+        draft = Reference(condition=condition)
         created = add_reference(
-            form.cleaned_data["condition"],
+            condition,
             form.cleaned_data["data"],
             form.cleaned_data["upload"].name,
             form.cleaned_data["files"],
+            active=not needs_review(draft),
         )
-        rescore_all(condition=created.condition)
+        if created.active:
+            rescore_all(condition=created.condition, include_failed=True)
         obj.pk = created.pk
         obj.refresh_from_db()
+
+    def response_add(self, request: HttpRequest, obj: Any, post_url_continue: Any = None) -> Any:
+        if obj.active:
+            return super().response_add(request, obj, post_url_continue)
+        self.message_user(
+            request,
+            f"{obj.condition.phase.name} / {obj.condition.label}: version {obj.sha256[:12]} is "
+            "stored but not active yet. Review what it would change, then activate it.",
+        )
+        return _review(obj)
 
     @admin.display(description="sha256")
     def short_sha256(self, obj: Reference) -> str:
@@ -270,16 +318,32 @@ class ReferenceAdmin(OrganiserScoped):
     def turns(self, obj: Reference) -> object:
         return obj.summary.get("turns")
 
-    @admin.action(description="Make the selected version the active reference")
-    def make_active(self, request: HttpRequest, queryset: Any) -> None:
-        for reference in queryset:
+    @admin.action(description="Review the selected version's impact, then make it active")
+    def make_active(self, request: HttpRequest, queryset: Any) -> HttpResponse | None:
+        if queryset.count() != 1:
+            self.message_user(request, "Select exactly one version to review.", level="error")
+            return None
+        reference = queryset.select_related("condition__phase__challenge").get()
+        if reference.active:
+            self.message_user(request, "That version is already the active one.")
+            return None
+        if not needs_review(reference):
             activate_reference(reference)
-            rescore_all(condition=reference.condition)
-        self.message_user(request, "Activated; every scored submission of it is being re-scored.")
+            n = len(rescore_all(condition=reference.condition, include_failed=True))
+            self.message_user(request, f"Activated; {n} submission(s) queued for re-scoring.")
+            return None
+        return _review(reference)
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         # Versions are kept: Results point to the reference they were computed against.
         return False
+
+
+def _review(reference: Reference) -> HttpResponseRedirect:
+    challenge = reference.condition.phase.challenge
+    return HttpResponseRedirect(
+        reverse("challenges:review_reference", args=[challenge.slug, reference.pk])
+    )
 
 
 admin.site.site_header = "Trackboard administration"

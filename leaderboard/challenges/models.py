@@ -24,8 +24,15 @@ class Challenge(models.Model):
 
     slug = models.SlugField(unique=True)
     title = models.CharField(max_length=200)
-    description = models.TextField(blank=True)
-    rules = models.TextField(blank=True)
+    #: The challenge's pages, in Markdown (rendered sanitised, ``challenges.pages``): the
+    #: overview, the data, the evaluation, the rules and the terms of participation.
+    description = models.TextField(blank=True, verbose_name="overview", help_text="Markdown")
+    data = models.TextField(blank=True, help_text="Markdown: what the data are, where to get them")
+    evaluation = models.TextField(
+        blank=True, help_text="Markdown: how submissions are evaluated (shown beside the metrics)"
+    )
+    rules = models.TextField(blank=True, help_text="Markdown")
+    terms = models.TextField(blank=True, help_text="Markdown: the terms of participation")
     #: the scoring task (``scoring.tasks``), which decides formats, metrics and pages.
     task = models.CharField(
         max_length=32, choices=[(name, get_task(name).label) for name in NAMES], default=NAMES[0]

@@ -1,5 +1,7 @@
 """Organiser pages beyond the admin: the dashboard of a challenge, approving registrations,
-re-scoring a phase. Only the challenge's organisers reach them; anyone else gets a 404."""
+re-scoring a phase, re-queueing its failed submissions, reviewing a reference version's impact
+before activating it. Only the challenge's organisers reach them (and, for a reference
+version's review, where the admin sends them, superusers); anyone else gets a 404."""
 
 from __future__ import annotations
 
@@ -10,15 +12,19 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from leaderboard.challenges import dashboard
-from leaderboard.challenges.models import Challenge
-from leaderboard.submissions.services import rescore_all
+from leaderboard.challenges.impact import reference_impact
+from leaderboard.challenges.models import Challenge, Reference
+from leaderboard.challenges.services import activate_reference
+from leaderboard.submissions.models import Submission
+from leaderboard.submissions.services import rescore, rescore_all
 from leaderboard.teams.models import Participation
 from leaderboard.teams.services import set_participation_status
 
 
-def _organised(request: HttpRequest, slug: str) -> Challenge:
+def _organised(request: HttpRequest, slug: str, *, superuser: bool = False) -> Challenge:
     challenge = get_object_or_404(Challenge, slug=slug)
-    if not challenge.is_organised_by(request.user):
+    allowed = superuser and request.user.is_superuser
+    if not (allowed or challenge.is_organised_by(request.user)):
         raise Http404
     return challenge
 
@@ -60,6 +66,56 @@ def decide(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
 def rescore_phase(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     challenge = _organised(request, slug)
     selected = get_object_or_404(challenge.phases, slug=phase)
-    ids = rescore_all(phase=selected)
-    messages.success(request, f"{len(ids)} submission(s) of {selected.name} queued for re-scoring.")
+    if request.POST.get("failed") == "1":
+        failed = selected.submissions.filter(status=Submission.Status.FAILED)
+        n = sum(rescore(s, include_failed=True) for s in failed)
+        messages.success(
+            request,
+            f"{n} failed submission(s) of {selected.name} queued for scoring again; they "
+            "count against no quota.",
+        )
+    else:
+        ids = rescore_all(phase=selected)
+        messages.success(
+            request, f"{len(ids)} submission(s) of {selected.name} queued for re-scoring."
+        )
     return redirect("challenges:organise", challenge.slug)
+
+
+@login_required
+def review_reference(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """A reference version's impact (GET), and its activation once confirmed (POST): every
+    scored and failed submission of its condition is queued for scoring against it."""
+    challenge = _organised(request, slug, superuser=True)
+    reference = get_object_or_404(
+        Reference.objects.select_related("condition__phase__challenge"),
+        pk=pk,
+        condition__phase__challenge=challenge,
+    )
+    condition = reference.condition
+    if request.method == "POST":
+        if reference.active:
+            messages.info(request, f"{condition.label}: that version is already the active one.")
+            return redirect("challenges:organise", challenge.slug)
+        previous = condition.active_reference()
+        activate_reference(reference)
+        ids = rescore_all(condition=condition, include_failed=True)
+        kept = (
+            f" The previous version {previous.sha256[:12]} is kept: activate it again below "
+            "to go back."
+            if previous
+            else ""
+        )
+        messages.success(
+            request,
+            f"{condition.phase.name} / {condition.label}: version {reference.sha256[:12]} is "
+            f"now active and {len(ids)} submission(s) are queued for scoring against it.{kept}",
+        )
+        return redirect("challenges:organise", challenge.slug)
+    try:
+        impact = reference_impact(reference)
+    except OSError:
+        messages.error(request, "A stored file could not be read: nothing was changed.")
+        return redirect("challenges:organise", challenge.slug)
+    context = {"challenge": challenge, "reference": reference, "impact": impact}
+    return render(request, "challenges/reference_review.html", context)

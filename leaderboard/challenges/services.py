@@ -14,10 +14,17 @@ from leaderboard.storage import private_storage, random_name, sha256_of
 
 
 def add_reference(
-    condition: Condition, data: bytes, name: str, files: ExtraFiles | None = None
+    condition: Condition,
+    data: bytes,
+    name: str,
+    files: ExtraFiles | None = None,
+    *,
+    active: bool = True,
 ) -> Reference:
     """Validate ``data`` (and the task's extra ``files``, e.g. ``{"schema": (bytes, name)}``)
-    with the scorer and make it the condition's active reference.
+    with the scorer and make it the condition's active reference; with ``active=False`` it
+    is only stored, for the organiser to review its impact (``impact.reference_impact``)
+    and activate it (``activate_reference``).
 
     The previous version stays stored and linked to its Results; it is only deactivated.
     Raises ``scoring.ScoringError`` (participant-safe message) when a file is malformed.
@@ -35,13 +42,14 @@ def add_reference(
         with transaction.atomic():
             # Lock the condition so two uploads cannot both end up active.
             Condition.objects.select_for_update().get(pk=condition.pk)
-            condition.references.filter(active=True).update(active=False)
+            if active:
+                condition.references.filter(active=True).update(active=False)
             reference = Reference.objects.create(
                 condition=condition,
                 file=stored,
                 sha256=sha256_of(data),
                 summary=summary,
-                active=True,
+                active=active,
             )
             for key, (path, original) in extra.items():
                 ReferenceFile.objects.create(
@@ -61,7 +69,8 @@ def add_reference(
 
 
 def activate_reference(reference: Reference) -> None:
-    """Make an older version active again (for example after a mistaken upload)."""
+    """Make a stored version the active one: a new one after its impact was reviewed, or an
+    older one again (for example after a mistaken upload). Every version stays stored."""
     with transaction.atomic():
         Condition.objects.select_for_update().get(pk=reference.condition_id)
         Reference.objects.filter(condition_id=reference.condition_id, active=True).update(

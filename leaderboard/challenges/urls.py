@@ -16,6 +16,11 @@ urlpatterns = [
         name="decide",
     ),
     path(
+        "challenges/<slug:slug>/organise/references/<int:pk>/",
+        organise.review_reference,
+        name="review_reference",
+    ),
+    path(
         "challenges/<slug:slug>/organise/<slug:phase>/rescore/",
         organise.rescore_phase,
         name="rescore",

@@ -10,6 +10,7 @@ from django.views.decorators.http import require_POST
 
 from leaderboard.challenges import formats
 from leaderboard.challenges.models import Challenge
+from leaderboard.challenges.pages import PAGES
 from leaderboard.ids import row_id
 from leaderboard.teams import services as teams
 from leaderboard.teams.models import Participation
@@ -37,6 +38,8 @@ def detail(request: HttpRequest, slug: str) -> HttpResponse:
         "phases": phases,
         "registrations": teams.registrations(request.user, challenge),
         "organiser": challenge.is_organised_by(request.user),
+        # the organisers' pages that have text: field -> Markdown
+        "pages": {f: getattr(challenge, f) for f, _ in PAGES if getattr(challenge, f).strip()},
     }
     return render(request, "challenges/detail.html", context)
 

@@ -20,7 +20,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db.models import Case, CharField, QuerySet, Value, When
+from django.db.models.functions import Cast, Concat
 
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.split import PARTS
@@ -135,6 +136,29 @@ def entry(rank: int, submission: Submission) -> dict[str, Any]:
         "is_baseline": submission.is_baseline,
         "submitted_at": submission.created_at,
     }
+
+
+def entrant(submission: Submission) -> tuple[int, str]:
+    """Who a board row stands for: a team (its best submission), or, for a baseline, the
+    team's baseline method of that name, so several baselines each have their own row."""
+    return (submission.team_id, submission.method_name if submission.is_baseline else "")
+
+
+def entrant_key() -> Any:
+    """``entrant`` as a database expression on Results, to partition a board's rows by."""
+    return Case(
+        When(
+            submission__is_baseline=True,
+            then=Concat(
+                Value("b:"),
+                Cast("submission__team_id", CharField()),
+                Value(":"),
+                "submission__method_name",
+            ),
+        ),
+        default=Concat(Value("t:"), Cast("submission__team_id", CharField())),
+        output_field=CharField(),
+    )
 
 
 def split_part(phase: Phase, part: str) -> str | None:

@@ -42,7 +42,10 @@ def _layout(title: str, **extra: Any) -> dict[str, Any]:
 
 
 def _label(row: Row | OverviewRow) -> str:
-    return text(row.team_name) + (" (baseline)" if row.is_baseline else "")
+    # a team may have several baselines: each is named by its method
+    if row.is_baseline:
+        return f"{text(row.team_name)}: {text(row.method_name)} (baseline)"
+    return text(row.team_name)
 
 
 def _cell(row: Row, index: int) -> tuple[Any, Any, Any]:

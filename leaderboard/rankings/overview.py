@@ -1,4 +1,5 @@
-"""The overview of a leaderboard: each team's best submission across the conditions.
+"""The overview of a leaderboard: each team's best submission across the conditions (each
+baseline method of a team its own row).
 
 It ranks by the means over the conditions of the board's first two columns, the primary
 metric first, each in its direction; a submission missing a condition has no mean and ranks
@@ -10,7 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from leaderboard.challenges.models import Condition, Phase
-from leaderboard.rankings.board import Column, OverviewRow, cell, counted, entry, split_part
+from leaderboard.rankings.board import (
+    Column,
+    OverviewRow,
+    cell,
+    counted,
+    entrant,
+    entry,
+    split_part,
+)
 from leaderboard.submissions.models import Result
 
 
@@ -59,13 +68,13 @@ def overview_rows(
     ]
     scored.sort(key=sort_key)
     rows: list[OverviewRow] = []
-    seen: set[int] = set()
+    seen: set[tuple[int, str]] = set()
     previous: tuple[object, ...] | None = None
     for pk, means in scored:
         submission = meta[pk].submission
-        if submission.team_id in seen:
+        if entrant(submission) in seen:
             continue
-        seen.add(submission.team_id)
+        seen.add(entrant(submission))
         metrics = sort_key((pk, means))[: len(pair)]
         rank = rows[-1].rank if rows and metrics == previous else len(rows) + 1
         previous = metrics

@@ -1,6 +1,7 @@
 """Leaderboards: queries over Results, ranked by the ORM, cached per phase, part and version.
 
-Per condition: each team's best Result on the condition's active reference by the primary
+Per condition: each team's best Result (each baseline method of a team its own row, badged)
+on the condition's active reference by the primary
 metric in its direction (typed ``primary`` columns, see ``submissions.metrics``), then the
 tie-breaking metric in its direction, then the earlier submission; undefined metrics rank last.
 The overview ranks each team's best submission across the conditions (``overview``). What a
@@ -34,6 +35,7 @@ from leaderboard.rankings.board import (
     cell,
     columns,
     counted,
+    entrant_key,
     entry,
     prefix,
     split_part,
@@ -164,7 +166,7 @@ def _condition_board(
     best = (
         counted(phase, only)
         .filter(condition=condition)
-        .annotate(nth=Window(RowNumber(), partition_by=[F("submission__team_id")], order_by=order))
+        .annotate(nth=Window(RowNumber(), partition_by=[entrant_key()], order_by=order))
         .filter(nth=1)
         .values_list("pk", flat=True)
     )

@@ -2,14 +2,21 @@
 
 The snapshot stores the board's rows as JSON (no references to Results), so a later re-score,
 a new reference version or a change of selections never changes what was published. Another
-reveal publishes a new snapshot; the history stays listed under the phase."""
+reveal publishes a new snapshot; the history stays listed under the phase.
+
+Before publishing, the organiser previews the board (``preview``): the same data, loaded back
+as a published snapshot is, under a fingerprint. Publishing with that fingerprint publishes
+exactly what was previewed, or nothing when the board has changed since."""
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import hashlib
+import json
 from typing import Any
 
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.db.models import Max
 
@@ -57,9 +64,28 @@ def serialise(board: Leaderboard) -> dict[str, Any]:
     }
 
 
+def fingerprint(data: dict[str, Any]) -> str:
+    """The sha256 of a serialised board: equal fingerprints, equal published boards."""
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def preview(phase: Phase) -> tuple[Leaderboard, str]:
+    """The private board as the next reveal would publish it, loaded back as a snapshot is,
+    and its fingerprint (for ``reveal(expected=...)``)."""
+    data = serialise(compute(phase, "private"))
+    # stored as JSON: the preview goes through the same round trip as the snapshot
+    data = json.loads(json.dumps(data, cls=DjangoJSONEncoder))
+    return from_data(data), fingerprint(data)
+
+
 def load(snapshot: Snapshot) -> Leaderboard:
     """The published board, with charts, exactly as stored."""
-    data = snapshot.data
+    return from_data(snapshot.data)
+
+
+def from_data(data: dict[str, Any]) -> Leaderboard:
+    """A board (with charts) from its serialised form."""
 
     def when(text: str) -> dt.datetime:
         return dt.datetime.fromisoformat(text)
@@ -106,13 +132,20 @@ def load(snapshot: Snapshot) -> Leaderboard:
     return dataclasses.replace(board, charts=figures(board))
 
 
-def reveal(phase: Phase, user: Any) -> Snapshot:
-    """Organiser action: freeze the private leaderboard now and publish it."""
+def reveal(phase: Phase, user: Any, expected: str | None = None) -> Snapshot:
+    """Organiser action: freeze the private leaderboard now and publish it; with
+    ``expected`` (a ``preview``'s fingerprint), only when it is still the board previewed."""
     if not phase.challenge.is_organised_by(user):
         raise RevealError("Only an organiser of this challenge can reveal its results.")
     if phase.state in ("upcoming", "open"):
         raise RevealError(f"{phase.name} is still {phase.state}; reveal it after it closes.")
-    data = serialise(compute(phase, "private"))
+    data = json.loads(json.dumps(serialise(compute(phase, "private")), cls=DjangoJSONEncoder))
+    if expected is not None and fingerprint(data) != expected:
+        raise RevealError(
+            f"The private leaderboard of {phase.name} changed since your preview (a re-score, "
+            "a final selection or a reference change): nothing was published. Check the "
+            "preview again before publishing."
+        )
     with transaction.atomic():
         locked = Phase.objects.select_for_update().get(pk=phase.pk)
         number = (locked.snapshots.aggregate(n=Max("number"))["n"] or 0) + 1

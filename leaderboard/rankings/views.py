@@ -1,5 +1,5 @@
 """The leaderboard page of a phase (``?fragment=1`` returns only its tables, for polling), the
-published snapshots, the reveal action, and the exports. Every view asks
+published snapshots, the reveal's preview and confirmation, and the exports. Every view asks
 ``challenges.visibility.access`` what this user may see."""
 
 from __future__ import annotations
@@ -11,11 +11,12 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.core.serializers.json import DjangoJSONEncoder
+from django.db.models import Max
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.utils.cache import add_never_cache_headers
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods
 
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
@@ -23,7 +24,7 @@ from leaderboard.rankings import exports
 from leaderboard.rankings.board import Leaderboard
 from leaderboard.rankings.charts import CHART_LIMIT
 from leaderboard.rankings.services import leaderboard
-from leaderboard.rankings.snapshots import RevealError, latest, load, reveal
+from leaderboard.rankings.snapshots import RevealError, latest, load, preview, reveal
 
 #: Seconds between two refreshes of the tables by the page's script.
 REFRESH_SECONDS = 5
@@ -115,18 +116,45 @@ def snapshot(request: HttpRequest, slug: str, phase: str, number: int) -> HttpRe
 
 
 @login_required
-@require_POST
+@require_http_methods(["GET", "POST"])
 def reveal_phase(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    """Organisers only: the private board exactly as it would be published (GET), and its
+    publication once confirmed from that preview (POST, with the preview's fingerprint)."""
     selected = _phase(slug, phase)
     if not access(selected, request.user).organiser:
         raise Http404
-    try:
-        published = reveal(selected, request.user)
-    except RevealError as exc:
-        messages.error(request, str(exc))
-        return redirect("challenges:organise", selected.challenge.slug)
-    messages.success(request, f"Published snapshot {published.number} of {selected.name}.")
-    return redirect("rankings:snapshot", selected.challenge.slug, selected.slug, published.number)
+    if request.method == "POST":
+        expected = request.POST.get("fingerprint", "")
+        if not expected:
+            messages.error(request, "Nothing was published: preview the ranking first.")
+            return redirect("rankings:reveal", selected.challenge.slug, selected.slug)
+        try:
+            published = reveal(selected, request.user, expected=expected)
+        except RevealError as exc:
+            messages.error(request, str(exc))
+            return redirect("rankings:reveal", selected.challenge.slug, selected.slug)
+        messages.success(
+            request,
+            f"Published snapshot {published.number} of {selected.name}: this final ranking is "
+            "now public at this permanent address and on the phase's leaderboard page, and "
+            "every team sees its private scores. Later re-scores do not change it; publishing "
+            "again adds a new snapshot.",
+        )
+        return redirect(
+            "rankings:snapshot", selected.challenge.slug, selected.slug, published.number
+        )
+    board, print_ = preview(selected)
+    context = {
+        "phase": selected,
+        "challenge": selected.challenge,
+        "board": board,
+        "fingerprint": print_,
+        "number": (selected.snapshots.aggregate(n=Max("number"))["n"] or 0) + 1,
+        "can_publish": selected.state in ("closed", "revealed"),
+        "visible": True,
+        "chart_limit": CHART_LIMIT,
+    }
+    return render(request, "rankings/reveal.html", context)
 
 
 def export_json(request: HttpRequest, slug: str, phase: str) -> HttpResponse:

@@ -1,4 +1,4 @@
-"""Admin for submissions and results: inspect, mark baselines, re-score."""
+"""Admin for submissions and results: inspect, mark baselines, re-score or re-queue."""
 
 from __future__ import annotations
 
@@ -88,10 +88,14 @@ class SubmissionAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    @admin.action(description="Re-score the selected scored submissions")
+    @admin.action(description="Re-score the selected scored and failed submissions")
     def rescore_selected(self, request: HttpRequest, queryset: Any) -> None:
-        done = sum(rescore(submission) for submission in queryset)
-        self.message_user(request, f"{done} submission(s) queued for re-scoring.")
+        # A failed one is queued again too (after a reference fix); it stays uncharged.
+        done = sum(rescore(submission, include_failed=True) for submission in queryset)
+        self.message_user(
+            request,
+            f"{done} submission(s) queued for scoring again (only scored and failed ones are).",
+        )
 
 
 @admin.register(Result)

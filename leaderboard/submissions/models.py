@@ -16,19 +16,25 @@ from leaderboard.storage import private_storage, submission_upload_to
 class Submission(models.Model):
     """One upload of a team to a phase: a prediction file per condition.
 
-    Status is a small state machine. Every transition below is a conditional UPDATE that names
-    the state it leaves and returns whether it changed a row, so a duplicate task delivery, a
-    retry, or a reaper racing a worker can never move a row twice::
+        Status is a small state machine. Every transition below is a conditional UPDATE that names
+        the state it leaves and returns whether it changed a row, so a duplicate task delivery, a
+        retry, or a reaper racing a worker can never move a row twice::
 
-        queued  -> scoring    claim()     a worker takes it, lease until T, attempts + 1
-        scoring -> scored     finish()    every condition's Result is written
-        scoring -> failed     fail()      attempts exhausted; not charged any more
-        scoring -> queued     release()   transient error or expired lease: score again
-        queued  -> cancelled  cancel()    by the team before scoring starts; not charged
-        scored  -> queued     requeue()   re-score requested by an organiser
+            queued  -> scoring    claim()     a worker takes it, lease until T, attempts + 1
+            scoring -> scored     finish()    every condition's Result is written
+            scoring -> failed     fail()      attempts exhausted; not charged any more
+            scoring -> queued     release()   transient error or expired lease: score again
+            queued  -> cancelled  cancel()    by the team before scoring starts; not charged
+            scored  -> queued     requeue()   re-score requested by an organiser
+            failed  -> queued     requeue(include_failed=True)  an organiser re-queues it (after
+                                  a reference fix); it stays uncharged
 
-    ``invalid`` is a terminal record of a rejected upload (kept so the team sees its history);
-    it is created in that state, never charged, and never scored.
+    A submission is ``scored`` when at least one condition's Result was written; a condition the
+    scorer refused (e.g. a reference version that lacks a dialogue) has no current Result and its
+    message is in ``error`` (``finish(error=...)``); it is ``failed`` when no condition scored.
+
+        ``invalid`` is a terminal record of a rejected upload (kept so the team sees its history);
+        it is created in that state, never charged, and never scored.
     """
 
     class Status(models.TextChoices):
@@ -62,6 +68,9 @@ class Submission(models.Model):
     charged = models.BooleanField(default=False)
     created_at = models.DateTimeField(default=timezone.now)
     scored_at = models.DateTimeField(null=True, blank=True)
+    #: the outcome (``scored``, ``scored-partial``, ``failed``: ``services.notify.outcome``)
+    #: the team was last mailed about: a re-score that ends where the team is sends no mail.
+    notified_status = models.CharField(max_length=16, blank=True, default="")
 
     class Meta:
         ordering = ["-created_at"]
@@ -85,10 +94,10 @@ class Submission(models.Model):
         )
 
     @classmethod
-    def finish(cls, pk: int) -> bool:
+    def finish(cls, pk: int, error: str = "") -> bool:
         return bool(
             cls.objects.filter(pk=pk, status=cls.Status.SCORING).update(
-                status=cls.Status.SCORED, lease_until=None, error="", scored_at=timezone.now()
+                status=cls.Status.SCORED, lease_until=None, error=error, scored_at=timezone.now()
             )
         )
 
@@ -117,9 +126,10 @@ class Submission(models.Model):
         )
 
     @classmethod
-    def requeue(cls, pk: int) -> bool:
+    def requeue(cls, pk: int, *, include_failed: bool = False) -> bool:
+        statuses = [cls.Status.SCORED, cls.Status.FAILED] if include_failed else [cls.Status.SCORED]
         return bool(
-            cls.objects.filter(pk=pk, status=cls.Status.SCORED).update(
+            cls.objects.filter(pk=pk, status__in=statuses).update(
                 status=cls.Status.QUEUED, attempts=0, error="", lease_until=None
             )
         )

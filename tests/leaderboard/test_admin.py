@@ -5,6 +5,7 @@ their own challenges' phases and conditions."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -21,7 +22,7 @@ from leaderboard.rankings.admin import ReportedResultAdmin
 from leaderboard.rankings.models import ReportedResult
 from leaderboard.rankings.services import leaderboard
 from leaderboard.submissions import services
-from leaderboard.submissions.models import Submission
+from leaderboard.submissions.models import Result, Submission
 from tests.leaderboard.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -68,11 +69,16 @@ def test_uploading_a_reference_validates_it_and_keeps_the_old_version(
     assert response.status_code == 200 and b"invalid JSON" in response.content
     gold = {"sng0001": [{"hotel": {"area": "north"}}]}
     good = SimpleUploadedFile("gold.json", json.dumps(gold).encode())
+    response = admin_client.post(url, {"condition": condition.pk, "upload": good})
+    # The condition has scored runs: the version waits, inactive, on its review page.
+    new = condition.references.get(active=False)
+    review = reverse("challenges:review_reference", args=[condition.phase.challenge.slug, new.pk])
+    assert response.status_code == 302 and response["Location"] == review
+    assert new.summary["dialogues"] == 1 and enqueued == []
     with django_capture_on_commit_callbacks(execute=True):
-        response = admin_client.post(url, {"condition": condition.pk, "upload": good})
-    assert response.status_code == 302
+        assert admin_client.post(review).status_code == 302
     assert condition.references.count() == 2
-    assert condition.references.get(active=True).summary["dialogues"] == 1
+    assert condition.references.get(active=True) == new
     assert Reference.objects.filter(pk=old.pk, active=False).exists()
     # Every scored run of that condition is queued again: the demo's four runs of its phase
     # (Team Alpha one, Team Beta two, Baselines one); the hidden phase's runs are not.
@@ -91,14 +97,22 @@ def test_making_an_older_reference_active_again_requeues_its_condition(
     url = reverse("admin:challenges_reference_add")
     upload = SimpleUploadedFile("gold.json", json.dumps(gold).encode())
     assert admin_client.post(url, {"condition": condition.pk, "upload": upload}).status_code == 302
+    second = condition.references.exclude(pk=first.pk).get()
+    review = reverse("challenges:review_reference", args=[demo.SLUG, second.pk])
+    with django_capture_on_commit_callbacks(execute=True):
+        admin_client.post(review)
     Submission.objects.filter(phase=condition.phase).update(status="scored")
     enqueued.clear()
+    # The action leads to the older version's review page; confirming there activates it.
+    response = admin_client.post(
+        reverse("admin:challenges_reference_changelist"),
+        {"action": "make_active", "_selected_action": [first.pk]},
+    )
+    review = reverse("challenges:review_reference", args=[demo.SLUG, first.pk])
+    assert response.status_code == 302 and response["Location"] == review
+    assert condition.references.get(active=True) == second and enqueued == []
     with django_capture_on_commit_callbacks(execute=True):
-        response = admin_client.post(
-            reverse("admin:challenges_reference_changelist"),
-            {"action": "make_active", "_selected_action": [first.pk]},
-        )
-    assert response.status_code == 302
+        admin_client.post(review)
     assert condition.references.get(active=True) == first
     assert len(enqueued) == 4
 
@@ -234,7 +248,20 @@ def _form_data(response) -> dict:
     return data
 
 
-def test_changing_the_split_in_the_admin_requeues_the_phase(
+def _public_jga(dialogues: dict, seed: int, fraction: float) -> float:
+    """The public part's JGA by the documented rule: a dialogue is public when the first eight
+    bytes of sha256("<seed>:<id>"), as a fraction of 2**64, are below the fraction."""
+    num, den = dialogues["columns"]["jga"]
+    keep = [
+        i
+        for i, d in enumerate(dialogues["ids"])
+        if int.from_bytes(hashlib.sha256(f"{seed}:{d}".encode()).digest()[:8], "big") / 2**64
+        < fraction
+    ]
+    return 100 * sum(num[i] for i in keep) / sum(den[i] for i in keep)
+
+
+def test_changing_the_split_in_the_admin_recomputes_the_stored_parts_at_once(
     admin_client, enqueued, django_capture_on_commit_callbacks
 ):
     phase = Phase.objects.get(challenge__slug=demo.SLUG, slug=demo.HIDDEN_SLUG)
@@ -243,10 +270,19 @@ def test_changing_the_split_in_the_admin_requeues_the_phase(
     data["split_seed"] = 7
     with django_capture_on_commit_callbacks(execute=True):
         response = admin_client.post(url, data, follow=True)
-    # the demo's hidden phase: one run each of Team Alpha and Team Beta
-    assert sorted(enqueued) == sorted(phase.submissions.values_list("pk", flat=True))
-    assert len(enqueued) == 2
-    assert "The split changed: 2 submission(s) queued for re-scoring." in response.text
+    # Nothing is re-scored: the stored per-dialogue figures give the new parts in this save.
+    assert enqueued == []
+    assert set(phase.submissions.values_list("status", flat=True)) == {"scored"}
+    results = Result.objects.filter(submission__phase=phase)
+    assert results.count() > 0
+    assert (
+        f"the public and private figures of {results.count()} stored result(s) were computed "
+        "again on the new split." in response.text
+    )
+    for result in results:
+        expected = _public_jga(result.dialogues, 7, phase.split_fraction)
+        assert result.part_metrics["public"]["metrics"]["jga"] == pytest.approx(expected)
+        assert result.public_primary == pytest.approx(expected)
 
 
 def test_a_reported_figure_is_checked_on_its_field_against_the_task(admin_client):

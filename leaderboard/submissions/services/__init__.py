@@ -21,6 +21,7 @@ from leaderboard.submissions.services.intake import (
 from leaderboard.submissions.services.processing import (
     cancel,
     reap_expired_leases,
+    recompute_parts,
     rescore,
     rescore_all,
     run_scoring,
@@ -38,6 +39,7 @@ __all__ = [
     "cancel",
     "quota_usage",
     "reap_expired_leases",
+    "recompute_parts",
     "rescore",
     "rescore_all",
     "run_scoring",

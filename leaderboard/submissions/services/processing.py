@@ -15,7 +15,7 @@ from django.utils import timezone
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.references import loaded_reference
 from leaderboard.submissions import queue
-from leaderboard.submissions.metrics import result_columns
+from leaderboard.submissions.metrics import part_columns, result_columns
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.submissions.services.intake import (
     FAILED_MESSAGE,
@@ -24,6 +24,7 @@ from leaderboard.submissions.services.intake import (
     TransientScoringError,
 )
 from scoring import ScoringError, Source
+from scoring.taskapi import DialogueRatios
 
 log = logging.getLogger(__name__)
 
@@ -118,25 +119,39 @@ def _changed(submission_id: int) -> None:
 
 
 def _score_claimed(submission_id: int) -> None:
+    """Score every file of the claimed submission. A condition the scorer refuses (a reference
+    version that lacks a dialogue, a removed reference) fails alone: its older Results stop
+    being current and its message is kept in ``error``; the others are scored. Raises
+    ``ScoringError`` when no condition could be scored."""
     submission = Submission.objects.select_related("phase__challenge").get(pk=submission_id)
     phase = submission.phase
     task = phase.challenge.scoring_task()
     options = phase.challenge.task_options()
     resampling = phase.challenge.resampling()
     rows = []
-    for item in submission.files.select_related("condition"):
+    refused: dict[int, str] = {}
+    for item in submission.files.select_related("condition").order_by(
+        "condition__order", "condition__key"
+    ):
         reference = item.condition.references.filter(active=True).first()
-        if reference is None:
-            raise ScoringError(
-                f"{item.condition.label}: the organisers removed this condition's reference."
-            )
-        gold = loaded_reference(reference)
-        with item.file.open("rb") as handle:
-            data = handle.read()
-        prediction = task.load_prediction(Source(data, item.original_name), gold, options)
-        result = task.score(gold, prediction, options, resampling)
+        try:
+            if reference is None:
+                raise ScoringError("the organisers removed this condition's reference.")
+            gold = loaded_reference(reference)
+            with item.file.open("rb") as handle:
+                data = handle.read()
+            prediction = task.load_prediction(Source(data, item.original_name), gold, options)
+            result = task.score(gold, prediction, options, resampling)
+        except ScoringError as exc:
+            refused[item.condition_id] = f"{item.condition.label}: {exc}"
+            continue
         rows.append((item.condition_id, reference.pk, result))
+    error = "\n".join(refused.values())
+    if not rows:
+        raise ScoringError(error)
     with transaction.atomic():
+        # The split as it is now: a change of it (``recompute_parts``) holds this lock.
+        phase = Phase.objects.select_for_update().select_related("challenge").get(pk=phase.pk)
         for condition_id, reference_id, result in rows:
             row, _ = Result.objects.update_or_create(
                 submission_id=submission_id,
@@ -149,10 +164,29 @@ def _score_claimed(submission_id: int) -> None:
             Result.objects.filter(submission_id=submission_id, condition_id=condition_id).exclude(
                 pk=row.pk
             ).update(current=False)
+        # A refused condition ranks nowhere: its rows were computed against another version.
+        Result.objects.filter(submission_id=submission_id, condition_id__in=refused).update(
+            current=False
+        )
         # If the lease expired and the row was re-queued meanwhile, the identical Results
         # above are harmless and the next claim finishes the row.
-        Submission.finish(submission_id)
+        Submission.finish(submission_id, error=error)
         Phase.changed(phase.pk)
+
+
+def recompute_parts(phase: Phase) -> int:
+    """After a change of the phase's split: compute every stored Result's public and private
+    figures again from its per-dialogue statistics (no re-scoring), in the caller's
+    transaction. Returns the rows rewritten."""
+    with transaction.atomic():
+        phase = Phase.objects.select_for_update().select_related("challenge").get(pk=phase.pk)
+        rows = Result.objects.filter(submission__phase=phase).exclude(dialogues={})
+        n = 0
+        for pk, dialogues in rows.values_list("pk", "dialogues").iterator():
+            columns = part_columns(phase, DialogueRatios.from_dict(dialogues))
+            n += Result.objects.filter(pk=pk).update(**columns)
+        Phase.changed(phase.pk)
+    return n
 
 
 def reap_expired_leases(now: dt.datetime | None = None) -> list[int]:
@@ -202,14 +236,15 @@ def cancel(submission: Submission, user: AbstractBaseUser) -> None:
     submission.refresh_from_db()
 
 
-def rescore(submission: Submission, *, enqueue: bool = True) -> bool:
-    """Organiser action: score a scored submission again (new reference or scorer version).
+def rescore(submission: Submission, *, enqueue: bool = True, include_failed: bool = False) -> bool:
+    """Organiser action: score a scored submission again (new reference or scorer version),
+    and with ``include_failed`` a failed one too (it stays uncharged).
 
     The new Results are new rows (their reference or signature differs); the old ones stay,
     no longer ``current``. ``enqueue=False`` leaves the queued row for the caller to score
     with ``run_scoring``."""
     with transaction.atomic():
-        if not Submission.requeue(submission.pk):
+        if not Submission.requeue(submission.pk, include_failed=include_failed):
             return False
         Phase.changed(submission.phase_id)
         pk = submission.pk
@@ -224,15 +259,22 @@ def rescore_all(
     condition: object = None,
     challenge: object = None,
     enqueue: bool = True,
+    include_failed: bool = False,
 ) -> list[int]:
-    """Re-queue every scored submission of a challenge, a phase, or (those with a file for) a
-    condition; returns their ids. Called after a reference version is activated, by the
-    ``rescore`` command and by the admin actions."""
-    rows = Submission.objects.filter(status=Submission.Status.SCORED)
+    """Re-queue every scored (with ``include_failed``, also every failed) submission of a
+    challenge, a phase, or (those with a file for) a condition; returns their ids. Called
+    after a reference version is activated (failed ones included), by the ``rescore`` command
+    and by the admin and dashboard actions."""
+    statuses = [Submission.Status.SCORED]
+    if include_failed:
+        statuses.append(Submission.Status.FAILED)
+    rows = Submission.objects.filter(status__in=statuses)
     if challenge is not None:
         rows = rows.filter(phase__challenge=challenge)
     if phase is not None:
         rows = rows.filter(phase=phase)
     if condition is not None:
         rows = rows.filter(files__condition=condition)
-    return [s.pk for s in rows.distinct() if rescore(s, enqueue=enqueue)]
+    return [
+        s.pk for s in rows.distinct() if rescore(s, enqueue=enqueue, include_failed=include_failed)
+    ]

@@ -46,7 +46,7 @@ def test_the_detail_shows_phases_with_state_dates_and_quotas(client, challenge):
     for name, state in (("Dev", "closed"), ("Test", "open"), ("Final", "upcoming")):
         assert f'<th scope="row">{name}</th>\n      <td><span class="state state-{state}">' in page
     assert "no limit per day" in page
-    assert "Be kind.<br>One file per condition." in page
+    assert "Be kind.<br>\nOne file per condition." in page  # Markdown, a line break kept
 
 
 def test_the_detail_explains_the_formats_and_the_local_scoring_command(client, challenge):

@@ -5,6 +5,7 @@ published snapshot does not move after a later re-score."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 
 import pytest
@@ -81,7 +82,7 @@ def test_the_whole_lifecycle(world, client, django_capture_on_commit_callbacks, 
     # Reveal by the organiser's button.
     log_in(client, world.organiser)
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post(reverse("rankings:reveal", args=[phase.challenge.slug, phase.slug]))
+        response = _reveal(client, phase)
     assert response.status_code == 302
     phase.refresh_from_db()
     assert phase.state == "revealed"
@@ -121,10 +122,17 @@ def test_the_whole_lifecycle(world, client, django_capture_on_commit_callbacks, 
         snapshot.save()
     # A new snapshot can be published; the history lists both.
     with django_capture_on_commit_callbacks(execute=True):
-        client.post(reverse("rankings:reveal", args=[phase.challenge.slug, phase.slug]))
+        _reveal(client, phase)
     assert list(phase.snapshots.values_list("number", flat=True)) == [2, 1]
     history = client.get(reverse("rankings:snapshots", args=[phase.challenge.slug, phase.slug]))
     assert "Snapshot 1" in history.text and "Snapshot 2" in history.text
+
+
+def _reveal(client, phase):
+    """The organiser's way: the preview page, then its publish button."""
+    url = reverse("rankings:reveal", args=[phase.challenge.slug, phase.slug])
+    found = re.search(r'name="fingerprint" value="([0-9a-f]{64})"', client.get(url).text)
+    return client.post(url, {"fingerprint": found.group(1)})
 
 
 def test_a_team_cannot_select_more_than_its_allowance(world):
@@ -137,7 +145,8 @@ def test_a_team_cannot_select_more_than_its_allowance(world):
 
 def test_reveal_is_refused_while_the_phase_is_open_and_to_non_organisers(world, client):
     log_in(client, world.organiser)
-    client.post(reverse("rankings:reveal", args=[world.phase.challenge.slug, world.phase.slug]))
+    url = reverse("rankings:reveal", args=[world.phase.challenge.slug, world.phase.slug])
+    client.post(url, {"fingerprint": "0" * 64})
     assert not world.phase.snapshots.exists()
     close(world.phase)
     log_in(client, world.teams["A"].created_by)

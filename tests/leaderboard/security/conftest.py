@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from leaderboard.api.services import create_token
+from leaderboard.challenges.models import Reference
 from leaderboard.submissions import services
 from leaderboard.teams.models import Membership
 from tests.leaderboard.factories import (
@@ -66,6 +67,11 @@ class World:
             "api:leaderboard": {"pk": phase.pk},
             "api:submit": {"pk": phase.pk},
             "accounts:token-revoke": {"pk": self.token.pk},
+            "challenges:review_reference": {
+                "pk": Reference.objects.filter(condition__phase=phase).values_list("pk", flat=True)[
+                    0
+                ]
+            },
             "teams:detail": {"slug": team.slug},
             "teams:leave": {"slug": team.slug},
             "teams:regenerate": {"slug": team.slug},

@@ -36,6 +36,7 @@ EXPECTED: dict[str, str] = {
     "password_reset_complete": PUBLIC,
     "accounts:signup": "23333333",  # a signed-in user is sent to the profile
     "accounts:profile": LOGIN_REQUIRED,
+    "accounts:mail": POST_ONLY,
     "accounts:token-create": POST_ONLY,
     "accounts:token-revoke": POST_ONLY,
     "challenges:list": PUBLIC,
@@ -50,10 +51,13 @@ EXPECTED: dict[str, str] = {
     # snapshot exists.
     "rankings:snapshots": PUBLIC,
     "rankings:snapshot": "44444444",
-    "rankings:reveal": "34444444",  # log-in required, then POST only
+    # the preview (GET) and its confirmation (POST): the challenge's organisers only
+    "rankings:reveal": "34444424",
     "challenges:organise": "34444424",
     "challenges:decide": "34444444",
     "challenges:rescore": "34444444",
+    # a reference version's impact: its organisers, and superusers sent there by the admin
+    "challenges:review_reference": "34444422",
     "submissions:final": "34444444",
     "submissions:submit": LOGIN_REQUIRED,  # shows how to take part when not eligible
     "submissions:mine": LOGIN_REQUIRED,

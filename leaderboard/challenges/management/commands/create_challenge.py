@@ -1,3 +1,7 @@
+"""``manage.py create_challenge CONFIG [--dry-run]``: check a challenge's YAML or JSON file
+(every key and value, every reference with the scorer), print what it holds and, unless
+``--dry-run``, create it."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,7 +10,13 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 import scoring
-from leaderboard.challenges.config import ConfigError, create_challenge, load_config
+from leaderboard.challenges.config import (
+    ConfigError,
+    Plan,
+    check_config,
+    create_challenge,
+    load_config,
+)
 
 
 class Command(BaseCommand):
@@ -14,16 +24,35 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("path", type=Path)
+        parser.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="check the file and print what would be created; write nothing",
+        )
 
     def handle(self, *args: Any, path: Path, **options: Any) -> None:
         path = path.resolve()
         if not path.is_file():
             raise CommandError(f"no such file: {path}")
         try:
-            challenge = create_challenge(load_config(path), path.parent)
+            config = load_config(path)
+            plan = check_config(config, path.parent)
+            if not options["dry_run"]:
+                create_challenge(config, path.parent, plan)
         except (ConfigError, scoring.ScoringError) as exc:
-            raise CommandError(str(exc)) from exc
-        phases = challenge.phases.count()
-        self.stdout.write(
-            self.style.SUCCESS(f"created challenge {challenge.slug!r} with {phases} phase(s)")
-        )
+            raise CommandError(f"{path.name}: nothing was created:\n{exc}") from exc
+        self._summary(plan)
+        if options["dry_run"]:
+            self.stdout.write(f"dry run: {path.name} is valid; nothing was written")
+        else:
+            self.stdout.write(
+                self.style.SUCCESS(
+                    f"created challenge {plan.slug!r} with {len(plan.phases)} phase(s)"
+                )
+            )
+
+    def _summary(self, plan: Plan) -> None:
+        self.stdout.write(f"challenge {plan.slug!r}: phases {', '.join(plan.phases)}")
+        self.stdout.write(f"organisers: {', '.join(plan.organisers) or 'none'}")
+        for reference in plan.references:
+            self.stdout.write(f"  {reference.describe()}")

@@ -1,6 +1,7 @@
-"""``manage.py rescore --challenge SLUG [--phase SLUG] [--condition KEY] [--now]``: score every
-scored submission again (after a scorer version change or a reference fix). The new Results
-are new rows; the old ones stay with their signatures, no longer current."""
+"""``manage.py rescore --challenge SLUG [--phase SLUG] [--condition KEY] [--include-failed]
+[--now]``: score every scored submission again (after a scorer version change or a reference
+fix), and with ``--include-failed`` every failed one too. The new Results are new rows; the
+old ones stay with their signatures, no longer current."""
 
 from __future__ import annotations
 
@@ -20,6 +21,11 @@ class Command(BaseCommand):
         parser.add_argument("--phase", default="")
         parser.add_argument("--condition", default="", help="a condition key (needs --phase)")
         parser.add_argument(
+            "--include-failed",
+            action="store_true",
+            help="queue failed submissions again too (they stay uncharged)",
+        )
+        parser.add_argument(
             "--now", action="store_true", help="score in this process instead of the workers"
         )
 
@@ -27,7 +33,10 @@ class Command(BaseCommand):
         challenge = Challenge.objects.filter(slug=options["challenge"]).first()
         if challenge is None:
             raise CommandError(f"no challenge {options['challenge']!r}")
-        scope: dict[str, Any] = {"challenge": challenge}
+        scope: dict[str, Any] = {
+            "challenge": challenge,
+            "include_failed": options["include_failed"],
+        }
         phase = None
         if options["phase"]:
             phase = challenge.phases.filter(slug=options["phase"]).first()

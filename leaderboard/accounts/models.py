@@ -1,0 +1,27 @@
+"""What a user chose about the mail Trackboard sends them."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class MailPreference(models.Model):
+    """A user's choice about submission mail; no row means the default (mail on)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="mail_preference",
+    )
+    #: mail when a team's submission is scored or fails
+    submission_mail = models.BooleanField(default=True)
+
+    def __str__(self) -> str:
+        return f"{self.user}: submission mail {'on' if self.submission_mail else 'off'}"
+
+
+def wants_submission_mail(user: object) -> bool:
+    found = MailPreference.objects.filter(user=user).values_list("submission_mail", flat=True)
+    return next(iter(found), True)

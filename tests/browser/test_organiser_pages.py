@@ -1,0 +1,62 @@
+"""The organiser's new pages in Chromium on a phone (390x844) and a desktop (1366x900): the
+reference version's review, the reveal's preview (its charts drawn under the CSP) and the
+challenge page with Markdown sections; none is wider than the screen, none logs an error."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+from django.utils import timezone
+
+from leaderboard.challenges import demo
+from leaderboard.challenges.models import Phase
+from leaderboard.challenges.services import add_reference
+from tests.browser.conftest import screenshot
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SIZES = {"phone": (390, 844), "desktop": (1366, 900)}
+
+
+def _log_in(page, username):
+    page.goto("/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", demo.PASSWORD)
+    page.click("main button[type=submit]")
+    page.wait_for_load_state()
+
+
+@pytest.mark.parametrize("size", sorted(SIZES))
+def test_review_preview_and_pages_fit_the_screen(page, size):
+    challenge = demo.build()
+    challenge.data = "| file | dialogues |\n|---|---|\n| dev.json | 1000 |\n\n" + "word " * 200
+    challenge.terms = "By taking part you **agree** to describe your system."
+    challenge.save()
+    phase = challenge.phases.get(slug="test")
+    now = timezone.now()
+    Phase.objects.filter(pk=phase.pk).update(
+        opens_at=now - dt.timedelta(days=9), closes_at=now - dt.timedelta(minutes=1)
+    )
+    condition = phase.conditions.first()
+    gold = json.loads(condition.active_reference().file.read())
+    lacking = {key: gold[key] for key in list(gold)[:1]}
+    version = add_reference(condition, json.dumps(lacking).encode(), "v2.json", active=False)
+    page.set_viewport_size(dict(zip(("width", "height"), SIZES[size], strict=True)))
+    _log_in(page, demo.ORGANISER)
+    for name, path, marker in (
+        ("review", f"/challenges/{challenge.slug}/organise/references/{version.pk}/", "#impact"),
+        ("preview", f"/challenges/{challenge.slug}/{phase.slug}/reveal/", "[data-chart]"),
+        ("pages", f"/challenges/{challenge.slug}/", "#page-terms"),
+        ("dashboard", f"/challenges/{challenge.slug}/organise/", "#queued"),
+    ):
+        page.goto(path)
+        page.wait_for_selector(marker)
+        if name == "preview":
+            page.wait_for_function(
+                "document.querySelectorAll('[data-chart].drawn').length >= 1", timeout=15_000
+            )
+        screenshot(page, f"organiser-{name}-{size}")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= SIZES[size][0], f"{name} is {width}px wide on the {size}"
