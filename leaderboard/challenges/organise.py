@@ -1,19 +1,22 @@
 """Organiser pages beyond the admin: the dashboard of a challenge, approving registrations,
-re-scoring a phase. Only the challenge's organisers reach them; anyone else gets a 404."""
+re-scoring a phase, downloading submitted files. Only the challenge's organisers reach them;
+anyone else gets a 404."""
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from leaderboard.challenges import dashboard
+from leaderboard.challenges import dashboard, downloads
 from leaderboard.challenges.models import Challenge
+from leaderboard.operations.heartbeat import alive_workers, last_heartbeat
+from leaderboard.submissions.models import Submission
 from leaderboard.submissions.services import rescore_all
 from leaderboard.teams.models import Participation
-from leaderboard.teams.services import set_participation_status
+from leaderboard.teams.services import TeamError, set_participation_status
 
 
 def _organised(request: HttpRequest, slug: str) -> Challenge:
@@ -34,6 +37,8 @@ def organise(request: HttpRequest, slug: str) -> HttpResponse:
         "pending": challenge.participations.filter(
             status=Participation.Status.PENDING
         ).select_related("team"),
+        "workers": alive_workers(),
+        "last_heartbeat": last_heartbeat(),
     }
     return render(request, "challenges/organise.html", context)
 
@@ -50,8 +55,12 @@ def decide(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     status = (
         Participation.Status.APPROVED if decision == "approve" else Participation.Status.REJECTED
     )
-    set_participation_status(participation, status)
-    messages.success(request, f"{participation.team.name}: {status}.")
+    try:
+        set_participation_status(participation, status)
+    except TeamError as exc:
+        messages.error(request, f"{participation.team.name}: {exc}")
+    else:
+        messages.success(request, f"{participation.team.name}: {status}.")
     return redirect("challenges:organise", challenge.slug)
 
 
@@ -63,3 +72,25 @@ def rescore_phase(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     ids = rescore_all(phase=selected)
     messages.success(request, f"{len(ids)} submission(s) of {selected.name} queued for re-scoring.")
     return redirect("challenges:organise", challenge.slug)
+
+
+@login_required
+def submission_files(request: HttpRequest, slug: str, pk: int) -> StreamingHttpResponse:
+    """One submission's prediction files as a zip, streamed; the download is logged."""
+    challenge = _organised(request, slug)
+    rows = Submission.objects.filter(phase__challenge=challenge).select_related("team")
+    submission = get_object_or_404(rows, pk=pk)
+    return downloads.zip_response(
+        request, [submission], f"{challenge.slug}-submission-{submission.pk}.zip"
+    )
+
+
+@login_required
+def phase_files(request: HttpRequest, slug: str, phase: str) -> StreamingHttpResponse:
+    """Every submission's files of a phase as one streamed zip; the download is logged."""
+    challenge = _organised(request, slug)
+    selected = get_object_or_404(challenge.phases, slug=phase)
+    submissions = selected.submissions.select_related("team").order_by("pk")
+    return downloads.zip_response(
+        request, submissions, f"{challenge.slug}-{selected.slug}-files.zip"
+    )

@@ -4,7 +4,7 @@ A phase has two boards: ``public`` (every counted submission, ranked on the publ
 split) and ``private`` (only each team's final selections, ranked on the private part; shown
 to readers only as published snapshots). Without a split both use the whole reference. Only
 ``current`` Results on the *active* reference count. Anonymous teams are named
-"Anonymous team ..." on every board, so no page, export or chart built from one shows them.
+"Anonymous team <alias>" on every board, so no page, export or chart built from one shows them.
 
 The columns come from the task's description (``scoring``'s ``Task.describe()``): every
 metric reported with an interval, in the task's order, plus optional metrics (seen/unseen JGA)
@@ -118,7 +118,7 @@ class Leaderboard:
 def team_label(team: Any) -> tuple[str, str]:
     """(name, slug) as boards show them: anonymous teams get a neutral label and no slug."""
     if team.anonymous:
-        return f"Anonymous team {team.pk}", ""
+        return team.anonymous_label, ""
     return team.name, team.slug
 
 

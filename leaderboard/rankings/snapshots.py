@@ -2,10 +2,16 @@
 
 The snapshot stores the board's rows as JSON (no references to Results), so a later re-score,
 a new reference version or a change of selections never changes what was published. Another
-reveal publishes a new snapshot; the history stays listed under the phase."""
+reveal publishes a new snapshot; the history stays listed under the phase.
+
+Team labels are frozen as the board showed them at the reveal (an anonymous team's alias, no
+slug), with one exception readers always get (``shown_data``): a team that is anonymous now is
+shown by its anonymous label in every snapshot too, so no page pairs its name with the same
+submissions under its label."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import datetime as dt
 from typing import Any
@@ -18,6 +24,7 @@ from leaderboard.rankings.board import Column, ConditionBoard, Leaderboard, Over
 from leaderboard.rankings.charts import figures
 from leaderboard.rankings.models import Snapshot
 from leaderboard.rankings.services import compute
+from leaderboard.teams.models import Team
 
 FORMAT = 1
 
@@ -57,9 +64,24 @@ def serialise(board: Leaderboard) -> dict[str, Any]:
     }
 
 
+def shown_data(snapshot: Snapshot) -> dict[str, Any]:
+    """The stored data, with the label of each team that is anonymous now in place of a name
+    the snapshot froze before it turned anonymous."""
+    data = copy.deepcopy(snapshot.data)
+    rows = [r for c in data["conditions"] for r in c["rows"]] + list(data["overview"])
+    # by slug, which a restore onto another site keeps (ids change); a frozen label has none
+    slugs = {r["team_slug"] for r in rows if r["team_slug"]}
+    hidden = {t.slug: t for t in Team.objects.filter(anonymous=True, slug__in=slugs)}
+    for r in rows:
+        if r["team_slug"] in hidden:
+            r["team_name"] = hidden[r["team_slug"]].anonymous_label
+            r["team_slug"] = ""
+    return data
+
+
 def load(snapshot: Snapshot) -> Leaderboard:
-    """The published board, with charts, exactly as stored."""
-    data = snapshot.data
+    """The published board, with charts, as stored (team labels as ``shown_data``)."""
+    data = shown_data(snapshot)
 
     def when(text: str) -> dt.datetime:
         return dt.datetime.fromisoformat(text)

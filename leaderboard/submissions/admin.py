@@ -8,6 +8,7 @@ from django.contrib import admin
 from django.db import models
 from django.http import HttpRequest
 
+from leaderboard.challenges.admin import OrganiserScoped
 from leaderboard.submissions.models import Result, Submission, SubmissionFile
 from leaderboard.submissions.services import rescore
 
@@ -36,7 +37,7 @@ class ResultInline(admin.TabularInline):
 
 
 @admin.register(Submission)
-class SubmissionAdmin(admin.ModelAdmin):
+class SubmissionAdmin(OrganiserScoped):
     list_display = (
         "pk",
         "team",
@@ -79,12 +80,6 @@ class SubmissionAdmin(admin.ModelAdmin):
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     actions = ["rescore_selected"]
 
-    def get_queryset(self, request: HttpRequest) -> Any:
-        queryset = super().get_queryset(request)
-        if request.user.is_superuser:
-            return queryset
-        return queryset.filter(phase__challenge__organisers=request.user)
-
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
@@ -95,17 +90,11 @@ class SubmissionAdmin(admin.ModelAdmin):
 
 
 @admin.register(Result)
-class ResultAdmin(admin.ModelAdmin):
+class ResultAdmin(OrganiserScoped):
     list_display = ("submission", "condition", "primary", "current", "reference", "created_at")
     list_filter = ("condition__phase__challenge",)
     exclude = ("dialogues",)
     readonly_fields = [f.name for f in Result._meta.fields if f.name != "dialogues"]
-
-    def get_queryset(self, request: HttpRequest) -> Any:
-        queryset = super().get_queryset(request)
-        if request.user.is_superuser:
-            return queryset
-        return queryset.filter(submission__phase__challenge__organisers=request.user)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

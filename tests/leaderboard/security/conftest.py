@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from leaderboard.api.services import create_token
+from leaderboard.operations.heartbeat import beat
 from leaderboard.submissions import services
 from leaderboard.teams.models import Membership
 from tests.leaderboard.factories import (
@@ -65,6 +66,10 @@ class World:
             },
             "api:leaderboard": {"pk": phase.pk},
             "api:submit": {"pk": phase.pk},
+            **{
+                f"api:organise-{name}": {"pk": phase.pk}
+                for name in ("submissions", "results", "archive", "snapshots", "files")
+            },
             "accounts:token-revoke": {"pk": self.token.pk},
             "teams:detail": {"slug": team.slug},
             "teams:leave": {"slug": team.slug},
@@ -95,6 +100,7 @@ def world(db, isolation, enqueued) -> World:
         enqueue=False,
     )
     token, _ = create_token(owner, "matrix")
+    beat("celery@matrix")  # a worker is running: /readyz is ready
     users = {
         "anonymous": None,
         "outsider": UserFactory(),

@@ -1,0 +1,38 @@
+"""The "Organisers" permission group (``leaderboard.challenges.roles``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.management import create_permissions
+from django.db import migrations
+
+
+def create_group(apps: Any, schema_editor: Any) -> None:
+    from leaderboard.challenges import roles
+
+    # Permissions are normally created after every migration has run; the group needs them now.
+    for app_config in apps.get_app_configs():
+        app_config.models_module = True
+        create_permissions(app_config, verbosity=0)
+        app_config.models_module = None
+    roles.sync_group(apps)
+
+
+def remove_group(apps: Any, schema_editor: Any) -> None:
+    from leaderboard.challenges import roles
+
+    apps.get_model("auth", "Group").objects.filter(name=roles.GROUP).delete()
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("auth", "0012_alter_user_first_name_max_length"),
+        ("contenttypes", "0002_remove_content_type_name"),
+        ("challenges", "0001_initial"),
+        ("teams", "0001_initial"),
+        ("submissions", "0001_initial"),
+        ("rankings", "0001_initial"),
+    ]
+
+    operations = [migrations.RunPython(create_group, remove_group)]

@@ -1,0 +1,102 @@
+"""The organiser role: the "Organisers" permission group and what an organiser may reach.
+
+A challenge's organisers are the users listed on it (``Challenge.organisers``). Staff status
+opens the admin; the "Organisers" group grants the admin permissions an organiser needs, and
+every admin page, form choice, dashboard and organiser API endpoint limits them to the
+challenges they organise (``organised``). Superusers see everything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db.models import Model, QuerySet
+
+GROUP = "Organisers"
+
+#: (app label, model, actions) the "Organisers" group grants; teams are read only, team
+#: memberships and users are not granted at all.
+PERMISSIONS: list[tuple[str, str, tuple[str, ...]]] = [
+    ("challenges", "challenge", ("view", "change")),
+    ("challenges", "phase", ("view", "add", "change")),
+    ("challenges", "condition", ("view", "add", "change")),
+    ("challenges", "reference", ("view", "add", "change")),
+    ("teams", "team", ("view",)),
+    ("teams", "participation", ("view", "change")),
+    ("submissions", "submission", ("view", "change")),
+    ("submissions", "result", ("view",)),
+    ("rankings", "snapshot", ("view",)),
+    ("rankings", "reportedresult", ("view", "add", "change", "delete")),
+]
+
+#: how each model that belongs to a challenge reaches the challenge (a lookup path)
+CHALLENGE_PATHS: dict[tuple[str, str], str] = {
+    ("challenges", "challenge"): "pk",
+    ("challenges", "phase"): "challenge",
+    ("challenges", "condition"): "phase__challenge",
+    ("challenges", "reference"): "condition__phase__challenge",
+    ("teams", "participation"): "challenge",
+    ("teams", "team"): "participations__challenge",
+    ("submissions", "submission"): "phase__challenge",
+    ("submissions", "result"): "submission__phase__challenge",
+    ("rankings", "snapshot"): "phase__challenge",
+    ("rankings", "reportedresult"): "phase__challenge",
+}
+
+
+def sync_group(apps: Any) -> None:
+    """Create (or bring up to date) the "Organisers" group with exactly ``PERMISSIONS``.
+
+    ``apps`` is a migration's app registry or ``django.apps.apps``."""
+    Group = apps.get_model("auth", "Group")
+    Permission = apps.get_model("auth", "Permission")
+    group, _ = Group.objects.get_or_create(name=GROUP)
+    wanted = []
+    for app_label, model, actions in PERMISSIONS:
+        for action in actions:
+            wanted.append(
+                Permission.objects.get(
+                    content_type__app_label=app_label, codename=f"{action}_{model}"
+                )
+            )
+    group.permissions.set(wanted)
+
+
+def organises_any(user: AbstractBaseUser | AnonymousUser) -> bool:
+    return bool(user.is_authenticated) and user.organised_challenges.exists()  # type: ignore[union-attr]
+
+
+def organised(queryset: QuerySet[Any], user: AbstractBaseUser | AnonymousUser) -> QuerySet[Any]:
+    """``queryset`` limited to the rows of the challenges ``user`` organises (all rows for a
+    superuser, none for anyone else)."""
+    if user.is_authenticated and user.is_superuser:
+        return queryset
+    if not user.is_authenticated:
+        return queryset.none()
+    path = challenge_path(queryset.model)
+    lookup = "organisers" if path == "pk" else f"{path}__organisers"
+    return queryset.filter(**{lookup: user}).distinct()
+
+
+def challenge_path(model: type[Model]) -> str:
+    key = (model._meta.app_label, model._meta.model_name or "")
+    if key not in CHALLENGE_PATHS:
+        raise LookupError(f"{key[0]}.{key[1]} does not belong to a challenge")
+    return CHALLENGE_PATHS[key]
+
+
+def path_label(obj: Model) -> str:
+    """ "challenge / phase / condition" for a phase, a condition or what hangs from one, so
+    choices that share a label ("TTS-Verbatim" in every phase) can be told apart."""
+    from leaderboard.challenges.models import Challenge, Condition, Phase, Reference
+
+    if isinstance(obj, Challenge):
+        return obj.slug
+    if isinstance(obj, Phase):
+        return f"{obj.challenge.slug} / {obj.name}"
+    if isinstance(obj, Condition):
+        return f"{obj.phase.challenge.slug} / {obj.phase.name} / {obj.label or obj.key}"
+    if isinstance(obj, Reference):
+        return f"{path_label(obj.condition)} @ {obj.sha256[:8]}"
+    return str(obj)
