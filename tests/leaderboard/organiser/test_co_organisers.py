@@ -372,3 +372,26 @@ def test_every_model_with_a_challenge_is_scoped(two):
         model = apps.get_model(app, name)
         assert rows_of(model, alpha.challenge).exists() or name in ("snapshot",), name
     assert Condition.objects.filter(phase__challenge=alpha.challenge).count() == 3
+
+
+def test_add_organiser_makes_a_co_organiser_and_remove_undoes_it(two):
+    from django.contrib.auth import get_user_model
+    from django.core.management import CommandError, call_command
+
+    alpha, beta = two
+    call_command("add_organiser", "alpha-challenge", "newco", email="newco@example.org")
+    user = get_user_model().objects.get(username="newco")
+    assert user.is_staff and not user.is_superuser and not user.has_usable_password()
+    assert list(user.groups.values_list("name", flat=True)) == ["Organisers"]
+    assert list(user.organised_challenges.all()) == [alpha.challenge]
+    call_command("add_organiser", "beta-challenge", "newco")
+    call_command("add_organiser", "alpha-challenge", "newco", remove=True)
+    user.refresh_from_db()
+    assert list(user.organised_challenges.all()) == [beta.challenge] and user.is_staff
+    call_command("add_organiser", "beta-challenge", "newco", remove=True)
+    user.refresh_from_db()
+    assert not user.is_staff and not user.groups.exists()
+    with pytest.raises(CommandError, match="give --email"):
+        call_command("add_organiser", "alpha-challenge", "nobody")
+    with pytest.raises(CommandError, match="no challenge"):
+        call_command("add_organiser", "gamma", "newco")
