@@ -51,7 +51,8 @@ class Entry:
     """A ranked submission of a team, as every table of a board shows it."""
 
     rank: int
-    team_id: int
+    #: None for an anonymous team: readers get no id to link its rows by
+    team_id: int | None
     team_name: str
     team_slug: str
     submission_id: int
@@ -127,7 +128,7 @@ def entry(rank: int, submission: Submission) -> dict[str, Any]:
     name, slug = team_label(submission.team)
     return {
         "rank": rank,
-        "team_id": submission.team_id,
+        "team_id": None if submission.team.anonymous else submission.team_id,
         "team_name": name,
         "team_slug": slug,
         "submission_id": submission.pk,

@@ -76,6 +76,7 @@ def shown_data(snapshot: Snapshot) -> dict[str, Any]:
         if r["team_slug"] in hidden:
             r["team_name"] = hidden[r["team_slug"]].anonymous_label
             r["team_slug"] = ""
+            r["team_id"] = None
     return data
 
 

@@ -9,6 +9,7 @@ from django.db import models
 from django.http import HttpRequest
 
 from leaderboard.challenges.admin import OrganiserScoped
+from leaderboard.challenges.roles import path_label
 from leaderboard.submissions.models import Result, Submission, SubmissionFile
 from leaderboard.submissions.services import rescore
 
@@ -91,10 +92,14 @@ class SubmissionAdmin(OrganiserScoped):
 
 @admin.register(Result)
 class ResultAdmin(OrganiserScoped):
-    list_display = ("submission", "condition", "primary", "current", "reference", "created_at")
+    list_display = ("submission", "condition_path", "primary", "current", "reference", "created_at")
     list_filter = ("condition__phase__challenge",)
     exclude = ("dialogues",)
     readonly_fields = [f.name for f in Result._meta.fields if f.name != "dialogues"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    @admin.display(description="condition", ordering="condition")
+    def condition_path(self, obj: Result) -> str:
+        return path_label(obj.condition)

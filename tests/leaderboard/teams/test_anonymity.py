@@ -75,6 +75,17 @@ def test_a_team_turning_anonymous_after_the_reveal_is_not_named_by_its_snapshot(
     pages = reader_pages(phase)
     board = next(t for w, t in pages.items() if w.endswith("/snapshots/1/"))
     assert team.anonymous_label in board and "quiet-method" in board
+    # and no row of the readers' export carries its id to link it by
+    export = (
+        Client()
+        .get(reverse("rankings:export-json", args=[phase.challenge.slug, phase.slug]))
+        .json()
+    )
+    rows = [r for c in export["final"]["conditions"] for r in c["rows"]]
+    rows += [r for c in export["public"]["conditions"] for r in c["rows"]]
+    ours = [r for r in rows if r["method_name"] == "quiet-method"]
+    assert ours and all(r["team_id"] is None for r in ours)
+    assert all(r["team_id"] is not None for r in rows if r["method_name"] == "loud-method")
     # the stored snapshot itself is unchanged: it is immutable
     snapshot.refresh_from_db()
     assert "Quiet Lab" in [r["team_name"] for c in snapshot.data["conditions"] for r in c["rows"]]
