@@ -7,6 +7,8 @@ from typing import Any
 from django.contrib import admin
 from django.db import models
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
 
 from leaderboard.challenges.admin import OrganiserScoped
 from leaderboard.challenges.roles import path_label
@@ -56,6 +58,7 @@ class SubmissionAdmin(OrganiserScoped):
     readonly_fields = (
         "team",
         "phase",
+        "files_zip",
         "submitter",
         "status",
         "attempts",
@@ -68,13 +71,14 @@ class SubmissionAdmin(OrganiserScoped):
     fields = (
         "team",
         "phase",
+        "files_zip",
         "submitter",
         "method_name",
         "method_description",
         "url",
         "is_baseline",
         "selected_for_final",
-        *readonly_fields[3:],
+        *readonly_fields[4:],
     )
     inlines = [SubmissionFileInline, ResultInline]
     # Django 6's default, set explicitly: a paper/code URL typed without a scheme is https.
@@ -83,6 +87,12 @@ class SubmissionAdmin(OrganiserScoped):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    @admin.display(description="files")
+    def files_zip(self, obj: Submission) -> str:
+        """A link to the submission's files as a zip (the organisers' download, logged)."""
+        url = reverse("challenges:submission_files", args=[obj.phase.challenge.slug, obj.pk])
+        return format_html('<a href="{}" download>Download its files (zip)</a>', url)
 
     @admin.action(description="Re-score the selected scored submissions")
     def rescore_selected(self, request: HttpRequest, queryset: Any) -> None:

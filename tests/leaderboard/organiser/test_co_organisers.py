@@ -395,3 +395,30 @@ def test_add_organiser_makes_a_co_organiser_and_remove_undoes_it(two):
         call_command("add_organiser", "alpha-challenge", "nobody")
     with pytest.raises(CommandError, match="no challenge"):
         call_command("add_organiser", "gamma", "newco")
+
+
+def test_the_submission_admin_links_its_files_zip(two):
+    alpha, _ = two
+    client = client_of(alpha.organiser)
+    page = client.get(reverse("admin:submissions_submission_change", args=[alpha.submission.pk]))
+    url = reverse("challenges:submission_files", args=["alpha-challenge", alpha.submission.pk])
+    assert f'href="{url}"' in page.content.decode()
+    assert client.get(url).status_code == 200
+
+
+def test_the_dashboard_refuses_an_approval_that_would_give_a_person_two_approved_teams(two):
+    alpha, _ = two
+    second = TeamFactory(name="Second Team", slug="second-team")
+    second.memberships.create(user=alpha.member)
+    pending = Participation.objects.create(team=second, challenge=alpha.challenge)
+    client = client_of(alpha.organiser)
+    response = client.post(
+        reverse("challenges:decide", args=[alpha.challenge.slug, pending.pk]),
+        {"decision": "approve"},
+        follow=True,
+    )
+    text = response.content.decode()
+    assert "already in another approved team of Alpha Challenge" in text
+    assert alpha.member.username not in text
+    pending.refresh_from_db()
+    assert pending.status == Participation.Status.PENDING
