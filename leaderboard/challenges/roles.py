@@ -48,18 +48,18 @@ CHALLENGE_PATHS: dict[tuple[str, str], str] = {
 def sync_group(apps: Any) -> None:
     """Create (or bring up to date) the "Organisers" group with exactly ``PERMISSIONS``.
 
-    ``apps`` is a migration's app registry or ``django.apps.apps``."""
+    ``apps`` is a migration's app registry or ``django.apps.apps``. A permission of a model the
+    registry does not have yet is left out: a change to ``PERMISSIONS`` comes with a migration
+    that calls this again (``add_organiser`` calls it too)."""
     Group = apps.get_model("auth", "Group")
     Permission = apps.get_model("auth", "Permission")
     group, _ = Group.objects.get_or_create(name=GROUP)
-    wanted = []
+    wanted = Permission.objects.none()
     for app_label, model, actions in PERMISSIONS:
-        for action in actions:
-            wanted.append(
-                Permission.objects.get(
-                    content_type__app_label=app_label, codename=f"{action}_{model}"
-                )
-            )
+        wanted |= Permission.objects.filter(
+            content_type__app_label=app_label,
+            codename__in=[f"{action}_{model}" for action in actions],
+        )
     group.permissions.set(wanted)
 
 
