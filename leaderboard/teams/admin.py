@@ -54,6 +54,11 @@ class ParticipationAdmin(OrganiserScoped):
     search_fields = ("team__name",)
     actions = ["approve", "reject"]
 
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        # The status moves only through the actions (or the dashboard), which check that no
+        # member would be in two approved teams of the challenge.
+        return ("status",) if obj is None else ("team", "challenge", "status")
+
     @admin.action(description="Approve the selected registrations")
     def approve(self, request: HttpRequest, queryset: Any) -> None:
         for participation in queryset:

@@ -422,3 +422,20 @@ def test_the_dashboard_refuses_an_approval_that_would_give_a_person_two_approved
     assert alpha.member.username not in text
     pending.refresh_from_db()
     assert pending.status == Participation.Status.PENDING
+
+
+def test_a_registrations_status_changes_by_the_actions_only(two):
+    alpha, _ = two
+    participation = Participation.objects.get(challenge=alpha.challenge)
+    Participation.objects.filter(pk=participation.pk).update(status="pending")
+    client = client_of(alpha.organiser)
+    url = reverse("admin:teams_participation_change", args=[participation.pk])
+    client.post(url, {"status": "approved"})
+    participation.refresh_from_db()
+    assert participation.status == "pending"
+    client.post(
+        reverse("admin:teams_participation_changelist"),
+        {"action": "approve", "_selected_action": [participation.pk]},
+    )
+    participation.refresh_from_db()
+    assert participation.status == "approved"
