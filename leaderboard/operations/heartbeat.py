@@ -1,17 +1,18 @@
-"""Worker liveness. A running Celery worker writes a heartbeat row (``WorkerHeartbeat``) at
-most every ``INTERVAL`` seconds, from Celery's own heartbeat (sent every 2 seconds while the
-worker's consumer runs); a worker is alive while its row is younger than ``STALE``. The
-organiser dashboard and ``/readyz`` read ``alive_workers``."""
+"""Worker liveness. A running Celery worker writes a heartbeat row (``WorkerHeartbeat``) every
+``INTERVAL`` seconds from a thread of its own, started when the worker is ready and stopped
+when it shuts down (so it beats whatever the worker's options, ``--without-heartbeat``
+included); a worker is alive while its row is younger than ``STALE``. The organiser dashboard
+and ``/readyz`` read ``alive_workers``."""
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
-import time
+import threading
 from typing import Any
 
-from celery.signals import heartbeat_sent, worker_ready
-from django.db import close_old_connections
+from celery.signals import worker_ready, worker_shutdown
+from django.db import close_old_connections, connection
 from django.utils import timezone
 
 log = logging.getLogger(__name__)
@@ -21,7 +22,7 @@ INTERVAL = 10.0
 #: a worker whose heartbeat is older than this is taken for stopped
 STALE = dt.timedelta(seconds=60)
 
-_last_beat = 0.0
+_stop = threading.Event()
 
 
 def beat(hostname: str, now: dt.datetime | None = None) -> None:
@@ -48,32 +49,36 @@ def last_heartbeat() -> dt.datetime | None:
     return row.seen_at if row is not None else None
 
 
-def _hostname(sender: Any) -> str:
-    for holder in (sender, getattr(sender, "consumer", None), getattr(sender, "eventer", None)):
-        name = getattr(holder, "hostname", None)
-        if name:
-            return str(name)
-    return "worker"
+def record(hostname: str) -> None:
+    """One heartbeat; a database that does not answer is logged, never raised (the stale row
+    then shows the trouble)."""
+    try:
+        close_old_connections()  # a connection broken since the last beat is opened anew
+        beat(hostname)
+    except Exception:
+        log.exception("could not record the worker heartbeat")
+
+
+def run(hostname: str, stop: threading.Event) -> None:
+    """Beat every ``INTERVAL`` seconds until ``stop`` is set."""
+    try:
+        while True:
+            record(hostname)
+            if stop.wait(INTERVAL):
+                return
+    finally:
+        connection.close()  # this thread's own connection
 
 
 @worker_ready.connect
-def _ready(sender: Any = None, **kwargs: Any) -> None:
-    _record(_hostname(sender), force=True)
+def _start(sender: Any = None, **kwargs: Any) -> None:
+    hostname = str(getattr(sender, "hostname", "") or "worker")
+    _stop.clear()
+    threading.Thread(
+        target=run, args=(hostname, _stop), name="trackboard-heartbeat", daemon=True
+    ).start()
 
 
-@heartbeat_sent.connect
-def _heartbeat(sender: Any = None, **kwargs: Any) -> None:
-    _record(_hostname(sender))
-
-
-def _record(hostname: str, *, force: bool = False) -> None:
-    global _last_beat
-    if not force and time.monotonic() - _last_beat < INTERVAL:
-        return
-    _last_beat = time.monotonic()
-    try:
-        close_old_connections()
-        beat(hostname)
-    except Exception:
-        # A database outage must not stop the worker; the stale heartbeat shows it.
-        log.exception("could not record the worker heartbeat")
+@worker_shutdown.connect
+def _shutdown(sender: Any = None, **kwargs: Any) -> None:
+    _stop.set()

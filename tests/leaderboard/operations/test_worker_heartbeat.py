@@ -1,10 +1,11 @@
 """Worker liveness: a worker's heartbeat makes /readyz ready; with none for a minute /readyz
-answers 503 naming ``worker`` while /healthz (liveness) stays 200."""
+answers 503 naming ``worker`` while /healthz (liveness) stays 200. A real worker beats from the
+moment it is ready, ``--without-heartbeat`` or not."""
 
 from __future__ import annotations
 
 import datetime as dt
-from types import SimpleNamespace
+import threading
 
 import pytest
 from django.utils import timezone
@@ -31,17 +32,28 @@ def test_readyz_needs_a_live_worker(client, monkeypatch):
     assert client.get("/readyz").json() == {"status": "ok", "ready": True, "workers": 2}
 
 
-def test_celerys_heartbeat_signal_writes_the_workers_row_at_most_every_interval(monkeypatch):
-    monkeypatch.setattr(heartbeat, "_last_beat", 0.0)
-    # In a worker the handler first drops a broken connection; here that would close the
-    # test's transaction.
+def test_the_heartbeat_loop_beats_until_it_is_stopped(monkeypatch):
+    beats: list[str] = []
+    stop = threading.Event()
+
+    def fake_beat(hostname: str) -> None:
+        beats.append(hostname)
+        if len(beats) == 3:
+            stop.set()
+
+    monkeypatch.setattr(heartbeat, "INTERVAL", 0.01)
+    monkeypatch.setattr(heartbeat, "record", fake_beat)
+    monkeypatch.setattr(heartbeat, "connection", type("C", (), {"close": lambda self: None})())
+    heartbeat.run("celery@host-a", stop)  # returns once stopped
+    assert beats == ["celery@host-a"] * 3
+
+
+def test_a_database_error_in_a_beat_is_logged_not_raised(monkeypatch, caplog):
+    def broken(hostname: str, now=None) -> None:
+        raise RuntimeError("database gone")
+
+    monkeypatch.setattr(heartbeat, "beat", broken)
     monkeypatch.setattr(heartbeat, "close_old_connections", lambda: None)
-    sender = SimpleNamespace(hostname="celery@host-a")
-    heartbeat._ready(sender=sender)
-    first = WorkerHeartbeat.objects.get(hostname="celery@host-a").seen_at
-    heartbeat._heartbeat(sender=sender)  # within INTERVAL: not written again
-    assert WorkerHeartbeat.objects.get(hostname="celery@host-a").seen_at == first
-    monkeypatch.setattr(heartbeat, "_last_beat", 0.0)  # INTERVAL has passed
-    heartbeat._heartbeat(sender=sender)
-    assert WorkerHeartbeat.objects.get(hostname="celery@host-a").seen_at > first
-    assert [w.hostname for w in heartbeat.alive_workers()] == ["celery@host-a"]
+    heartbeat.record("celery@host-a")
+    assert "could not record the worker heartbeat" in caplog.text
+    assert not WorkerHeartbeat.objects.exists()
