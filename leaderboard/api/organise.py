@@ -17,9 +17,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from leaderboard.challenges import downloads
 from leaderboard.challenges.models import Phase
 from leaderboard.rankings.exports import archive
+from leaderboard.submissions import downloads
 from leaderboard.submissions.models import Submission
 
 

@@ -10,9 +10,10 @@ from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpRespons
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from leaderboard.challenges import dashboard, downloads
+from leaderboard.challenges import dashboard
 from leaderboard.challenges.models import Challenge
 from leaderboard.operations.heartbeat import alive_workers, last_heartbeat
+from leaderboard.submissions import downloads
 from leaderboard.submissions.models import Submission
 from leaderboard.submissions.services import rescore_all
 from leaderboard.teams.models import Participation
