@@ -232,6 +232,7 @@ ReferenceForm = type(
 class ReferenceAdmin(OrganiserScoped):
     list_display = ("condition_path", "short_sha256", "active", "uploaded_at", "dialogues", "turns")
     list_filter = ("active", "condition__phase__challenge")
+    list_select_related = ("condition__phase__challenge",)
     actions = ["make_active"]
     # The file itself is never linked: private storage has no URL.
     readonly_fields = ("condition", "sha256", "summary", "active", "uploaded_at")

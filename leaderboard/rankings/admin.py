@@ -59,6 +59,7 @@ def metrics_help(tasks: list[str]) -> str:
 class ReportedResultAdmin(OrganiserScoped):
     list_display = ("label", "condition_path", "metrics", "shown", "source")
     list_filter = ("shown", "phase__challenge")
+    list_select_related = ("condition__phase__challenge",)
     form = ReportedResultForm
 
     @admin.display(description="condition", ordering="condition")

@@ -104,6 +104,7 @@ class SubmissionAdmin(OrganiserScoped):
 class ResultAdmin(OrganiserScoped):
     list_display = ("submission", "condition_path", "primary", "current", "reference", "created_at")
     list_filter = ("condition__phase__challenge",)
+    list_select_related = ("condition__phase__challenge",)
     exclude = ("dialogues",)
     readonly_fields = [f.name for f in Result._meta.fields if f.name != "dialogues"]
 
