@@ -158,8 +158,9 @@ def register(*, team: Team, challenge: Challenge) -> Participation:
             return existing
         taken = in_other_approved_team(team.members.all(), team, challenge)
         if taken:
+            verb = "belongs" if len(taken) == 1 else "belong"
             raise TeamError(
-                f"{', '.join(taken)} already belong(s) to another approved team of "
+                f"{', '.join(taken)} already {verb} to another approved team of "
                 f"{challenge.title}: a person may be in one approved team per challenge."
             )
         return Participation.objects.create(team=team, challenge=challenge, status=status)

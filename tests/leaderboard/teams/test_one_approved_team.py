@@ -31,7 +31,7 @@ def test_registering_a_second_team_with_the_same_person_is_refused():
     with pytest.raises(TeamError) as error:
         register(team=second, challenge=challenge)
     assert str(error.value) == (
-        "alice already belong(s) to another approved team of DSTC Test: a person may be in "
+        "alice already belongs to another approved team of DSTC Test: a person may be in "
         "one approved team per challenge."
     )
     assert not Participation.objects.filter(team=second).exists()
