@@ -21,6 +21,8 @@ from leaderboard.submissions.models import Submission, SubmissionFile
 log = logging.getLogger("leaderboard.organisers")
 
 CHUNK = 64 * 1024
+#: the manifest's path of a file private storage no longer has
+MISSING = "(missing from storage)"
 #: the manifest's columns, one line per file
 MANIFEST = (
     "submission_id", "team", "method", "status", "baseline", "created_at", "condition",
@@ -69,10 +71,17 @@ def stream(submissions: Iterable[Submission]) -> Iterator[bytes]:
             )
             for file in files:
                 path = path_in_zip(file)
-                with archive.open(path, "w") as out, file.file.open("rb") as source:
-                    while chunk := source.read(CHUNK):
-                        out.write(chunk)
-                        yield sink.take()
+                try:
+                    source = file.file.open("rb")
+                except OSError:
+                    # storage lost it: the manifest says so, the other files still come
+                    log.warning("submitted file missing from storage", extra={"file": file.pk})
+                    path = MISSING
+                else:
+                    with source, archive.open(path, "w") as out:
+                        while chunk := source.read(CHUNK):
+                            out.write(chunk)
+                            yield sink.take()
                 writer.writerow(
                     [submission.pk, submission.team.name, submission.method_name,
                      submission.status, submission.is_baseline,

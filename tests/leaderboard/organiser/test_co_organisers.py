@@ -439,3 +439,19 @@ def test_a_registrations_status_changes_by_the_actions_only(two):
     )
     participation.refresh_from_db()
     assert participation.status == "approved"
+
+
+def test_a_file_missing_from_storage_is_named_in_the_manifest_and_the_others_still_come(two):
+    from leaderboard.submissions.models import SubmissionFile
+
+    alpha, _ = two
+    lost = SubmissionFile.objects.filter(submission=alpha.submission).order_by("pk").first()
+    lost.file.storage.delete(lost.file.name)
+    client = client_of(alpha.organiser)
+    url = reverse("challenges:phase_files", args=[alpha.challenge.slug, alpha.phase.slug])
+    response = client.get(url)
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
+    manifest = list(csv.DictReader(io.StringIO(archive.read("manifest.csv").decode())))
+    paths = {r["condition"]: r["path"] for r in manifest}
+    assert paths[lost.condition.key] == "(missing from storage)"
+    assert len(archive.namelist()) == 3  # the two other files and the manifest
