@@ -63,6 +63,31 @@ def sync_group(apps: Any) -> None:
     group.permissions.set(wanted)
 
 
+def create_group(apps: Any, using: str = "default") -> None:
+    """Every app's permissions now (Django creates them only once every migration has run),
+    then the group (``sync_group``). The group's migration calls it, and so does every
+    ``migrate`` or ``flush`` afterwards (``post_migrate``), which keeps the group in line with
+    ``PERMISSIONS``."""
+    from django.contrib.auth.management import create_permissions
+    from django.db.migrations.state import AppConfigStub
+
+    for app_config in apps.get_app_configs():
+        # a migration's registry has no models modules, which create_permissions wants
+        stub = isinstance(app_config, AppConfigStub)
+        if stub:
+            app_config.models_module = True
+        create_permissions(app_config, verbosity=0, using=using)
+        if stub:
+            app_config.models_module = None
+    sync_group(apps)
+
+
+def _after_migrate(sender: Any, using: str = "default", **kwargs: Any) -> None:
+    from django.apps import apps
+
+    create_group(apps, using)
+
+
 def organises_any(user: AbstractBaseUser | AnonymousUser) -> bool:
     return bool(user.is_authenticated) and user.organised_challenges.exists()  # type: ignore[union-attr]
 

@@ -4,19 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.management import create_permissions
 from django.db import migrations
 
 
 def create_group(apps: Any, schema_editor: Any) -> None:
     from leaderboard.challenges import roles
 
-    # Permissions are normally created after every migration has run; the group needs them now.
-    for app_config in apps.get_app_configs():
-        app_config.models_module = True
-        create_permissions(app_config, verbosity=0)
-        app_config.models_module = None
-    roles.sync_group(apps)
+    roles.create_group(apps, schema_editor.connection.alias)
 
 
 def remove_group(apps: Any, schema_editor: Any) -> None:

@@ -455,3 +455,13 @@ def test_a_file_missing_from_storage_is_named_in_the_manifest_and_the_others_sti
     paths = {r["condition"]: r["path"] for r in manifest}
     assert paths[lost.condition.key] == "(missing from storage)"
     assert len(archive.namelist()) == 3  # the two other files and the manifest
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_group_comes_back_after_a_flush_with_its_permissions():
+    from django.core.management import call_command
+
+    Group.objects.filter(name="Organisers").delete()
+    call_command("flush", interactive=False, verbosity=0)  # sends post_migrate, as migrate does
+    group = Group.objects.get(name="Organisers")
+    assert set(group.permissions.values_list("codename", flat=True)) == GRANTED
