@@ -1,9 +1,10 @@
 """The organiser role: the "Organisers" permission group and what an organiser may reach.
 
 A challenge's organisers are the users listed on it (``Challenge.organisers``). Staff status
-opens the admin; the "Organisers" group grants the admin permissions an organiser needs, and
-every admin page, form choice, dashboard and organiser API endpoint limits them to the
-challenges they organise (``organised``). Superusers see everything.
+opens the admin; the "Organisers" group grants the admin permissions an organiser needs.
+Every admin page and form choice limits them to the challenges they organise (``organised``;
+superusers see everything there); the dashboard, the downloads and the organiser API answer
+only the challenge's organisers (``Challenge.is_organised_by``).
 """
 
 from __future__ import annotations
@@ -86,10 +87,6 @@ def _after_migrate(sender: Any, using: str = "default", **kwargs: Any) -> None:
     from django.apps import apps
 
     create_group(apps, using)
-
-
-def organises_any(user: AbstractBaseUser | AnonymousUser) -> bool:
-    return bool(user.is_authenticated) and user.organised_challenges.exists()  # type: ignore[union-attr]
 
 
 def organised(queryset: QuerySet[Any], user: AbstractBaseUser | AnonymousUser) -> QuerySet[Any]:
