@@ -2,17 +2,22 @@
 ``INTERVAL`` seconds from a thread of its own, started when the worker is ready and stopped
 when it shuts down (so it beats whatever the worker's options, ``--without-heartbeat``
 included); a worker is alive while its row is younger than ``STALE``. The organiser dashboard
-and ``/readyz`` read ``alive_workers``."""
+and ``/readyz`` read ``alive_workers``.
+
+Each beat opens its own database connection and closes it, and a fork of the worker (a new
+pool process) waits for a beat in progress: a pool process never inherits the heartbeat's
+connection."""
 
 from __future__ import annotations
 
 import datetime as dt
 import logging
+import os
 import threading
 from typing import Any
 
 from celery.signals import worker_ready, worker_shutdown
-from django.db import close_old_connections, connection
+from django.db import connection
 from django.utils import timezone
 
 log = logging.getLogger(__name__)
@@ -23,6 +28,9 @@ INTERVAL = 10.0
 STALE = dt.timedelta(seconds=60)
 
 _stop = threading.Event()
+#: held during a beat; a fork waits for it (``_start``)
+_beating = threading.Lock()
+_fork_hook = False
 
 
 def beat(hostname: str, now: dt.datetime | None = None) -> None:
@@ -53,7 +61,6 @@ def record(hostname: str) -> None:
     """One heartbeat; a database that does not answer is logged, never raised (the stale row
     then shows the trouble)."""
     try:
-        close_old_connections()  # a connection broken since the last beat is opened anew
         beat(hostname)
     except Exception:
         log.exception("could not record the worker heartbeat")
@@ -61,18 +68,27 @@ def record(hostname: str) -> None:
 
 def run(hostname: str, stop: threading.Event) -> None:
     """Beat every ``INTERVAL`` seconds until ``stop`` is set."""
-    try:
-        while True:
-            record(hostname)
-            if stop.wait(INTERVAL):
-                return
-    finally:
-        connection.close()  # this thread's own connection
+    while True:
+        with _beating:
+            try:
+                record(hostname)
+            finally:
+                connection.close()  # this thread's own connection, never kept open
+        if stop.wait(INTERVAL):
+            return
 
 
 @worker_ready.connect
 def _start(sender: Any = None, **kwargs: Any) -> None:
+    global _fork_hook
     hostname = str(getattr(sender, "hostname", "") or "worker")
+    if not _fork_hook:
+        os.register_at_fork(
+            before=_beating.acquire,
+            after_in_parent=_beating.release,
+            after_in_child=_beating.release,
+        )
+        _fork_hook = True
     _stop.clear()
     threading.Thread(
         target=run, args=(hostname, _stop), name="trackboard-heartbeat", daemon=True
