@@ -10,7 +10,7 @@ from drf_spectacular.views import (
 )
 from rest_framework.permissions import AllowAny
 
-from leaderboard.api import views
+from leaderboard.api import organise, views
 
 app_name = "api"
 urlpatterns = [
@@ -22,6 +22,27 @@ urlpatterns = [
     path("submissions/<int:pk>/", views.SubmissionDetail.as_view(), name="submission"),
     path("submissions/<int:pk>/cancel/", views.SubmissionCancel.as_view(), name="cancel"),
     path("teams/mine/", views.TeamsMine.as_view(), name="teams-mine"),
+    path(
+        "organise/phases/<int:pk>/submissions/",
+        organise.PhaseSubmissions.as_view(),
+        name="organise-submissions",
+    ),
+    path(
+        "organise/phases/<int:pk>/results/",
+        organise.PhaseResults.as_view(),
+        name="organise-results",
+    ),
+    path(
+        "organise/phases/<int:pk>/archive/",
+        organise.PhaseArchive.as_view(),
+        name="organise-archive",
+    ),
+    path(
+        "organise/phases/<int:pk>/snapshots/",
+        organise.PhaseSnapshots.as_view(),
+        name="organise-snapshots",
+    ),
+    path("organise/phases/<int:pk>/files/", organise.PhaseFiles.as_view(), name="organise-files"),
     path(
         "schema/",
         SpectacularAPIView.as_view(permission_classes=[AllowAny]),

@@ -19,6 +19,7 @@ from django.db import models
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 
+from leaderboard.challenges import roles
 from leaderboard.challenges.config import scoring_problems
 from leaderboard.challenges.impact import needs_review
 from leaderboard.challenges.models import Challenge, Condition, Phase, Reference
@@ -28,34 +29,39 @@ from leaderboard.submissions.models import Submission
 from leaderboard.submissions.services import recompute_parts, rescore_all
 from scoring import TASKS, ScoringError
 
-#: how each model that belongs to a challenge reaches the challenge's organisers
-ORGANISERS = {
-    Challenge: "organisers",
-    Phase: "challenge__organisers",
-    Condition: "phase__challenge__organisers",
-}
-
 
 class OrganiserScoped(admin.ModelAdmin):
-    """Staff who are not superusers see only the challenges they organise, and choose only
-    among their challenges, phases and conditions in a form."""
-
-    challenge_path = "challenge"
+    """Every organiser-facing admin: staff who are not superusers see and change only the rows
+    of the challenges they organise (``roles.organised``), choose only among those
+    challenges' rows in every foreign-key field, filter lists by them only, and read every
+    choice as "challenge / phase / condition"."""
 
     def get_queryset(self, request: HttpRequest) -> Any:
-        queryset = super().get_queryset(request)
-        if request.user.is_superuser:
-            return queryset
-        return queryset.filter(**{f"{self.challenge_path}__organisers": request.user})
+        return roles.organised(super().get_queryset(request), request.user)
 
     def formfield_for_foreignkey(
         self, db_field: models.ForeignKey[Any, Any], request: HttpRequest, **kwargs: Any
     ) -> Any:
-        path = ORGANISERS.get(db_field.related_model)
-        if path is not None and not request.user.is_superuser:
-            related = db_field.related_model._default_manager
-            kwargs["queryset"] = related.filter(**{path: request.user}).distinct()
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+        related = db_field.related_model
+        if (related._meta.app_label, related._meta.model_name) in roles.CHALLENGE_PATHS:
+            queryset = kwargs.get("queryset", related._default_manager.all())
+            kwargs["queryset"] = roles.organised(queryset, request.user)
+        field = super().formfield_for_foreignkey(db_field, request, **kwargs)
+        if field is not None and related in (Challenge, Phase, Condition, Reference):
+            field.label_from_instance = roles.path_label
+        return field
+
+    def get_list_filter(self, request: HttpRequest) -> Any:
+        # A related filter lists only the values of the rows this user sees, never every
+        # challenge's or phase's name.
+        return [
+            (name, admin.RelatedOnlyFieldListFilter) if "__" in name or name in _RELATED else name
+            for name in super().get_list_filter(request)
+        ]
+
+
+#: list filters that follow a foreign key without a ``__`` in their name
+_RELATED = {"challenge", "phase", "condition", "team"}
 
 
 def metric_names(task: str) -> str:
@@ -112,16 +118,15 @@ class PhaseInline(admin.TabularInline):
 
 @admin.register(Challenge)
 class ChallengeAdmin(OrganiserScoped):
-    challenge_path = "pk"
     list_display = ("title", "slug", "task", "primary_metric", "registration", "created")
     prepopulated_fields = {"slug": ("title",)}
     filter_horizontal = ("organisers",)
     form = ChallengeForm
     inlines = [PhaseInline]
 
-    def get_queryset(self, request: HttpRequest) -> Any:
-        queryset = admin.ModelAdmin.get_queryset(self, request)
-        return queryset if request.user.is_superuser else queryset.filter(organisers=request.user)
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
+        # The operator names a challenge's organisers; the user list is not theirs to read.
+        return () if request.user.is_superuser else ("organisers",)
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
@@ -258,9 +263,9 @@ ReferenceForm = type(
 
 @admin.register(Reference)
 class ReferenceAdmin(OrganiserScoped):
-    challenge_path = "condition__phase__challenge"
-    list_display = ("condition", "short_sha256", "active", "uploaded_at", "dialogues", "turns")
+    list_display = ("condition_path", "short_sha256", "active", "uploaded_at", "dialogues", "turns")
     list_filter = ("active", "condition__phase__challenge")
+    list_select_related = ("condition__phase__challenge",)
     actions = ["make_active"]
     # The file itself is never linked: private storage has no URL.
     readonly_fields = ("condition", "sha256", "summary", "active", "uploaded_at")
@@ -305,6 +310,10 @@ class ReferenceAdmin(OrganiserScoped):
             "stored but not active yet. Review what it would change, then activate it.",
         )
         return _review(obj)
+
+    @admin.display(description="condition", ordering="condition")
+    def condition_path(self, obj: Reference) -> str:
+        return roles.path_label(obj.condition)
 
     @admin.display(description="sha256")
     def short_sha256(self, obj: Reference) -> str:

@@ -1,13 +1,14 @@
 """Organiser pages beyond the admin: the dashboard of a challenge, approving registrations,
 re-scoring a phase, re-queueing its failed submissions, reviewing a reference version's impact
-before activating it. Only the challenge's organisers reach them (and, for a reference
-version's review, where the admin sends them, superusers); anyone else gets a 404."""
+before activating it, downloading submitted files. Only the challenge's organisers reach them
+(and, for a reference version's review, where the admin sends them, superusers); anyone else
+gets a 404."""
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -15,10 +16,12 @@ from leaderboard.challenges import dashboard
 from leaderboard.challenges.impact import reference_impact
 from leaderboard.challenges.models import Challenge, Reference
 from leaderboard.challenges.services import activate_reference
+from leaderboard.operations.heartbeat import alive_workers, last_heartbeat
+from leaderboard.submissions import downloads
 from leaderboard.submissions.models import Submission
 from leaderboard.submissions.services import rescore, rescore_all
 from leaderboard.teams.models import Participation
-from leaderboard.teams.services import set_participation_status
+from leaderboard.teams.services import TeamError, set_participation_status
 
 
 def _organised(request: HttpRequest, slug: str, *, superuser: bool = False) -> Challenge:
@@ -40,6 +43,8 @@ def organise(request: HttpRequest, slug: str) -> HttpResponse:
         "pending": challenge.participations.filter(
             status=Participation.Status.PENDING
         ).select_related("team"),
+        "workers": alive_workers(),
+        "last_heartbeat": last_heartbeat(),
     }
     return render(request, "challenges/organise.html", context)
 
@@ -56,8 +61,12 @@ def decide(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     status = (
         Participation.Status.APPROVED if decision == "approve" else Participation.Status.REJECTED
     )
-    set_participation_status(participation, status)
-    messages.success(request, f"{participation.team.name}: {status}.")
+    try:
+        set_participation_status(participation, status)
+    except TeamError as exc:
+        messages.error(request, f"{participation.team.name}: {exc}")
+    else:
+        messages.success(request, f"{participation.team.name}: {status}.")
     return redirect("challenges:organise", challenge.slug)
 
 
@@ -119,3 +128,25 @@ def review_reference(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         return redirect("challenges:organise", challenge.slug)
     context = {"challenge": challenge, "reference": reference, "impact": impact}
     return render(request, "challenges/reference_review.html", context)
+
+
+@login_required
+def submission_files(request: HttpRequest, slug: str, pk: int) -> StreamingHttpResponse:
+    """One submission's prediction files as a zip, streamed; the download is logged."""
+    challenge = _organised(request, slug)
+    rows = Submission.objects.filter(phase__challenge=challenge).select_related("team")
+    submission = get_object_or_404(rows, pk=pk)
+    return downloads.zip_response(
+        request, [submission], f"{challenge.slug}-submission-{submission.pk}.zip"
+    )
+
+
+@login_required
+def phase_files(request: HttpRequest, slug: str, phase: str) -> StreamingHttpResponse:
+    """Every submission's files of a phase as one streamed zip; the download is logged."""
+    challenge = _organised(request, slug)
+    selected = get_object_or_404(challenge.phases, slug=phase)
+    submissions = selected.submissions.select_related("team").order_by("pk")
+    return downloads.zip_response(
+        request, submissions, f"{challenge.slug}-{selected.slug}-files.zip"
+    )

@@ -21,6 +21,16 @@ urlpatterns = [
         name="review_reference",
     ),
     path(
+        "challenges/<slug:slug>/organise/submissions/<int:pk>/files.zip",
+        organise.submission_files,
+        name="submission_files",
+    ),
+    path(
+        "challenges/<slug:slug>/organise/<slug:phase>/files.zip",
+        organise.phase_files,
+        name="phase_files",
+    ),
+    path(
         "challenges/<slug:slug>/organise/<slug:phase>/rescore/",
         organise.rescore_phase,
         name="rescore",

@@ -7,10 +7,13 @@ public, no split       live leaderboard          every number
 public, with split     live public leaderboard   public-split numbers only
 hidden                 nothing                   status only, or public-split
                                                  numbers if ``show_own_public_score``
+                                                 and the phase has a split
 revealed               public leaderboard and    every number
                        published snapshots
 =====================  =======================  ================================
 
+A hidden phase without a split has no public part: "show own public score" then shows nothing,
+the same on every page, in ``status.json``, the API and the CLI (``score_prefix`` is None).
 Organisers of the challenge see everything. Whole-reference numbers of a split phase mix in
 the private part, so before the reveal they count as private.
 """
@@ -43,4 +46,4 @@ def access(phase: Phase, user: Any) -> Access:
         return Access(False, True, True, True, True)
     if phase.results_visibility == Phase.Visibility.PUBLIC:
         return Access(False, True, False, not phase.has_split, True)
-    return Access(False, False, False, False, phase.show_own_public_score)
+    return Access(False, False, False, False, phase.show_own_public_score and phase.has_split)

@@ -39,7 +39,13 @@ from leaderboard.challenges.models import Challenge, Condition, Phase, Reference
 from leaderboard.rankings.models import ReportedResult, Snapshot
 from leaderboard.storage import private_storage
 from leaderboard.submissions.models import Result, Submission, SubmissionFile
-from leaderboard.teams.models import Membership, Participation, Team, new_invite_code
+from leaderboard.teams.models import (
+    Membership,
+    Participation,
+    Team,
+    new_alias,
+    new_invite_code,
+)
 
 FORMAT = "trackboard-challenge-backup"
 VERSION = 2
@@ -329,6 +335,9 @@ def _match_teams(rows: list[dict[str, Any]], state: _Restore) -> list[dict[str, 
             raise BackupError(f"another team is already called {r['name']!r}")
         if Team.objects.filter(invite_code=r["invite_code"]).exists():
             r["invite_code"] = new_invite_code()
+        # a backup made before teams had aliases, or an alias taken here: a new one
+        if not r.get("alias") or Team.objects.filter(alias=r["alias"]).exists():
+            r["alias"] = new_alias()
         fresh.append(r)
     return fresh
 

@@ -1,4 +1,9 @@
-"""``/healthz`` (database, broker, storage) and ``/readyz`` (migrations applied, apps ready).
+"""``/healthz`` (database, broker, storage) and ``/readyz`` (migrations applied, apps ready, a
+worker alive).
+
+``/healthz`` is liveness: the web process and what it talks to answer. ``/readyz`` is
+readiness to score: it also fails while no Celery worker has sent a heartbeat for
+``heartbeat.STALE`` (``operations.heartbeat``), naming ``worker``.
 
 Both answer JSON: 200 with ``"status": "ok"``, or 503 naming each check that failed. The
 bodies carry no connection strings or tracebacks (they are public); the reason goes to the log.
@@ -10,10 +15,12 @@ import logging
 from collections.abc import Callable
 
 from django.apps import apps
+from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.migrations.executor import MigrationExecutor
 from django.http import HttpRequest, JsonResponse
 
+from leaderboard.operations.heartbeat import alive_workers
 from leaderboard.storage import private_storage
 
 log = logging.getLogger(__name__)
@@ -69,8 +76,9 @@ def pending_migrations() -> list[str]:
 
 
 def readyz(request: HttpRequest) -> JsonResponse:
-    """200 once every migration is applied and the apps are loaded; 503 before (during an
-    upgrade, until the migrate service has run)."""
+    """200 once every migration is applied, the apps are loaded and a worker is alive; 503
+    before (during an upgrade, until the migrate service has run) or while no worker is
+    (``"failed": ["worker"]``; ``workers`` counts the live ones)."""
     try:
         pending = pending_migrations()
     except Exception:
@@ -79,4 +87,8 @@ def readyz(request: HttpRequest) -> JsonResponse:
     if pending or not apps.ready:
         body = {"status": "error", "ready": False, "failed": ["migrations"], "pending": pending}
         return JsonResponse(body, status=503)
-    return JsonResponse({"status": "ok", "ready": True})
+    workers = len(alive_workers())
+    if not workers and not getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False):
+        body = {"status": "error", "ready": False, "failed": ["worker"], "workers": 0}
+        return JsonResponse(body, status=503)
+    return JsonResponse({"status": "ok", "ready": True, "workers": workers})

@@ -10,13 +10,13 @@ from django.http import HttpRequest
 
 from leaderboard.challenges.admin import OrganiserScoped, metric_names
 from leaderboard.challenges.models import Challenge
+from leaderboard.challenges.roles import organised, path_label
 from leaderboard.rankings.models import ReportedResult, Snapshot
 from scoring import TASKS
 
 
 @admin.register(Snapshot)
 class SnapshotAdmin(OrganiserScoped):
-    challenge_path = "phase__challenge"
     list_display = ("__str__", "number", "published_at", "published_by")
     readonly_fields = ("phase", "number", "data", "published_by", "published_at")
 
@@ -31,20 +31,13 @@ class SnapshotAdmin(OrganiserScoped):
 
 
 class ReportedResultForm(forms.ModelForm):
-    """The figures are checked by ``ReportedResult.clean`` (metric names of the challenge's
-    task, numbers from 0 to 100), errors shown on the field; the condition must be one of the
-    chosen phase."""
+    """The figures and the condition are checked by ``ReportedResult.clean`` (metric names of
+    the challenge's task, numbers from 0 to 100, a condition of the chosen phase), errors shown
+    on their field."""
 
     class Meta:
         model = ReportedResult
         fields = ("phase", "condition", "label", "metrics", "source", "shown")
-
-    def clean(self) -> dict[str, Any]:
-        cleaned = super().clean() or {}
-        phase, condition = cleaned.get("phase"), cleaned.get("condition")
-        if phase is not None and condition is not None and condition.phase_id != phase.pk:
-            self.add_error("condition", f"{condition} is not a condition of {phase}.")
-        return cleaned
 
 
 def metrics_help(tasks: list[str]) -> str:
@@ -64,10 +57,14 @@ def metrics_help(tasks: list[str]) -> str:
 
 @admin.register(ReportedResult)
 class ReportedResultAdmin(OrganiserScoped):
-    challenge_path = "phase__challenge"
-    list_display = ("label", "phase", "condition", "metrics", "shown", "source")
+    list_display = ("label", "condition_path", "metrics", "shown", "source")
     list_filter = ("shown", "phase__challenge")
+    list_select_related = ("condition__phase__challenge",)
     form = ReportedResultForm
+
+    @admin.display(description="condition", ordering="condition")
+    def condition_path(self, obj: ReportedResult) -> str:
+        return path_label(obj.condition)
 
     def get_form(
         self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
@@ -76,9 +73,7 @@ class ReportedResultAdmin(OrganiserScoped):
         if obj is not None:
             tasks = [obj.phase.challenge.task]
         else:
-            challenges = Challenge.objects.all()
-            if not request.user.is_superuser:
-                challenges = challenges.filter(organisers=request.user)
+            challenges = organised(Challenge.objects.all(), request.user)
             tasks = list(challenges.values_list("task", flat=True).distinct())
         form.base_fields["metrics"].help_text = metrics_help(tasks)
         return form

@@ -4,7 +4,7 @@ A phase has two boards: ``public`` (every counted submission, ranked on the publ
 split) and ``private`` (only each team's final selections, ranked on the private part; shown
 to readers only as published snapshots). Without a split both use the whole reference. Only
 ``current`` Results on the *active* reference count. Anonymous teams are named
-"Anonymous team ..." on every board, so no page, export or chart built from one shows them.
+"Anonymous team <alias>" on every board, so no page, export or chart built from one shows them.
 
 The columns come from the task's description (``scoring``'s ``Task.describe()``): every
 metric reported with an interval, in the task's order, plus optional metrics (seen/unseen JGA)
@@ -52,7 +52,8 @@ class Entry:
     """A ranked submission of a team, as every table of a board shows it."""
 
     rank: int
-    team_id: int
+    #: None for an anonymous team: readers get no id to link its rows by
+    team_id: int | None
     team_name: str
     team_slug: str
     submission_id: int
@@ -119,7 +120,7 @@ class Leaderboard:
 def team_label(team: Any) -> tuple[str, str]:
     """(name, slug) as boards show them: anonymous teams get a neutral label and no slug."""
     if team.anonymous:
-        return f"Anonymous team {team.pk}", ""
+        return team.anonymous_label, ""
     return team.name, team.slug
 
 
@@ -128,7 +129,7 @@ def entry(rank: int, submission: Submission) -> dict[str, Any]:
     name, slug = team_label(submission.team)
     return {
         "rank": rank,
-        "team_id": submission.team_id,
+        "team_id": None if submission.team.anonymous else submission.team_id,
         "team_name": name,
         "team_slug": slug,
         "submission_id": submission.pk,

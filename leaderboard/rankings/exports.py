@@ -17,7 +17,7 @@ from leaderboard.challenges.visibility import access
 from leaderboard.rankings.board import team_label
 from leaderboard.rankings.finals import final_submission_ids
 from leaderboard.rankings.services import leaderboard, reported_rows
-from leaderboard.rankings.snapshots import latest, serialise
+from leaderboard.rankings.snapshots import latest, serialise, shown_data
 from leaderboard.submissions.models import Result
 
 
@@ -42,7 +42,7 @@ def reader_export(phase: Phase, user: Any) -> dict[str, Any]:
         final = {
             "snapshot": snapshot.number,
             "published_at": snapshot.published_at.isoformat(),
-            **snapshot.data,
+            **shown_data(snapshot),
         }
     return {
         **_phase_info(phase),

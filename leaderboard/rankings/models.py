@@ -71,10 +71,21 @@ class ReportedResult(models.Model):
     def __str__(self) -> str:
         return f"{self.label} ({self.condition}) — reported"
 
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self.condition_id is not None and self.condition.phase_id != self.phase_id:
+            raise ValidationError("a reported figure's condition must be one of its phase's")
+        super().save(*args, **kwargs)
+
     def clean(self) -> None:
-        """Every figure names a metric of the challenge's task and is a number in 0-100."""
+        """The condition is one of the phase's; every figure names a metric of the
+        challenge's task and is a number in 0-100."""
         if self.phase_id is None:
             return
+        if self.condition_id is not None and self.condition.phase_id != self.phase_id:
+            raise ValidationError(
+                {"condition": f"{self.condition.label} is not a condition of {self.phase}; "
+                 "choose one of the phase's conditions."}
+            )  # fmt: skip
         if not isinstance(self.metrics, dict) or not self.metrics:
             raise ValidationError({"metrics": 'Give at least one figure, e.g. {"jga": 45.1}.'})
         names = {m.name for m in self.phase.challenge.scoring_task().metrics}

@@ -6,10 +6,16 @@ reveal publishes a new snapshot; the history stays listed under the phase.
 
 Before publishing, the organiser previews the board (``preview``): the same data, loaded back
 as a published snapshot is, under a fingerprint. Publishing with that fingerprint publishes
-exactly what was previewed, or nothing when the board has changed since."""
+exactly what was previewed, or nothing when the board has changed since.
+
+Team labels are frozen as the board showed them at the reveal (an anonymous team's alias, no
+slug), with one exception readers always get (``shown_data``): a team that is anonymous now is
+shown by its anonymous label in every snapshot too, so no page pairs its name with the same
+submissions under its label."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import datetime as dt
 import hashlib
@@ -25,6 +31,7 @@ from leaderboard.rankings.board import Column, ConditionBoard, Leaderboard, Over
 from leaderboard.rankings.charts import figures
 from leaderboard.rankings.models import Snapshot
 from leaderboard.rankings.services import compute
+from leaderboard.teams.models import Team
 
 FORMAT = 1
 
@@ -79,9 +86,25 @@ def preview(phase: Phase) -> tuple[Leaderboard, str]:
     return from_data(data), fingerprint(data)
 
 
+def shown_data(snapshot: Snapshot) -> dict[str, Any]:
+    """The stored data, with the label of each team that is anonymous now in place of a name
+    the snapshot froze before it turned anonymous."""
+    data = copy.deepcopy(snapshot.data)
+    rows = [r for c in data["conditions"] for r in c["rows"]] + list(data["overview"])
+    # by slug, which a restore onto another site keeps (ids change); a frozen label has none
+    slugs = {r["team_slug"] for r in rows if r["team_slug"]}
+    hidden = {t.slug: t for t in Team.objects.filter(anonymous=True, slug__in=slugs)}
+    for r in rows:
+        if r["team_slug"] in hidden:
+            r["team_name"] = hidden[r["team_slug"]].anonymous_label
+            r["team_slug"] = ""
+            r["team_id"] = None
+    return data
+
+
 def load(snapshot: Snapshot) -> Leaderboard:
-    """The published board, with charts, exactly as stored."""
-    return from_data(snapshot.data)
+    """The published board, with charts, as stored (team labels as ``shown_data``)."""
+    return from_data(shown_data(snapshot))
 
 
 def from_data(data: dict[str, Any]) -> Leaderboard:

@@ -7,7 +7,11 @@ from typing import Any
 from django.contrib import admin
 from django.db import models
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
 
+from leaderboard.challenges.admin import OrganiserScoped
+from leaderboard.challenges.roles import path_label
 from leaderboard.submissions.models import Result, Submission, SubmissionFile
 from leaderboard.submissions.services import rescore
 
@@ -36,7 +40,7 @@ class ResultInline(admin.TabularInline):
 
 
 @admin.register(Submission)
-class SubmissionAdmin(admin.ModelAdmin):
+class SubmissionAdmin(OrganiserScoped):
     list_display = (
         "pk",
         "team",
@@ -54,6 +58,7 @@ class SubmissionAdmin(admin.ModelAdmin):
     readonly_fields = (
         "team",
         "phase",
+        "files_zip",
         "submitter",
         "status",
         "attempts",
@@ -66,27 +71,28 @@ class SubmissionAdmin(admin.ModelAdmin):
     fields = (
         "team",
         "phase",
+        "files_zip",
         "submitter",
         "method_name",
         "method_description",
         "url",
         "is_baseline",
         "selected_for_final",
-        *readonly_fields[3:],
+        *readonly_fields[4:],
     )
     inlines = [SubmissionFileInline, ResultInline]
     # Django 6's default, set explicitly: a paper/code URL typed without a scheme is https.
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     actions = ["rescore_selected"]
 
-    def get_queryset(self, request: HttpRequest) -> Any:
-        queryset = super().get_queryset(request)
-        if request.user.is_superuser:
-            return queryset
-        return queryset.filter(phase__challenge__organisers=request.user)
-
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    @admin.display(description="files")
+    def files_zip(self, obj: Submission) -> str:
+        """A link to the submission's files as a zip (the organisers' download, logged)."""
+        url = reverse("challenges:submission_files", args=[obj.phase.challenge.slug, obj.pk])
+        return format_html('<a href="{}" download>Download its files (zip)</a>', url)
 
     @admin.action(description="Re-score the selected scored and failed submissions")
     def rescore_selected(self, request: HttpRequest, queryset: Any) -> None:
@@ -99,17 +105,16 @@ class SubmissionAdmin(admin.ModelAdmin):
 
 
 @admin.register(Result)
-class ResultAdmin(admin.ModelAdmin):
-    list_display = ("submission", "condition", "primary", "current", "reference", "created_at")
+class ResultAdmin(OrganiserScoped):
+    list_display = ("submission", "condition_path", "primary", "current", "reference", "created_at")
     list_filter = ("condition__phase__challenge",)
+    list_select_related = ("condition__phase__challenge",)
     exclude = ("dialogues",)
     readonly_fields = [f.name for f in Result._meta.fields if f.name != "dialogues"]
 
-    def get_queryset(self, request: HttpRequest) -> Any:
-        queryset = super().get_queryset(request)
-        if request.user.is_superuser:
-            return queryset
-        return queryset.filter(submission__phase__challenge__organisers=request.user)
-
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    @admin.display(description="condition", ordering="condition")
+    def condition_path(self, obj: Result) -> str:
+        return path_label(obj.condition)

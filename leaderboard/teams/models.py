@@ -13,6 +13,16 @@ def new_invite_code() -> str:
     return secrets.token_urlsafe(12)
 
 
+def new_alias() -> str:
+    """A random label for an anonymous team (``Anonymous team K7QX2M``): it tells nothing of
+    the team, not even when it was created."""
+    return "".join(secrets.choice(ALIAS_ALPHABET) for _ in range(6))
+
+
+#: no 0/O or 1/I, which read alike
+ALIAS_ALPHABET = "23456789ABCDEFGHJKLMNPQRSTUVWXYZ"
+
+
 class Team(models.Model):
     name = models.CharField(max_length=100, unique=True)
     slug = models.SlugField(unique=True)
@@ -23,8 +33,10 @@ class Team(models.Model):
     members = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="Membership", related_name="teams"
     )
-    #: shown as "Anonymous team" to everyone but the challenge's organisers (and its members)
+    #: shown as "Anonymous team <alias>" to everyone but the challenge's organisers (and its
+    #: members); its page is then theirs only
     anonymous = models.BooleanField(default=False)
+    alias = models.CharField(max_length=16, unique=True, default=new_alias, editable=False)
     created = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -32,6 +44,10 @@ class Team(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    @property
+    def anonymous_label(self) -> str:
+        return f"Anonymous team {self.alias}"
 
 
 class Membership(models.Model):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
@@ -54,10 +56,20 @@ def join_team(*, invite_code: str, user: AbstractBaseUser) -> Team:
     if team is None:
         raise TeamError("This invite code is not valid.")
     with transaction.atomic():
-        # The team row serialises joins, so two people cannot both take the last place.
-        Team.objects.select_for_update().get(pk=team.pk)
+        # The team row serialises joins, so two people cannot both take the last place; the
+        # rows of its challenges serialise the one-approved-team rule (``lock``).
+        lock(team)  # first: a registration of this team waits for us from here on
+        lock(team, *team.participations.values_list("challenge_id", flat=True))
         if team.memberships.filter(user=user).exists():
             return team
+        for challenge in Challenge.objects.filter(
+            participations__team=team, participations__status=Participation.Status.APPROVED
+        ):
+            if in_other_approved_team([user], team, challenge):
+                raise TeamError(
+                    f"You are already in an approved team of {challenge.title}: a person may "
+                    f"be in one approved team per challenge, and {team.name} is approved there."
+                )
         limit = size_limit(team)
         if limit is not None and team.memberships.count() >= limit:
             raise TeamError(
@@ -94,24 +106,81 @@ def is_member(team: Team, user: AbstractBaseUser) -> bool:
     return bool(user.is_authenticated) and team.memberships.filter(user=user).exists()
 
 
+def organises_team(user: AbstractBaseUser, team: Team) -> bool:
+    """Whether ``user`` organises a challenge ``team`` is registered for."""
+    return (
+        bool(user.is_authenticated)
+        and team.participations.filter(challenge__organisers=user).exists()
+    )
+
+
+def lock(team: Team, *challenge_ids: int) -> None:
+    """Lock ``team``'s row, then these challenges' rows (always in this order, so two
+    transactions never wait on each other): who is in which approved team of a challenge
+    cannot change under the caller until it commits."""
+    list(Team.objects.select_for_update().filter(pk=team.pk))
+    list(Challenge.objects.select_for_update().filter(pk__in=challenge_ids).order_by("pk"))
+
+
+def in_other_approved_team(users: Any, team: Team, challenge: Challenge) -> list[str]:
+    """The user names among ``users`` who are members of an approved team of ``challenge``
+    other than ``team``: a person may be in one approved team per challenge, so one person
+    cannot multiply the quota."""
+    names = (
+        Membership.objects.filter(
+            user__in=users,
+            team__participations__challenge=challenge,
+            team__participations__status=Participation.Status.APPROVED,
+        )
+        .exclude(team=team)
+        .values_list("user__username", flat=True)
+        .distinct()
+    )
+    return sorted(names)
+
+
 def register(*, team: Team, challenge: Challenge) -> Participation:
-    """Register ``team`` for ``challenge``: approved at once, or pending an organiser."""
+    """Register ``team`` for ``challenge``: approved at once, or pending an organiser.
+
+    Refused when one of its members is already in another approved team of the challenge."""
     status = (
         Participation.Status.APPROVED
         if challenge.registration == Challenge.Registration.AUTO
         else Participation.Status.PENDING
     )
     limit = challenge.max_team_size
-    if limit is not None and team.memberships.count() > limit:
-        raise TeamError(f"{challenge.title} allows at most {limit} member(s) per team.")
-    participation, _ = Participation.objects.get_or_create(
-        team=team, challenge=challenge, defaults={"status": status}
-    )
-    return participation
+    with transaction.atomic():
+        lock(team, challenge.pk)
+        if limit is not None and team.memberships.count() > limit:
+            raise TeamError(f"{challenge.title} allows at most {limit} member(s) per team.")
+        existing = Participation.objects.filter(team=team, challenge=challenge).first()
+        if existing is not None:
+            return existing
+        taken = in_other_approved_team(team.members.all(), team, challenge)
+        if taken:
+            verb = "belongs" if len(taken) == 1 else "belong"
+            raise TeamError(
+                f"{', '.join(taken)} already {verb} to another approved team of "
+                f"{challenge.title}: a person may be in one approved team per challenge."
+            )
+        return Participation.objects.create(team=team, challenge=challenge, status=status)
 
 
 def set_participation_status(participation: Participation, status: str) -> None:
-    Participation.objects.filter(pk=participation.pk).update(status=status)
+    """Approve or reject a registration. Approval is refused (``TeamError``, a message for
+    the organiser that names no member) when a member is already in another approved team of
+    the challenge."""
+    with transaction.atomic():
+        lock(participation.team, participation.challenge_id)
+        if status == Participation.Status.APPROVED and in_other_approved_team(
+            participation.team.members.all(), participation.team, participation.challenge
+        ):
+            raise TeamError(
+                "A member of this team is already in another approved team of "
+                f"{participation.challenge.title}: a person may be in one approved team per "
+                "challenge. Reject one of the registrations, or ask the member to leave a team."
+            )
+        Participation.objects.filter(pk=participation.pk).update(status=status)
 
 
 def teams_of(user: AbstractBaseUser) -> QuerySet[Team]:

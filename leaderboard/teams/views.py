@@ -34,8 +34,12 @@ def create(request: HttpRequest) -> HttpResponse:
 
 
 def detail(request: HttpRequest, slug: str) -> HttpResponse:
+    """A team's page. An anonymous team's page (its name, members and registrations) is its
+    members' and its challenges' organisers' only: anyone else gets a 404, as for no team."""
     team = get_object_or_404(Team, slug=slug)
     member = services.is_member(team, request.user)
+    if team.anonymous and not member and not services.organises_team(request.user, team):
+        raise Http404
     context = {
         "team": team,
         "member": member,

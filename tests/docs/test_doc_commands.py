@@ -231,7 +231,14 @@ def test_the_organisers_walkthrough_leaves_a_working_challenge(tmp_path, monkeyp
             "human-paraphrased", "human-verbatim", "tts-verbatim",
         ]  # fmt: skip
     assert (tmp_path / "dstc11-backup.zip").stat().st_size > 0
-    assert list(challenge.organisers.values_list("username", flat=True)) == ["organiser"]
+    # the config's organiser, and the co-organiser of section 8 with the "Organisers" group
+    assert sorted(challenge.organisers.values_list("username", flat=True)) == [
+        "coorganiser",
+        "organiser",
+    ]
+    co = challenge.organisers.get(username="coorganiser")
+    assert co.is_staff and not co.is_superuser
+    assert list(co.groups.values_list("name", flat=True)) == ["Organisers"]
 
 
 def test_the_new_pages_link_each_other_and_the_existing_ones():

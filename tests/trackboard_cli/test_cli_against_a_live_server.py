@@ -267,3 +267,21 @@ def test_submit_wait_and_status_on_a_hidden_phase_with_a_split(
             assert not any(line.split()[:1] == [KEYS[0]] for line in output.splitlines())
     board = run_cli("leaderboard", str(phase.pk))
     assert board.returncode == 1 and "hidden" in board.stderr and "Traceback" not in board.stderr
+
+
+def test_a_hidden_phase_without_a_split_shows_no_figure_even_with_own_public_score(
+    live_server, run_cli, cli_env, tmp_path: Path, enqueued
+):
+    # No split: there is no public part to show, so the CLI says what the pages say.
+    phase = phase_with_references(
+        GOLD_BYTES, results_visibility=Phase.Visibility.HIDDEN, show_own_public_score=True
+    )
+    _logged_in(run_cli, live_server, phase)
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(PREDICTION))
+    files = [arg for k in KEYS for arg in ("--file", f"{k}={path}")]
+    pk, out, err, code = _submit_and_wait(cli_env, [str(phase.pk), *files])
+    assert code == 0, (out, err)
+    for output in (out, run_cli("status", str(pk)).stdout, run_cli("results", str(pk)).stdout):
+        assert JGA not in output and SER not in output
+        assert "hidden until the organisers reveal them" in output

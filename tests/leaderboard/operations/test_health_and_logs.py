@@ -1,5 +1,5 @@
-"""/healthz names the failing dependency with a 503; /readyz waits for migrations; JSON logs;
-the settings of the operations block fail loudly on bad values."""
+"""/healthz names the failing dependency with a 503; /readyz waits for migrations (and a
+worker); JSON logs; the settings of the operations block fail loudly on bad values."""
 
 from __future__ import annotations
 
@@ -51,7 +51,10 @@ def test_healthz_fails_on_a_private_storage_that_is_gone(client, settings, tmp_p
 
 
 def test_readyz_is_ok_once_migrated_and_503_with_pending_migrations(client, monkeypatch):
-    assert client.get("/readyz").json() == {"status": "ok", "ready": True}
+    from leaderboard.operations.heartbeat import beat
+
+    beat("celery@test")  # a live worker (tests/leaderboard/operations/test_worker_heartbeat.py)
+    assert client.get("/readyz").json() == {"status": "ok", "ready": True, "workers": 1}
     monkeypatch.setattr(health, "pending_migrations", lambda: ["submissions.0099_future"])
     response = client.get("/readyz")
     assert response.status_code == 503

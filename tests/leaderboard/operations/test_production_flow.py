@@ -160,7 +160,11 @@ def test_the_whole_flow_runs_on_gunicorn_a_worker_and_beat_with_production_setti
     # the finders.
     health = requests.get(f"{base}/healthz", timeout=10).json()
     assert health == {"status": "ok", "database": True, "broker": True, "storage": True}
-    assert requests.get(f"{base}/readyz", timeout=10).json()["ready"] is True
+    # ready once the worker has written its first heartbeat
+    procs.wait_for(
+        lambda: requests.get(f"{base}/readyz", timeout=10).json()["ready"] is True,
+        "the worker's heartbeat (/readyz)",
+    )
     manifest = json.loads((tmp / "var" / "static" / "staticfiles.json").read_text())
     plotly = manifest["paths"]["vendor/plotly-basic.min.js"]
     served = requests.get(f"{base}/static/{plotly}", headers={"Accept-Encoding": "br"}, timeout=10)

@@ -61,7 +61,7 @@ def test_a_reader_with_a_warm_cache_sees_the_next_change(monkeypatch):
     # A team change (hiding its name) shows on the next read too.
     set_anonymous(team=second, user=second.created_by, anonymous=True)
     assert _shown(leaderboard(_fresh(phase))) == [
-        (f"Anonymous team {second.pk}", 100.0),
+        (f"Anonymous team {second.alias}", 100.0),
         (first.name, 75.0),
     ]
     moved = _fresh(phase).board_version
@@ -74,6 +74,6 @@ def test_a_reader_with_a_warm_cache_sees_the_next_change(monkeypatch):
     saved = _fresh(phase)
     assert saved.name == "Test (renamed)" and saved.board_version == moved + 1
     assert _shown(leaderboard(saved)) == [
-        (f"Anonymous team {second.pk}", 100.0),
+        (f"Anonymous team {second.alias}", 100.0),
         (first.name, 75.0),
     ]

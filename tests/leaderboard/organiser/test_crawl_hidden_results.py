@@ -1,12 +1,16 @@
 """Crawl every page, API endpoint and export of a hidden, split phase as an anonymous reader,
-an outsider, a member of another team and a member of the team: before the reveal no
-private-part or whole-reference figure and no reference value appears anywhere; after it,
-readers see exactly the published snapshot's private figures.
+an outsider, a member of another team, a member of the team and a staff organiser of another
+challenge (who crawls every admin page too): before the reveal no private-part or
+whole-reference figure and no reference value appears anywhere; after it, readers see exactly
+the published snapshot's private figures. Team A is anonymous: its name appears nowhere any of
+them can reach, before or after the reveal.
 
 URLs come from walking the URL resolver (every route, the API's included), with each path
 parameter filled with every value that exists in the world (every submission id, team slug,
 ...); a route with a parameter this test cannot fill fails the test, so a new page is crawled
-as soon as it exists. Only ``admin/`` is left out: it serves staff, and none of these actors is.
+as soon as it exists. ``admin/`` is crawled by the other challenge's organiser only: it serves
+staff. The invite link of a team names the team to whoever holds its code (a secret the team
+hands out), so the anonymous name check leaves those paths out.
 """
 
 from __future__ import annotations
@@ -15,14 +19,22 @@ import itertools
 import re
 
 import pytest
+from django.contrib import admin
+from django.contrib.auth.models import Group
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
+from leaderboard.challenges.models import Phase
+from leaderboard.operations.heartbeat import beat
 from leaderboard.rankings.snapshots import reveal
-from leaderboard.teams.models import Participation
+from leaderboard.teams.models import Participation, Team
+from tests.leaderboard.factories import ConditionFactory, PhaseFactory, UserFactory
 from tests.leaderboard.organiser import construction as c
 from tests.leaderboard.organiser.conftest import close
 from tests.leaderboard.web import log_in
+
+#: team A's name, anonymous in this crawl
+SECRET_NAME = "Zephyrine Lab"
 
 pytestmark = pytest.mark.django_db
 
@@ -85,16 +97,48 @@ def urls(world) -> list[str]:
     return sorted(set(out))
 
 
+def other_organiser():
+    """A staff user in the "Organisers" group who organises another challenge, whose
+    conditions carry the same labels."""
+    phase = PhaseFactory(challenge__slug="other-challenge", name="Other test")
+    ConditionFactory(phase=phase, key="tts-verbatim", label="Tts-Verbatim")
+    user = UserFactory(is_staff=True)
+    user.groups.add(Group.objects.get(name="Organisers"))
+    phase.challenge.organisers.add(user)
+    return user
+
+
+def admin_urls() -> list[str]:
+    """Every admin list, and the change page of every row of every registered model."""
+    out = ["/admin/"]
+    for model, _model_admin in admin.site._registry.items():
+        info = (model._meta.app_label, model._meta.model_name)
+        out.append(reverse("admin:{}_{}_changelist".format(*info)))
+        for pk in model._default_manager.values_list("pk", flat=True):
+            out.append(reverse("admin:{}_{}_change".format(*info), args=[pk]))
+    return out
+
+
 def actors(world) -> dict[str, Client]:
     clients = {"anonymous": Client()}
     for name, user in (
         ("outsider", world.outsider),
         ("other team", world.teams["C"].created_by),
         ("team member", world.teams["B"].created_by),
+        ("other organiser", other_organiser()),
     ):
         clients[name] = Client()
         log_in(clients[name], user)
     return clients
+
+
+def paths_of(name: str, paths: list[str]) -> list[str]:
+    return paths + admin_urls() if name == "other organiser" else paths
+
+
+def named(pages: dict[str, str]) -> list[str]:
+    """Pages that name anonymous team A (the invite links aside: see the module's text)."""
+    return [p for p, text in pages.items() if SECRET_NAME in text and "/join/" not in p]
 
 
 def crawl(client: Client, paths: list[str]) -> dict[str, str]:
@@ -126,10 +170,19 @@ def test_nothing_private_before_the_reveal_and_exactly_the_snapshot_after(world)
         "/api/v1/phases/" in p for p in paths
     )
     forbidden = c.private_strings() | {c.PRIVATE_VALUE}
+    Team.objects.filter(pk=world.teams["A"].pk).update(name=SECRET_NAME, anonymous=True)
+    Phase.changed(world.phase.pk)
+    beat("celery@crawl")  # a worker is running: /readyz answers 200
     clients = actors(world)
     for name, client in clients.items():
-        pages = crawl(client, paths)
+        pages = crawl(client, paths_of(name, paths))
         assert not leaks(pages, forbidden), name
+        assert not named(pages), name
+        if name == "other organiser":
+            # it reached the admin, and the admin showed it nothing of this challenge
+            assert pages["/admin/"].count("<tr") >= 1
+            assert not any(world.phase.challenge.slug in t for p, t in pages.items()
+                           if p.startswith("/admin/")), name  # fmt: skip
         if name == "team member":
             # the organiser lets teams see their own public-part score: B's best is 75.00
             detail = pages[f"/submissions/{world.runs['B2'].pk}/"]
@@ -153,11 +206,12 @@ def test_nothing_private_before_the_reveal_and_exactly_the_snapshot_after(world)
     # whole-reference figures of a team's own runs are its own after the reveal, so check the
     # readers (anonymous, outsider) for everything but the snapshot, and everyone for the gold.
     for name, client in clients.items():
-        pages = crawl(client, paths)
+        pages = crawl(client, paths_of(name, paths))
         assert not leaks(pages, {c.PRIVATE_VALUE}), name
+        assert not named(pages), name
         board = pages[
             reverse("rankings:leaderboard", args=[world.phase.challenge.slug, world.phase.slug])
         ]
         assert all(value in board for value in published), name
-        if name in ("anonymous", "outsider"):
+        if name in ("anonymous", "outsider", "other organiser"):
             assert not leaks(pages, not_published), name

@@ -83,12 +83,20 @@ def test_an_anonymous_team_is_named_only_for_organisers(client):
     ):
         text = client.get(url).content.decode()
         assert "Secret Lab" not in text and team.slug not in text, url
-        assert f"Anonymous team {team.pk}" in text, url
+        assert f"Anonymous team {team.alias}" in text, url
+        assert f"Anonymous team {team.pk}" not in text, url  # the label is no primary key
+    # its own page (name, members, registrations) is its members' and organisers' only
+    assert client.get(reverse("teams:detail", args=[team.slug])).status_code == 404
+    log_in(client, UserFactory())
+    assert client.get(reverse("teams:detail", args=[team.slug])).status_code == 404
+    log_in(client, team.created_by)
+    assert "Secret Lab" in client.get(reverse("teams:detail", args=[team.slug])).content.decode()
     organiser = UserFactory()
     phase.challenge.organisers.add(organiser)
     log_in(client, organiser)
     archive = client.get(reverse("rankings:archive", args=args)).json()
     assert archive["results"][0]["team"] == "Secret Lab"
+    assert client.get(reverse("teams:detail", args=[team.slug])).status_code == 200
 
 
 def test_reported_figures_are_shown_unranked_and_labelled_only_when_chosen(client):

@@ -10,6 +10,7 @@ from django.test import Client
 
 from leaderboard.api.services import create_token
 from leaderboard.challenges.models import Reference
+from leaderboard.operations.heartbeat import beat
 from leaderboard.submissions import services
 from leaderboard.teams.models import Membership
 from tests.leaderboard.factories import (
@@ -66,6 +67,10 @@ class World:
             },
             "api:leaderboard": {"pk": phase.pk},
             "api:submit": {"pk": phase.pk},
+            **{
+                f"api:organise-{name}": {"pk": phase.pk}
+                for name in ("submissions", "results", "archive", "snapshots", "files")
+            },
             "accounts:token-revoke": {"pk": self.token.pk},
             "challenges:review_reference": {
                 "pk": Reference.objects.filter(condition__phase=phase).values_list("pk", flat=True)[
@@ -101,6 +106,7 @@ def world(db, isolation, enqueued) -> World:
         enqueue=False,
     )
     token, _ = create_token(owner, "matrix")
+    beat("celery@matrix")  # a worker is running: /readyz is ready
     users = {
         "anonymous": None,
         "outsider": UserFactory(),

@@ -58,6 +58,9 @@ EXPECTED: dict[str, str] = {
     "challenges:rescore": "34444444",
     # a reference version's impact: its organisers, and superusers sent there by the admin
     "challenges:review_reference": "34444422",
+    # the challenge's organisers only (a superuser not listed on it too gets a 404)
+    "challenges:submission_files": "34444424",
+    "challenges:phase_files": "34444424",
     "submissions:final": "34444444",
     "submissions:submit": LOGIN_REQUIRED,  # shows how to take part when not eligible
     "submissions:mine": LOGIN_REQUIRED,
@@ -84,6 +87,11 @@ EXPECTED: dict[str, str] = {
     "api:submission": "44422424",
     "api:cancel": "44444444",
     "api:teams-mine": "42222222",
+    "api:organise-submissions": "44444424",
+    "api:organise-results": "44444424",
+    "api:organise-archive": "44444424",
+    "api:organise-snapshots": "44444424",
+    "api:organise-files": "44444424",
     "api:schema": PUBLIC,
     "api:docs": PUBLIC,
     "api:redoc": PUBLIC,

@@ -72,3 +72,15 @@ def test_a_worker_killed_while_scoring_leaves_the_submission_to_be_scored_exactl
     results = Result.objects.filter(submission=submission)
     assert results.count() == 3
     assert results.values("condition").distinct().count() == 3
+
+
+def test_a_real_worker_beats_and_makes_readyz_ready(start_worker, tmp_path, client):
+    from leaderboard.operations.heartbeat import alive_workers
+    from leaderboard.operations.models import WorkerHeartbeat
+
+    assert client.get("/readyz").json()["failed"] == ["worker"]
+    start_worker()  # started with --without-heartbeat: it beats all the same
+    wait_for(lambda: len(alive_workers()) == 1, "the worker's heartbeat", tmp_path)
+    first = WorkerHeartbeat.objects.get().seen_at
+    assert client.get("/readyz").json() == {"status": "ok", "ready": True, "workers": 1}
+    wait_for(lambda: WorkerHeartbeat.objects.get().seen_at > first, "a second heartbeat", tmp_path)

@@ -1,0 +1,133 @@
+"""``/api/v1/organise/``: what organisers read of their phases, with a token.
+
+Every endpoint answers only the organisers of the phase's challenge (anyone else, superusers
+included, gets ``404 not_found`` as for a phase that does not exist) and shows hidden results
+too: a phase's submissions, every Result, the archive (``rankings.exports.archive``), the
+published snapshots as stored, and every submission's files as a streamed zip."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404, StreamingHttpResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from leaderboard.challenges.models import Phase
+from leaderboard.rankings.exports import archive
+from leaderboard.submissions import downloads
+from leaderboard.submissions.models import Submission
+
+
+def organised_phase(request: Request, pk: int) -> Phase:
+    phase = get_object_or_404(Phase.objects.select_related("challenge"), pk=pk)
+    if not phase.challenge.is_organised_by(request.user):
+        raise Http404
+    return phase
+
+
+def submission_row(submission: Submission) -> dict[str, Any]:
+    return {
+        "id": submission.pk,
+        "team": {
+            "name": submission.team.name,
+            "slug": submission.team.slug,
+            "anonymous": submission.team.anonymous,
+            "shown_as": submission.team.anonymous_label
+            if submission.team.anonymous
+            else submission.team.name,
+        },
+        "method_name": submission.method_name,
+        "method_description": submission.method_description,
+        "url": submission.url,
+        "status": submission.status,
+        "error": submission.error,
+        "is_baseline": submission.is_baseline,
+        "selected_for_final": submission.selected_for_final,
+        "attempts": submission.attempts,
+        "created_at": submission.created_at,
+        "scored_at": submission.scored_at,
+        "files": [
+            {
+                "condition": f.condition.key,
+                "original_name": f.original_name,
+                "sha256": f.sha256,
+                "size": f.size,
+            }
+            for f in submission.files.all()
+        ],
+    }
+
+
+@extend_schema(
+    summary="Organisers: every submission of a phase, hidden or not",
+    tags=["organisers"],
+    responses={200: OpenApiTypes.OBJECT},
+)
+class PhaseSubmissions(APIView):
+    def get(self, request: Request, pk: int) -> Response:
+        phase = organised_phase(request, pk)
+        rows = (
+            phase.submissions.select_related("team")
+            .prefetch_related("files__condition")
+            .order_by("pk")
+        )
+        return Response({"phase": pk, "submissions": [submission_row(s) for s in rows]})
+
+
+@extend_schema(
+    summary="Organisers: every Result of a phase, hidden figures and superseded rows included",
+    tags=["organisers"],
+    responses={200: OpenApiTypes.OBJECT},
+)
+class PhaseResults(APIView):
+    def get(self, request: Request, pk: int) -> Response:
+        data = archive(organised_phase(request, pk))
+        return Response({"phase": pk, "results": data["results"]})
+
+
+@extend_schema(
+    summary="Organisers: the phase's archive (as archive.json)",
+    tags=["organisers"],
+    responses={200: OpenApiTypes.OBJECT},
+)
+class PhaseArchive(APIView):
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(archive(organised_phase(request, pk)))
+
+
+@extend_schema(
+    summary="Organisers: the phase's published snapshots, as stored",
+    tags=["organisers"],
+    responses={200: OpenApiTypes.OBJECT},
+)
+class PhaseSnapshots(APIView):
+    def get(self, request: Request, pk: int) -> Response:
+        phase = organised_phase(request, pk)
+        snapshots = [
+            {
+                "number": s.number,
+                "published_at": s.published_at,
+                "published_by": s.published_by.get_username() if s.published_by else None,
+                "data": s.data,
+            }
+            for s in phase.snapshots.select_related("published_by").order_by("number")
+        ]
+        return Response({"phase": pk, "snapshots": snapshots})
+
+
+@extend_schema(
+    summary="Organisers: every submission's files of a phase as a zip (streamed)",
+    tags=["organisers"],
+    responses={(200, "application/zip"): OpenApiTypes.BINARY},
+)
+class PhaseFiles(APIView):
+    def get(self, request: Request, pk: int) -> StreamingHttpResponse:
+        phase = organised_phase(request, pk)
+        rows = phase.submissions.select_related("team").order_by("pk")
+        name = f"{phase.challenge.slug}-{phase.slug}-files.zip"
+        return downloads.zip_response(request, rows, name)

@@ -1,0 +1,19 @@
+"""Worker heartbeats: each Celery worker writes when it was last alive."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class WorkerHeartbeat(models.Model):
+    """One row per worker (its Celery host name), ``seen_at`` moved every
+    ``heartbeat.INTERVAL`` seconds while the worker runs (``operations.heartbeat``)."""
+
+    hostname = models.CharField(max_length=255, unique=True)
+    seen_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["hostname"]
+
+    def __str__(self) -> str:
+        return f"{self.hostname} @ {self.seen_at:%Y-%m-%d %H:%M:%S}"
