@@ -31,6 +31,9 @@ from leaderboard.env import (
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+#: Where the site's templates/ and static/ folders are: the checkout, or (Trackboard installed
+#: from its wheel, as in the image) the folder they were copied to.
+PROJECT_DIR = env_path("TRACKBOARD_PROJECT_DIR", BASE_DIR)
 
 # --- core ---------------------------------------------------------------------------------
 #: The production switch: HTTPS-only cookies, HSTS and the HTTPS redirect ("security" below).
@@ -102,7 +105,7 @@ ASGI_APPLICATION = "leaderboard.asgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [PROJECT_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -174,7 +177,7 @@ STATIC_URL = "static/"
 #: Filled by collectstatic. Until then whitenoise only warns that the folder is missing.
 STATIC_ROOT = env_path("STATIC_ROOT", VAR_DIR / "static")
 #: Our own small, hand-written CSS and JS (no front-end framework, no CDN).
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS = [PROJECT_DIR / "static"]
 #: plotly.js comes from the installed ``plotly`` package (see leaderboard/staticfinders.py).
 STATICFILES_FINDERS = [
     "django.contrib.staticfiles.finders.FileSystemFinder",

@@ -27,7 +27,7 @@ import urllib.request
 import uuid
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
@@ -42,6 +42,7 @@ challenge:
   task: dstc11
   primary_metric: jga
   registration: auto
+  organisers: [organiser]
 phases:
   - name: Test
     slug: test
@@ -140,6 +141,14 @@ class Stack:
     def manage(self, *args: str) -> str:
         return self.run("exec", "-T", "web", "python", "manage.py", *args)
 
+    def copy_in(self, source: BinaryIO, path: str) -> None:
+        """A file into the web container, as Compose 1.29 can (it has no ``cp``)."""
+        command = [*self.compose, "exec", "-T", "web", "sh", "-c", f"cat > {path}"]
+        subprocess.run(command, stdin=source, check=True)
+
+    def copy_out(self, path: str, target: BinaryIO) -> None:
+        subprocess.run([*self.compose, "exec", "-T", "web", "cat", path], stdout=target, check=True)
+
     def containers(self, service: str) -> list[str]:
         return self.run("ps", "-q", service).split()
 
@@ -164,9 +173,10 @@ def create_challenge(stack: Stack, out: Path) -> None:
     (folder / "dstc11.yaml").write_text(CONFIG)
     gold = gzip.decompress((DATA / "dstc11" / "test-dstc11.gold.json.gz").read_bytes())
     (folder / "test-dstc11.gold.json").write_bytes(gold)
-    web = stack.containers("web")[0]
-    subprocess.run(["docker", "cp", str(folder), f"{web}:/tmp/challenge"], check=True)
-    print(stack.manage("create_challenge", "/tmp/challenge/dstc11.yaml").strip())
+    for path in sorted(folder.iterdir()):
+        with path.open("rb") as source:
+            stack.copy_in(source, f"/tmp/{path.name}")
+    print(stack.manage("create_challenge", "/tmp/dstc11.yaml").strip())
 
 
 def participant(site: Site) -> None:
@@ -210,6 +220,11 @@ def main() -> int:
     stack, site = Stack(options.compose), Site(options.url.rstrip("/"))
     options.out.mkdir(parents=True, exist_ok=True)
 
+    step("the first organiser (manage.py createsuperuser --no-input)")
+    stack.manage(
+        "createsuperuser", "--no-input", "--username", "organiser", "--email",
+        "organiser@example.org",
+    )  # fmt: skip
     step("create the challenge on the DSTC11 test gold (manage.py create_challenge)")
     create_challenge(stack, options.out)
     step("sign up, create a team, register it, make an API token (the site's pages)")
@@ -279,14 +294,22 @@ def main() -> int:
     step("back the challenge up (manage.py backup_challenge) and copy it out")
     print(stack.manage("backup_challenge", "dstc11", "/tmp/dstc11-backup.zip").strip())
     backup = options.out / "dstc11-backup.zip"
-    web = stack.containers("web")[0]
-    subprocess.run(["docker", "cp", f"{web}:/tmp/dstc11-backup.zip", str(backup)], check=True)
+    with backup.open("wb") as target:
+        stack.copy_out("/tmp/dstc11-backup.zip", target)
     with zipfile.ZipFile(backup) as archive:
         names = archive.namelist()
         if archive.testzip() is not None:
             failures.append("the backup zip is damaged")
     print(f"{backup.name}: {backup.stat().st_size} bytes, {len(names)} entries")
     print(stack.manage("verify_files").strip())
+    dump = options.out / "trackboard.sql"
+    with dump.open("wb") as target:
+        command = ["exec", "-T", "postgres", "pg_dump", "-U", "trackboard", "trackboard"]
+        subprocess.run([*stack.compose, *command], stdout=target, check=True)
+    tables = dump.read_text().count("CREATE TABLE")
+    print(f"{dump.name}: {dump.stat().st_size} bytes, {tables} tables")
+    if tables < 10:
+        failures.append(f"pg_dump wrote {tables} tables")
 
     for failure in failures:
         print(f"FAILED: {failure}", file=sys.stderr)

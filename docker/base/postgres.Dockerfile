@@ -13,6 +13,8 @@ COPY postgres-entrypoint.sh /usr/local/bin/postgres-entrypoint
 ENV PATH=/usr/lib/postgresql/15/bin:$PATH \
     PGDATA=/var/lib/postgresql/data \
     LANG=C.UTF-8
+# The user Debian's package made (its id is the package's choice, not ours).
+# hadolint ignore=DL3066
 USER postgres
 VOLUME ["/var/lib/postgresql/data"]
 EXPOSE 5432

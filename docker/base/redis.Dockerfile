@@ -8,6 +8,8 @@ RUN apt-get update \
     && rm -rf /var/lib/apt/lists/* \
     && mkdir -p /data \
     && chown redis:redis /data
+# The user Debian's package made (its id is the package's choice, not ours).
+# hadolint ignore=DL3066
 USER redis
 WORKDIR /data
 VOLUME ["/data"]
