@@ -57,6 +57,14 @@ phases:
 """
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+OPENER = urllib.request.build_opener(_NoRedirect)
+
+
 class Site:
     """HTTP to the web container as the HTTPS proxy would pass it on: with
     ``X-Forwarded-Proto: https``, keeping the site's HTTPS-only cookies over loopback."""
@@ -82,13 +90,16 @@ class Site:
         sent.update(headers or {})
         request = urllib.request.Request(url, data=body, headers=sent, method=method)
         try:
-            with urllib.request.urlopen(request, timeout=60) as answer:
+            with OPENER.open(request, timeout=60) as answer:
                 status, content, got = answer.status, answer.read(), answer.headers
         except urllib.error.HTTPError as error:
             status, content, got = error.code, error.read(), error.headers
         for cookie in got.get_all("Set-Cookie") or []:
             name, _, rest = cookie.partition("=")
             self.cookies[name.strip()] = rest.split(";", 1)[0]
+        if status in (301, 302, 303) and got["Location"]:
+            # Followed here, so that the cookies a redirect sets (the session) are kept.
+            return self.request("GET", urllib.parse.urlsplit(got["Location"]).path)
         return status, content
 
     def get_json(self, path: str) -> Any:
