@@ -99,7 +99,8 @@ class Site:
             self.cookies[name.strip()] = rest.split(";", 1)[0]
         if status in (301, 302, 303) and got["Location"]:
             # Followed here, so that the cookies a redirect sets (the session) are kept.
-            return self.request("GET", urllib.parse.urlsplit(got["Location"]).path)
+            target = urllib.parse.urlsplit(got["Location"])
+            return self.request("GET", target.path + (f"?{target.query}" if target.query else ""))
         return status, content
 
     def get_json(self, path: str) -> Any:
