@@ -109,22 +109,21 @@ class Site:
             raise SystemExit(f"GET {path}: {status} {content[:500]!r}")
         return json.loads(content)
 
-    def form(self, path: str, fields: dict[str, str]) -> str:
-        """Post a form of the site's pages (CSRF token from the page itself); the final page."""
-        status, page = self.request("GET", path)
-        if status != 200:
-            raise SystemExit(f"GET {path}: {status}")
-        found = re.search(rb'name="csrfmiddlewaretoken" value="([^"]+)"', page)
-        if found is None:
-            raise SystemExit(f"GET {path}: no form")
-        fields = {"csrfmiddlewaretoken": found.group(1).decode(), **fields}
+    def form(self, path: str, fields: dict[str, str], page: bool = True) -> str:
+        """Post a form of the site's pages with the CSRF cookie's token (from the form's page
+        first, unless ``page`` is false: a button posting to an action); the final page."""
+        if page:
+            status, _ = self.request("GET", path)
+            if status != 200:
+                raise SystemExit(f"GET {path}: {status}")
+        fields = {"csrfmiddlewaretoken": self.cookies["csrftoken"], **fields}
         body = urllib.parse.urlencode(fields).encode()
-        status, page = self.request(
+        status, answer = self.request(
             "POST", path, body, {"Content-Type": "application/x-www-form-urlencoded"}
         )
-        if status not in (200, 302):
-            raise SystemExit(f"POST {path}: {status} {page[:500]!r}")
-        return page.decode()
+        if status != 200:
+            raise SystemExit(f"POST {path}: {status} {answer[:500]!r}")
+        return answer.decode()
 
 
 def multipart(fields: dict[str, str], files: dict[str, tuple[str, bytes]]) -> tuple[bytes, str]:
@@ -208,8 +207,8 @@ def participant(site: Site) -> None:
     site.form("/teams/new/", {"name": "Team Alpha"})
     teams = site.get_json("/api/v1/teams/mine/")
     team = (teams["results"] if isinstance(teams, dict) else teams)[0]["id"]
-    site.form("/challenges/dstc11/register/", {"team": str(team)})
-    page = site.form("/accounts/profile/tokens/", {"name": "containers"})
+    site.form("/challenges/dstc11/register/", {"team": str(team)}, page=False)
+    page = site.form("/accounts/profile/tokens/", {"name": "containers"}, page=False)
     found = re.search(r'<code id="new-token">([^<]+)</code>', page)
     if found is None:
         raise SystemExit("no API token on the profile page")
