@@ -289,7 +289,7 @@ def main() -> int:
         "shell", "-c",
         "from leaderboard.submissions.models import Result; "
         f"print(Result.objects.filter(submission_id={submission}).count())",
-    ).strip()  # fmt: skip
+    ).split()[-1]  # the count, after what the shell says it imported  # fmt: skip
     print(f"submission {submission}: scored, attempts {detail['attempts']}, result rows {rows}")
     failures = []
     if detail["attempts"] != 2:
