@@ -35,6 +35,9 @@ timeout = 60
 graceful_timeout = 30
 keepalive = 5
 accesslog = "-"
+# Gunicorn's control socket (``gunicornc``) is unused here; it would be made in the user's home,
+# which the image's user cannot write.
+control_socket_disable = True
 
 
 def pre_request(worker: Any, req: Any) -> None:

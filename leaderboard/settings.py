@@ -33,6 +33,9 @@ from leaderboard.env import (
 )
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+#: Where the site's templates/ and static/ folders are: the checkout, or (Trackboard installed
+#: from its wheel, as in the image) the folder they were copied to.
+PROJECT_DIR = env_path("TRACKBOARD_PROJECT_DIR", BASE_DIR)
 
 # --- core ---------------------------------------------------------------------------------
 #: The production switch: HTTPS-only cookies, HSTS and the HTTPS redirect ("security" below).
@@ -104,7 +107,7 @@ ASGI_APPLICATION = "leaderboard.asgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [PROJECT_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -177,7 +180,7 @@ STATIC_URL = "static/"
 STATIC_ROOT = env_path("STATIC_ROOT", VAR_DIR / "static")
 #: Our own small, hand-written CSS and JS (no front-end framework, no CDN), and plotly.js's
 #: basic partial bundle in static/vendor/ (its README says where it comes from).
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS = [PROJECT_DIR / "static"]
 #: After ``collectstatic`` (the Docker image runs it at build time): serve hashed, compressed
 #: files from STATIC_ROOT only. Off by default: tests and the embedded mode use the finders.
 STATIC_MANIFEST = env_bool("TRACKBOARD_STATIC_MANIFEST", False)

