@@ -125,3 +125,18 @@ def test_pages_link_the_hashed_names_served_compressed_for_a_year(manifest_site)
             assert served.status_code == 200
             assert served["Content-Encoding"] == encoding
             assert served["Cache-Control"] == FOREVER
+
+
+def test_every_static_file_a_template_names_exists():
+    from django.contrib.staticfiles import finders
+
+    named: dict[str, set[str]] = {}
+    for template in [
+        *ROOT.glob("templates/**/*.html"),
+        *ROOT.glob("leaderboard/*/templates/**/*.html"),
+    ]:
+        for path in re.findall(r"""{%\s*static\s+['"]([^'"]+)['"]""", template.read_text()):
+            named.setdefault(path, set()).add(template.name)
+    assert BUNDLE in named
+    missing = {path: names for path, names in named.items() if finders.find(path) is None}
+    assert not missing, f"templates name static files that do not exist: {missing}"
