@@ -34,6 +34,7 @@ def serialise(board: Leaderboard) -> dict[str, Any]:
         data["submitted_at"] = value.submitted_at.isoformat()
         if "per_condition" in data:
             data["per_condition"] = {k: list(v) for k, v in value.per_condition.items()}
+            data["cells"] = {k: [list(c) for c in v] for k, v in value.cells.items()}
         return data
 
     return {
@@ -72,7 +73,7 @@ def load(snapshot: Snapshot) -> Leaderboard:
             tuple(
                 Row(
                     **{
-                        **r,
+                        **_upgraded(r),
                         "submitted_at": when(r["submitted_at"]),
                         "cells": tuple(tuple(x) for x in r["cells"]),
                     }
@@ -86,10 +87,11 @@ def load(snapshot: Snapshot) -> Leaderboard:
     overview = tuple(
         OverviewRow(
             **{
-                **r,
+                **_upgraded(r),
                 "submitted_at": when(r["submitted_at"]),
                 "per_condition": {k: tuple(v) for k, v in r["per_condition"].items()},
                 "means": tuple(r["means"]),
+                "cells": {k: tuple(tuple(c) for c in v) for k, v in (r.get("cells") or {}).items()},
             }
         )
         for r in data["overview"]
@@ -104,6 +106,16 @@ def load(snapshot: Snapshot) -> Leaderboard:
         task=data["task"],
     )
     return dataclasses.replace(board, charts=figures(board))
+
+
+def _upgraded(row: dict[str, Any]) -> dict[str, Any]:
+    """A stored row in today's shape: snapshots published before the method's link and
+    description were kept have none, and kept the change as a drop (first minus last)."""
+    row = {"method_url": "", "method_description": "", **row}
+    if "gap" in row:
+        gap = row.pop("gap")
+        row["change"] = None if gap is None else -gap
+    return row
 
 
 def reveal(phase: Phase, user: Any) -> Snapshot:
