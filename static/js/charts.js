@@ -9,7 +9,8 @@
     displaylogo: false,
     responsive: true,
     displayModeBar: MOUSE ? "hover" : false,
-    modeBarButtonsToRemove: ["select2d", "lasso2d"]
+    // no lasso or box selection (nothing to select), and no upload of the chart to a cloud
+    modeBarButtonsToRemove: ["select2d", "lasso2d", "sendChartToCloud", "sendDataToCloud"]
   };
 
   function figures() {
