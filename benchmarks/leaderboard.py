@@ -5,8 +5,9 @@ same tables measured in the same run.
   computed) and a warm one (everything from the cache), median of ``--repeat`` runs;
 - the baseline: the same cached board rendered as the tables alone, in a minimal template
   (no charts, no rank groups, no figure data), i.e. what the page would cost without them;
-- bytes: the HTML, the figure data inside it (``json_script``), our JS and plotly.min.js (raw
-  and gzip-compressed, as a compressing proxy or whitenoise's compressed storage serves it).
+- bytes: the HTML, the figure data inside it (``json_script``), our JS and CSS and plotly.js's
+  basic bundle (raw, gzip- and brotli-compressed, as whitenoise's compressed storage serves
+  the static files to browsers that accept each).
 
 Uses a throw-away SQLite database and a local-memory cache. Run:
 ``.venv/bin/python benchmarks/leaderboard.py [--teams 500] [--repeat 5]``.
@@ -23,6 +24,8 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+import brotli
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -104,7 +107,7 @@ def main() -> None:
     assets = {
         name: Path(finders.find(name)).read_bytes()
         for name in (
-            "vendor/plotly.min.js",
+            "vendor/plotly-basic.min.js",
             "js/charts.js",
             "js/leaderboard.js",
             "css/trackboard.css",
@@ -112,7 +115,8 @@ def main() -> None:
     }
 
     def kb(raw: bytes) -> str:
-        return f"{len(raw) / 1024:8.1f} KiB raw {len(gzip.compress(raw)) / 1024:8.1f} KiB gzip"
+        gz, br = len(gzip.compress(raw)) / 1024, len(brotli.compress(raw)) / 1024
+        return f"{len(raw) / 1024:8.1f} KiB raw {gz:8.1f} KiB gzip {br:8.1f} KiB brotli"
 
     print(f"leaderboard, {args.teams} teams x 3 conditions, median of {args.repeat}")
     print(f"  render cold cache   {cold_ms:8.1f} ms  ({cold_ms / bare_ms:5.1f} x bare tables)")
@@ -125,7 +129,11 @@ def main() -> None:
         print(f"  {name:<19} {kb(raw)}")
     total = len(page) + sum(len(raw) for raw in assets.values())
     total_gz = len(gzip.compress(page)) + sum(len(gzip.compress(r)) for r in assets.values())
-    print(f"  first visit total   {total / 1024:8.1f} KiB raw {total_gz / 1024:8.1f} KiB gzip")
+    total_br = len(brotli.compress(page)) + sum(len(brotli.compress(r)) for r in assets.values())
+    print(
+        f"  first visit total   {total / 1024:8.1f} KiB raw {total_gz / 1024:8.1f} KiB gzip "
+        f"{total_br / 1024:8.1f} KiB brotli"
+    )
 
 
 if __name__ == "__main__":

@@ -18,6 +18,8 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser as _DRFJSONParser
 
+from leaderboard.errorpages import error_page
+
 
 def _too_large(request: HttpRequest, declared: int) -> HttpResponse:
     limit = settings.MAX_REQUEST_BYTES
@@ -31,7 +33,7 @@ def _too_large(request: HttpRequest, declared: int) -> HttpResponse:
         from leaderboard.api.errors import error_body
 
         return JsonResponse(error_body("request_too_large", message), status=413)
-    return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")
+    return error_page(413, message, "The upload is too large")
 
 
 class RequestSizeLimitMiddleware:
@@ -94,11 +96,11 @@ def login_locked_out(
     """The answer to a log-in refused by the failure limit, on the site's form and the admin's."""
     seconds = settings.LOGIN_FAILURE_WINDOW_SECONDS
     minutes = max(1, seconds // 60)
-    return HttpResponse(
+    return error_page(
+        429,
         f"Too many failed log-ins; try again in {minutes} minute(s), or reset your password.",
-        status=429,
-        content_type="text/plain; charset=utf-8",
-        headers={"Retry-After": str(seconds)},
+        "Too many failed log-ins",
+        **{"Retry-After": str(seconds)},
     )
 
 
@@ -116,7 +118,7 @@ class QueryStringMiddleware:
                 from leaderboard.api.errors import error_body
 
                 return JsonResponse(error_body("invalid", message), status=400)
-            return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
+            return error_page(400, message)
         return self.get_response(request)
 
 

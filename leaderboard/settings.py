@@ -82,8 +82,8 @@ MIDDLEWARE = [
     "leaderboard.security.QueryStringMiddleware",
     # Outside whitenoise, so static files carry the policy too.
     "leaderboard.security.ContentSecurityPolicyMiddleware",
-    # Serves static files (our CSS/JS and plotly.js from its package) in every mode, straight
-    # from the finders unless TRACKBOARD_STATIC_MANIFEST: no CDN.
+    # Serves static files (our CSS/JS and the vendored plotly.js) in every mode, straight from
+    # the finders unless TRACKBOARD_STATIC_MANIFEST: no CDN.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -173,14 +173,9 @@ LEADERBOARD_CACHE_SECONDS = env_int("TRACKBOARD_LEADERBOARD_CACHE_SECONDS", 300,
 STATIC_URL = "static/"
 #: Filled by collectstatic. Until then whitenoise only warns that the folder is missing.
 STATIC_ROOT = env_path("STATIC_ROOT", VAR_DIR / "static")
-#: Our own small, hand-written CSS and JS (no front-end framework, no CDN).
+#: Our own small, hand-written CSS and JS (no front-end framework, no CDN), and plotly.js's
+#: basic partial bundle in static/vendor/ (its README says where it comes from).
 STATICFILES_DIRS = [BASE_DIR / "static"]
-#: plotly.js comes from the installed ``plotly`` package (see leaderboard/staticfinders.py).
-STATICFILES_FINDERS = [
-    "django.contrib.staticfiles.finders.FileSystemFinder",
-    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
-    "leaderboard.staticfinders.PackageAssetFinder",
-]
 #: After ``collectstatic`` (the Docker image runs it at build time): serve hashed, compressed
 #: files from STATIC_ROOT only. Off by default: tests and the embedded mode use the finders.
 STATIC_MANIFEST = env_bool("TRACKBOARD_STATIC_MANIFEST", False)

@@ -1,5 +1,6 @@
 """Project-level views: the server-error page (pages live in the apps; health checks in
-``leaderboard.operations.health``)."""
+``leaderboard.operations.health``). The error pages themselves are ``templates/<status>.html``,
+each extending ``templates/error.html``."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse, UnreadablePostE
 from django.views.defaults import server_error as html_server_error
 
 from leaderboard.api.errors import error_body
+from leaderboard.errorpages import error_page
 
 #: Seconds a client is asked to wait before trying again after the database did not answer.
 RETRY_AFTER_SECONDS = 5
@@ -67,6 +69,8 @@ def unavailable(request: HttpRequest) -> HttpResponse:
 
 
 def _answer(request: HttpRequest, status: int, code: str, message: str) -> HttpResponse:
+    """The API's JSON error, or the site's error page with ``message`` (rendered without the
+    request's context: no session or database read, so it works while the database is down)."""
     if request.path.startswith("/api/"):
         return JsonResponse(error_body(code, message), status=status)
-    return HttpResponse(message, status=status, content_type="text/plain; charset=utf-8")
+    return error_page(status, message)

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from scoring.errors import InvalidFile, ScoringError, listing
+from scoring.errors import IncompleteFile, MismatchedFile, ScoringError, listing
 from scoring.formats import quote
 
 MISSING_POLICIES = ("reject", "empty")
@@ -43,7 +43,7 @@ def align(
         )
     unknown = [pred_ids.get(k, k) for k in pred if k not in gold]
     if unknown:
-        raise InvalidFile(
+        raise MismatchedFile(
             f"{name}: {len(unknown)} dialogue id(s) are not in the reference: {listing(unknown)}.",
             problems=unknown,
         )
@@ -75,7 +75,9 @@ def align(
             turns = turns + (empty,) * (n - len(turns))
         result.append(turns)
     if extra:
-        raise InvalidFile(f"{name}: " + "; ".join(extra[:20]) + _more(extra) + ".", problems=extra)
+        raise MismatchedFile(
+            f"{name}: " + "; ".join(extra[:20]) + _more(extra) + ".", problems=extra
+        )
     if missing == "reject" and (absent or short):
         parts = []
         if absent:
@@ -83,7 +85,7 @@ def align(
                 f"{len(absent)} dialogue(s) of the reference are missing: {listing(absent, 100)}"
             )
         parts.extend(short[:20])
-        raise InvalidFile(
+        raise IncompleteFile(
             f"{name}: " + "; ".join(parts) + _more(short) + ".", problems=absent + short
         )
     return Aligned(tuple(result), len(absent), missing_turns)

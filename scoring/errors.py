@@ -29,6 +29,27 @@ class InvalidFile(ScoringError):
     """The content of an uploaded file is malformed or does not match the reference."""
 
 
+class MismatchedFile(InvalidFile):
+    """The file was read, and has dialogues or turns the reference does not have."""
+
+
+class IncompleteFile(InvalidFile):
+    """The file was read, and lacks dialogues or turns of the reference (under the
+    ``missing="reject"`` policy)."""
+
+
+def kind(error: ScoringError) -> str:
+    """What went wrong with a refused file, in a word a page can show: ``incomplete`` (read,
+    but dialogues or turns of the reference are missing), ``mismatched`` (read, but it has
+    dialogues or turns the reference does not) or ``unreadable`` (not a prediction file in an
+    accepted format: not JSON, wrong shape, wrong types)."""
+    if isinstance(error, IncompleteFile):
+        return "incomplete"
+    if isinstance(error, MismatchedFile):
+        return "mismatched"
+    return "unreadable"
+
+
 #: Characters of one listed item a message shows (an id from a hostile file can be megabytes).
 ITEM_CHARS = 60
 

@@ -254,7 +254,11 @@ class SubmissionCreate(APIView):
             )
         except services.SubmissionRejected as exc:
             address_limit.record_failure(request)
-            details: dict[str, Any] = {"conditions": exc.messages}
+            details: dict[str, Any] = {
+                "conditions": exc.messages,
+                "kinds": exc.kinds,
+                "valid": sorted(exc.valid),
+            }
             if exc.submission is not None:
                 details["submission_id"] = exc.submission.pk
             raise ApiError(

@@ -1,7 +1,8 @@
 """What the challenge page tells participants about a task: its accepted prediction formats,
-with a short example of each, and the command that reproduces a score locally.
+with a short example of each, every setting the scorer runs with, and the command that
+reproduces a score locally with those settings.
 
-Both come from the task's description (``scoring.Task``): the formats it accepts, its options
+All come from the task's description (``scoring.Task``): the formats it accepts, its options
 and the files its reference needs besides the gold. The examples are keyed by format name.
 """
 
@@ -11,7 +12,7 @@ from dataclasses import dataclass
 
 from leaderboard.challenges.models import RESAMPLING_KEYS, Challenge, ReferenceFile
 from scoring import Resampling
-from scoring.cli import FILE_FLAGS, OPTION_FLAGS
+from scoring.cli import FILE_FLAGS, OPTION_FLAGS, OPTION_HELP
 
 #: format name -> (what it is, a short example)
 EXAMPLES = {
@@ -52,6 +53,24 @@ EXAMPLES = {
 #: Example file names for the reference files in the command shown.
 FILE_NAMES = {"schema": "schema.json", "training_values": "training-values.json"}
 RESAMPLING_FLAGS = {"n_boot": "--bootstrap", "level": "--level", "seed": "--seed"}
+#: The bootstrap settings as the challenge page names and explains them.
+RESAMPLING_TEXT = {
+    "n_boot": ("Bootstrap resamples", "resamples of the dialogues behind each interval"),
+    "level": ("Confidence level", "coverage of the intervals"),
+    "seed": ("Seed", "seed of the resampling: the same seed gives the same intervals"),
+}
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting the scorer runs with for this challenge, as the challenge page lists it."""
+
+    label: str
+    flag: str
+    value: str
+    default: str
+    choices: tuple[str, ...]
+    meaning: str
 
 
 @dataclass(frozen=True)
@@ -68,12 +87,44 @@ def formats(challenge: Challenge) -> list[Format]:
     ]
 
 
-def local_command(challenge: Challenge) -> str:
-    """``python -m scoring score`` with the task, the reference files the task needs (and
-    the optional ones the challenge's references have), and every option and bootstrap
-    setting where the challenge differs from the default."""
+def settings(challenge: Challenge) -> list[Setting]:
+    """Every option of the challenge's task and every bootstrap setting, with the value this
+    challenge scores with, the default and the command-line flag that sets it."""
     task = challenge.scoring_task()
-    parts = ["python -m scoring score", f"--task {task.name}", "--gold gold.json"]
+    options = challenge.task_options()
+    rows = [
+        Setting(
+            o.label,
+            OPTION_FLAGS.get(o.name, ""),
+            options[o.name],
+            o.default,
+            o.choices,
+            o.description or OPTION_HELP.get(o.name, ""),
+        )
+        for o in task.options
+    ]
+    chosen, default = challenge.resampling(), Resampling()
+    rows += [
+        Setting(
+            RESAMPLING_TEXT[name][0],
+            RESAMPLING_FLAGS[name],
+            str(getattr(chosen, name)),
+            str(getattr(default, name)),
+            (),
+            RESAMPLING_TEXT[name][1],
+        )
+        for name in RESAMPLING_KEYS
+    ]
+    return rows
+
+
+def local_command(challenge: Challenge, program: str = "python -m scoring") -> str:
+    """``python -m scoring score`` (or the ``trackboard-score`` script) with the task, the
+    reference files the task needs (and the optional ones the challenge's references have),
+    and every option and bootstrap setting spelled out with the challenge's value, so the
+    command gives the site's numbers whatever the defaults."""
+    task = challenge.scoring_task()
+    parts = [f"{program} score", f"--task {task.name}", "--gold gold.json"]
     used = set(
         ReferenceFile.objects.filter(
             reference__condition__phase__challenge=challenge, reference__active=True
@@ -85,16 +136,5 @@ def local_command(challenge: Challenge) -> str:
         if (f.required or f.name in used) and f.name in FILE_FLAGS
     ]
     parts.append("--pred predictions.json")
-    options = challenge.task_options()
-    parts += [
-        f"{OPTION_FLAGS[o.name]} {options[o.name]}"
-        for o in task.options
-        if options[o.name] != o.default and o.name in OPTION_FLAGS
-    ]
-    chosen, default = challenge.resampling(), Resampling()
-    parts += [
-        f"{RESAMPLING_FLAGS[name]} {getattr(chosen, name)}"
-        for name in RESAMPLING_KEYS
-        if getattr(chosen, name) != getattr(default, name)
-    ]
+    parts += [f"{s.flag} {s.value}" for s in settings(challenge) if s.flag]
     return " ".join(parts)

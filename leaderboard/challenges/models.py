@@ -175,6 +175,13 @@ class Phase(models.Model):
         return self.split_fraction < 1.0
 
     @property
+    def has_private_board(self) -> bool:
+        """Whether a private leaderboard, built from each team's final selections, differs from
+        the live one: the results are hidden until the reveal, or the reference is split. Only
+        then do teams choose final submissions."""
+        return self.has_split or self.results_visibility == self.Visibility.HIDDEN
+
+    @property
     def results_public(self) -> bool:
         return self.results_visibility == self.Visibility.PUBLIC or self.revealed
 

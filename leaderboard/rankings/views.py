@@ -85,13 +85,14 @@ def _tables_html(context: dict[str, object]) -> str:
 
 
 def snapshots(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    """The published snapshots, newest first; before a reveal (or for whoever may not see
+    them yet) the page says that nothing is published, rather than answering 404."""
     selected = _phase(slug, phase)
-    if not access(selected, request.user).snapshots:
-        raise Http404
+    published = access(selected, request.user).snapshots
     context = {
         "phase": selected,
         "challenge": selected.challenge,
-        "snapshots": selected.snapshots.order_by("-number"),
+        "snapshots": selected.snapshots.order_by("-number") if published else (),
     }
     return render(request, "rankings/snapshots.html", context)
 

@@ -96,39 +96,15 @@ def worst_dialogues(result: Result, limit: int = WORST_DIALOGUES) -> list[dict[s
 def result_figures(
     result: Result, positions: list[dict[str, Any]], accuracy: str
 ) -> dict[str, Any]:
-    """Plotly figures of one result: the S/D/I heatmap and the per-domain accuracy (for tasks
-    that report them), and the accuracy by turn position; ``accuracy`` is the label of the
-    metric the per-turn verdicts are on (the task's primary metric)."""
+    """Plotly figures of one result: the per-domain accuracy (for tasks that report it) and the
+    accuracy by turn position; ``accuracy`` is the label of the metric the per-turn verdicts
+    are on (the task's primary metric). Per-slot errors are a table, not a chart."""
     key = result.condition.key
     label = text(result.condition.label)
     metric = text(accuracy)
-    slots = slot_errors(result)["rows"]
     per_domain = domains(result)
     base = {"font": FONT, "paper_bgcolor": "#fff", "plot_bgcolor": "#fff"}
     figures: dict[str, Any] = {}
-    if slots:
-        figures[f"chart-slots-{key}"] = {
-            "data": [
-                {
-                    "type": "heatmap",
-                    "x": ["Substitutions", "Deletions", "Insertions"],
-                    "y": [text(s["name"]) for s in slots],
-                    "z": [[s["sub"], s["del"], s["ins"]] for s in slots],
-                    "colorscale": "Reds",
-                    "texttemplate": "%{z}",
-                    "hovertemplate": "%{y}<br>%{x}: %{z}<extra></extra>",
-                    "colorbar": {"title": {"text": "errors"}},
-                }
-            ],
-            "layout": {
-                **base,
-                "title": {"text": f"{label}: errors per slot", "x": 0, "font": {"size": 15}},
-                "height": max(220, 22 * len(slots) + 110),
-                "yaxis": {"autorange": "reversed", "automargin": True, "type": "category"},
-                "xaxis": {"side": "top"},
-                "margin": {"l": 10, "r": 10, "t": 70, "b": 10},
-            },
-        }
     if per_domain:
         figures[f"chart-domains-{key}"] = {
             "data": [

@@ -62,6 +62,7 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         return render(request, "submissions/not_eligible.html", context)
     form = SubmissionForm(request.POST or None, request.FILES or None, phase=selected, teams=teams)
     rejected: dict[str, str] = {}
+    verdicts: list[dict[str, str]] = []
     retry_after: int | None = None
     # Uploads the scorer refused are limited per address (web and API alike) and per team.
     address_limit = RejectedUploadIPThrottle()
@@ -85,6 +86,7 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
             )
         except services.SubmissionRejected as exc:
             rejected = exc.messages
+            verdicts = _verdicts(form, exc)
             address_limit.record_failure(request)
         except services.TooManyRejected as exc:
             form.add_error(None, str(exc))
@@ -103,6 +105,10 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         "rejected_other": {
             k: v for k, v in rejected.items() if k not in {c.key for c in form.conditions}
         },
+        "formats": selected.challenge.scoring_task().formats,
+        "verdicts": verdicts,
+        "refused_count": sum(1 for v in verdicts if v["kind"] != "valid"),
+        "valid_count": sum(1 for v in verdicts if v["kind"] == "valid"),
         "quotas": _quotas(selected, list(teams)),
     }
     if retry_after is None:
@@ -110,6 +116,43 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     response = render(request, "submissions/submit.html", context, status=429)
     response["Retry-After"] = str(retry_after)
     return response
+
+
+#: What each kind of refusal (``services.SubmissionRejected.kinds``) means, as the page says it.
+VERDICTS = {
+    "incomplete": "read, but dialogues or turns of the reference are missing",
+    "mismatched": "read, but it has dialogues or turns the reference does not have",
+    "unreadable": "could not be read as a prediction file in an accepted format",
+    "missing": "no file was chosen, and this phase needs one",
+    "too large": "larger than the largest accepted file",
+    "unknown condition": "this phase has no such condition",
+    "valid": "valid: choose it again as it is",
+}
+
+
+def _verdicts(form: SubmissionForm, refused: services.SubmissionRejected) -> list[dict[str, str]]:
+    """One line per condition of a refused upload, in the phase's order: what was wrong with
+    its file, or that the file was valid."""
+    names = {key: upload.name or "" for key, upload in form.files_by_condition().items()}
+    rows = []
+    for condition in form.conditions:
+        key = condition.key
+        if key in refused.valid:
+            kind = "valid"
+        elif key in refused.messages:
+            kind = refused.kinds.get(key, "unreadable")
+        else:
+            continue  # left out of a partial upload, and no file needed
+        rows.append(
+            {
+                "key": key,
+                "label": condition.label,
+                "name": names.get(key, ""),
+                "kind": kind,
+                "meaning": VERDICTS.get(kind, VERDICTS["unreadable"]),
+            }
+        )
+    return rows
 
 
 def _summary(challenge: Challenge) -> tuple[Column, ...]:
@@ -226,6 +269,7 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         "results": results,
         "can_select": is_member(submission.team, request.user)
         and submission.status == Submission.Status.SCORED
+        and phase.has_private_board
         and not phase.revealed,
         "final": selectors.is_final(submission),
         "can_cancel": submission.status == Submission.Status.QUEUED

@@ -84,6 +84,15 @@
     if (timer === null && !document.hidden) { timer = window.setTimeout(refresh, every); }
   }
 
+  // The time as every page shows it: 24-hour, in the site's zone (set on <html>), zone named.
+  function clock(date) {
+    var zone = document.documentElement.getAttribute("data-time-zone") || "UTC";
+    var options = { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23",
+                    timeZone: zone, timeZoneName: "short" };
+    try { return new Intl.DateTimeFormat("en-GB", options).format(date); }
+    catch (e) { return date.toISOString().slice(11, 19) + " UTC"; }
+  }
+
   function refresh() {
     timer = null;
     if (busy || document.hidden || !window.fetch) { return; }
@@ -96,7 +105,7 @@
       .then(function (html) {
         if (html !== last) { swap(html); }
         last = html;
-        if (status) { status.textContent = "Updated at " + new Date().toLocaleTimeString() + "."; }
+        if (status) { status.textContent = "Updated at " + clock(new Date()) + "."; }
       })
       .catch(function () {
         if (status) { status.textContent = "Could not refresh; retrying."; }

@@ -53,8 +53,8 @@ def test_the_demo_leaderboard_and_a_result_page_draw_their_charts(page):
     )
     _log_in(page, "bob")
     page.goto(f"/submissions/{submission.pk}/")
-    _wait_for_charts(page, 9)  # 3 conditions x (heatmap, domains, positions)
-    assert page.locator("#chart-slots-tts-verbatim .hm").count() == 1
+    _wait_for_charts(page, 6)  # 3 conditions x (domains, positions); per-slot errors are a table
+    assert page.locator("table.slot-errors").count() == 3
     assert page.locator("#chart-positions-tts-verbatim .scatterlayer .trace").count() == 1
     screenshot(page, "result-page")
     page.select_option("#compare-with", label=None, index=0)
@@ -92,7 +92,7 @@ def test_a_team_named_like_markup_is_text_everywhere_charts_included(page):
     _log_in(page, "alice")
     submission = Submission.objects.get(team__name=EVIL, phase__slug="test")
     page.goto(f"/submissions/{submission.pk}/")
-    _wait_for_charts(page, 9)
+    _wait_for_charts(page, 6)
     assert page.locator("main img").count() == 0
     assert EVIL in page.inner_text("h1")
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shlex
 import subprocess
 import sys
+import tomllib
 
 import pytest
 from hypothesis import given, settings
@@ -272,12 +274,27 @@ def test_the_cli_refuses_options_a_task_does_not_have(tmp_path):
     )
 
 
-def test_a_reader_that_stops_early_ends_the_run_quietly(tmp_path):
+def _installed_scorer() -> str:
+    """The ``trackboard-score`` script as pyproject.toml declares it, run the way the installed
+    script runs it (import the entry point, call it with the arguments)."""
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    module, function = scripts["trackboard-score"].split(":")
+    code = (
+        f"import sys; sys.argv[0] = 'trackboard-score'; from {module} import {function}; "
+        f"{function}()"
+    )
+    return f"{sys.executable} -c {shlex.quote(code)}"
+
+
+@pytest.mark.parametrize(
+    "command", [f"{sys.executable} -m scoring", _installed_scorer()], ids=["module", "script"]
+)
+def test_a_reader_that_stops_early_ends_the_run_quietly(tmp_path, command):
     # 3,000 slots make a per-slot table far longer than a pipe's buffer.
     gold = tmp_path / "g.json"
     gold.write_text(json.dumps({"d1": [{"hotel": {f"s{i}": "x" for i in range(3000)}}]}))
     run_ = subprocess.run(
-        f"{sys.executable} -m scoring score --gold {gold} --pred {gold} | head -1",
+        f"{command} score --gold {gold} --pred {gold} | head -1",
         shell=True, capture_output=True, text=True, cwd=ROOT, check=False,
     )  # fmt: skip
     assert run_.stdout == "task        dstc11\n"

@@ -27,6 +27,7 @@ from leaderboard.submissions import queue
 from leaderboard.submissions.models import CHARGED, Submission, SubmissionFile
 from leaderboard.teams.models import Participation, Team
 from scoring import ScoringError, Source
+from scoring.errors import kind as error_kind
 
 log = logging.getLogger(__name__)
 
@@ -52,14 +53,30 @@ class QuotaExceeded(SubmissionError):
     """The team has used its daily or total quota for the phase."""
 
 
+#: What can be wrong with one file of an upload (``SubmissionRejected.kinds``): the scorer's
+#: ``incomplete``, ``mismatched`` and ``unreadable`` (``scoring.errors.kind``), and these.
+MISSING, TOO_LARGE, UNKNOWN = "missing", "too large", "unknown condition"
+
+
 class SubmissionRejected(SubmissionError):
-    """One or more files are invalid. ``messages`` maps condition key -> scorer message.
+    """One or more files are invalid. ``messages`` maps condition key -> scorer message,
+    ``kinds`` the same keys -> what was wrong in a word (``MISSING``, ``TOO_LARGE``,
+    ``UNKNOWN`` or ``scoring.errors.kind``), and ``valid`` the condition keys whose file of this
+    upload was accepted -> that file's name.
 
     ``submission`` is the ``invalid`` row recorded for the team's history (never charged).
     """
 
-    def __init__(self, messages: Mapping[str, str], submission: Submission | None = None):
+    def __init__(
+        self,
+        messages: Mapping[str, str],
+        submission: Submission | None = None,
+        kinds: Mapping[str, str] | None = None,
+        valid: Mapping[str, str] | None = None,
+    ):
         self.messages = dict(messages)
+        self.kinds = dict(kinds or {})
+        self.valid = dict(valid or {})
         self.submission = submission
         super().__init__(_join(self.messages))
 
@@ -134,7 +151,7 @@ def submit(
     _check_rejections(team)
     _check_references_readable(references.values())
 
-    checked, messages = _validate(phase, conditions, references, files)
+    checked, messages, kinds = _validate(phase, conditions, references, files)
     # What the team sent, whether the upload is recorded as invalid or queued.
     identity = {
         "team": team,
@@ -149,7 +166,8 @@ def submit(
         invalid = Submission.objects.create(
             **identity, status=Submission.Status.INVALID, charged=False, error=_join(messages)
         )
-        raise SubmissionRejected(messages, invalid)
+        valid = {item.condition.key: item.original_name for item in checked}
+        raise SubmissionRejected(messages, invalid, kinds, valid)
 
     stored = _store(checked)
     try:
@@ -221,18 +239,24 @@ def _validate(
     conditions: list[Condition],
     references: Mapping[int, Reference],
     files: Mapping[str, UploadedFile],
-) -> tuple[list[_Checked], dict[str, str]]:
+) -> tuple[list[_Checked], dict[str, str], dict[str, str]]:
+    """The files that passed the scorer's checks, and for each refused one its message and
+    what was wrong (``SubmissionRejected``)."""
     by_key = {c.key: c for c in conditions}
     messages: dict[str, str] = {}
+    kinds: dict[str, str] = {}
     for key in files:
         if key not in by_key:
             messages[key] = f"this phase has no condition {key!r}."
+            kinds[key] = UNKNOWN
     if not files:
         messages["files"] = "upload at least one prediction file."
+        kinds["files"] = MISSING
     elif not phase.allow_partial:
         for condition in conditions:
             if condition.key not in files:
                 messages[condition.key] = "a prediction file is required for this condition."
+                kinds[condition.key] = MISSING
     task = phase.challenge.scoring_task()
     options = phase.challenge.task_options()
     checked: list[_Checked] = []
@@ -246,6 +270,7 @@ def _validate(
                 f"{name}: the file is {upload.size:,} bytes; the largest accepted is "
                 f"{settings.MAX_UPLOAD_BYTES:,} bytes. Compressed files are not accepted."
             )
+            kinds[condition.key] = TOO_LARGE
             continue
         upload.seek(0)
         data = upload.read()  # one copy in memory (joining chunks would hold two)
@@ -254,9 +279,10 @@ def _validate(
             task.load_prediction(Source(data, name), reference, options)
         except ScoringError as exc:
             messages[condition.key] = shown_message(str(exc))
+            kinds[condition.key] = error_kind(exc)
             continue
         checked.append(_Checked(condition, data, name))
-    return checked, messages
+    return checked, messages, kinds
 
 
 def _check_references_readable(references: Iterable[Reference]) -> None:

@@ -54,10 +54,11 @@ def test_the_detail_explains_the_formats_and_the_local_scoring_command(client, c
     for name in ("gold-json", "mwz-wrapper", "manifest"):
         assert f"<code>{name}</code>" in page
     assert "line_nr: 1 dialog_id: mul0003.json turn_id: 0" in page
-    # the factory's challenge draws 200 bootstrap resamples instead of the default 1000
+    # every setting spelled out: the task's defaults, and the factory's 200 bootstrap resamples
+    # instead of the default 1000 (tests/leaderboard/factories.py)
     assert (
         "python -m scoring score --task dstc11 --gold gold.json --pred predictions.json"
-        " --bootstrap 200</code>"
+        " --profile default --missing reject --bootstrap 200 --level 0.95 --seed 12345</code>"
     ) in page
     assert "Ranked by JGA (higher is better); ties are broken by SER (lower is better)" in page
 
@@ -72,10 +73,11 @@ def test_the_detail_of_another_task_names_its_formats_metrics_and_reference_file
         assert f"<code>{name}</code>" in page
     assert "<code>manifest</code>" not in page
     assert '<th scope="row">Cat. JGA</th>' in page
-    # the schema is part of every reference; only the option that differs is named
+    # the schema is part of every reference; every option is named, the bootstrap's defaults too
     assert (
         "python -m scoring score --task multiwoz22 --gold gold.json --schema schema.json"
-        " --pred predictions.json --match fuzzy</code>"
+        " --pred predictions.json --match fuzzy --missing reject --bootstrap 1000 --level 0.95"
+        " --seed 12345</code>"
     ) in page
     assert "Ranked by JGA (higher is better); ties are broken by Avg. goal acc." in page
 

@@ -46,9 +46,9 @@ EXPECTED: dict[str, str] = {
     "rankings:export-json": PUBLIC,
     "rankings:export-csv": PUBLIC,
     "rankings:archive": "34444424",  # log-in required; the challenge's organisers only
-    # The phase has not been revealed: nothing is listed (only organisers see the empty
-    # history) and no snapshot exists.
-    "rankings:snapshots": "44444424",
+    # The phase has not been revealed: the page says nothing is published yet, and no
+    # snapshot exists.
+    "rankings:snapshots": PUBLIC,
     "rankings:snapshot": "44444444",
     "rankings:reveal": "34444444",  # log-in required, then POST only
     "challenges:organise": "34444424",
