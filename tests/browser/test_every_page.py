@@ -13,6 +13,7 @@ start.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from typing import Any
 
@@ -183,7 +184,8 @@ def _visit(page: Any, path: str, axe: Axe) -> tuple[list[str], dict[str, Any]]:
 def test_every_page_fits_the_screen_with_no_error_and_no_serious_accessibility_issue(demo_site):
     axe = Axe()
     folder = SCREENSHOTS / "pages"
-    folder.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(folder, ignore_errors=True)  # only this run's pictures
+    folder.mkdir(parents=True)
     problems: list[str] = []
     visited = 0
     overviews = 0
