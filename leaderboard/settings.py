@@ -18,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
+from whitenoise.compress import Compressor
 
 from leaderboard.env import (
     database_from_url,
@@ -180,6 +181,11 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 #: files from STATIC_ROOT only. Off by default: tests and the embedded mode use the finders.
 STATIC_MANIFEST = env_bool("TRACKBOARD_STATIC_MANIFEST", False)
 WHITENOISE_USE_FINDERS = not STATIC_MANIFEST
+#: collectstatic keeps only the hashed names (the pages link nothing else) and compresses no
+#: source map (only a developer's tools fetch them): half the files and a fifth of the bytes
+#: to compress, so building the image's static files takes seconds, not minutes.
+WHITENOISE_KEEP_ONLY_HASHED_FILES = True
+WHITENOISE_SKIP_COMPRESS_EXTENSIONS = (*Compressor.SKIP_COMPRESS_EXTENSIONS, "map")
 MEDIA_URL = "media/"
 MEDIA_ROOT = env_path("MEDIA_ROOT", VAR_DIR / "media")
 #: References and prediction files. Deliberately outside MEDIA_ROOT: no URL serves this tree.

@@ -112,6 +112,10 @@ def _safe(text: Any) -> str:
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
+#: The same guard for the site's other CSV files (a result's per-turn correctness).
+spreadsheet_safe = _safe
+
+
 def archive(phase: Phase) -> dict[str, Any]:
     """Every Result of the phase with all its metrics, and per condition the per-dialogue
     numerators and denominators of the primary metric and the per-turn verdicts of every

@@ -9,10 +9,14 @@ verdicts on the primary metric (``Result.dialogues["turns"]``).
 
 from __future__ import annotations
 
+import csv
+import io
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from leaderboard.plotting import FONT, text
+from leaderboard.rankings.exports import spreadsheet_safe
 from leaderboard.submissions.models import Result
 from scoring import PairedTest, Resampling, Task
 from scoring.taskapi import DialogueRatios, paired_tests
@@ -42,6 +46,49 @@ def metric_rows(result: Result, task: Task, part: str | None = None) -> list[dic
         low, high = (intervals.get(spec.name) or [None, None])[:2]
         rows.append({**spec.as_dict(), "value": metrics[spec.name], "low": low, "high": high})
     return rows
+
+
+def summary(results: Sequence[Result], task: Task, changed: Sequence[str]) -> dict[str, Any]:
+    """One row per condition (``results`` in the phase's order): every metric the results have,
+    with its interval, and for each metric named in ``changed`` the change from the first
+    condition (None on the first row, or where either value is missing)."""
+    rows = [(result, {m["name"]: m for m in metric_rows(result, task)}) for result in results]
+    names = {name for _, metrics in rows for name in metrics}
+    columns = [spec.as_dict() for spec in task.metrics if spec.name in names]
+    moved = [task.metric(name).as_dict() for name in dict.fromkeys(changed) if name in names]
+    first = rows[0][1] if rows else {}
+    out = []
+    for n, (result, metrics) in enumerate(rows):
+        changes = []
+        for spec in moved:
+            here = (metrics.get(spec["name"]) or {}).get("value")
+            base = (first.get(spec["name"]) or {}).get("value")
+            changes.append(None if n == 0 or here is None or base is None else here - base)
+        out.append(
+            {
+                "result": result,
+                "cells": [metrics.get(c["name"]) for c in columns],
+                "changes": changes,
+            }
+        )
+    return {"columns": columns, "changed": moved, "rows": out}
+
+
+def correctness_csv(results: Sequence[Result]) -> str:
+    """The scorer's per-turn verdicts on the primary metric as CSV: condition, dialogue id,
+    1-based user turn, 1 right / 0 wrong. Ids are the reference's, which the team already has;
+    no gold value is in the stored verdicts."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["condition", "dialogue_id", "turn", "correct"])
+    for result in results:
+        data = result.dialogues or {}
+        for dialogue_id, marks in zip(data.get("ids") or [], data.get("turns") or [], strict=False):
+            for turn, mark in enumerate(marks, start=1):
+                writer.writerow(
+                    [result.condition.key, spreadsheet_safe(dialogue_id), turn, int(mark == "1")]
+                )
+    return out.getvalue()
 
 
 def slot_errors(result: Result) -> dict[str, Any]:

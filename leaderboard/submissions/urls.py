@@ -10,6 +10,7 @@ urlpatterns = [
     path("challenges/<slug:slug>/<slug:phase>/submissions/", views.mine, name="mine"),
     path("submissions/<int:pk>/", views.detail, name="detail"),
     path("submissions/<int:pk>/compare/", views.compare, name="compare"),
+    path("submissions/<int:pk>/correctness.csv", views.correctness_csv, name="correctness"),
     path("submissions/<int:pk>/status.json", views.status, name="status"),
     path("submissions/<int:pk>/cancel/", views.cancel, name="cancel"),
     path("submissions/<int:pk>/final/", views.final, name="final"),

@@ -126,7 +126,7 @@ VERDICTS = {
     "missing": "no file was chosen, and this phase needs one",
     "too large": "larger than the largest accepted file",
     "unknown condition": "this phase has no such condition",
-    "valid": "valid: choose it again as it is",
+    "valid": "it passed every check: choose it again as it is",
 }
 
 
@@ -233,13 +233,18 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         ]
     #: the per-turn verdicts (by position, worst dialogues, per domain) are on this metric
     turn_label = task.metric(task.primary).label
+    # One condition at a time (``?condition=KEY``, the first by default), under a summary of all.
+    shown = submission.active_results if show_scores else []
+    selected = next(
+        (r for r in shown if r.condition.key == request.GET.get("condition")),
+        shown[0] if shown else None,
+    )
     results = []
     figures: dict[str, object] = {}
-    if show_scores:
-        for result in submission.active_results:
-            tables = _result_tables(result, task)
-            figures.update(analysis.result_figures(result, tables["positions"], turn_label))
-            results.append((result, tables))
+    if selected is not None:
+        tables = _result_tables(selected, task)
+        figures.update(analysis.result_figures(selected, tables["positions"], turn_label))
+        results.append((selected, tables))
     others = (
         selectors.visible_submissions(request.user)
         .filter(team=submission.team, phase=phase, status=Submission.Status.SCORED)
@@ -267,6 +272,8 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         if show_scores
         else [],
         "results": results,
+        "selected": selected,
+        "summary": analysis.summary(shown, task, [challenge.primary, challenge.tiebreak]),
         "can_select": is_member(submission.team, request.user)
         and submission.status == Submission.Status.SCORED
         and phase.has_private_board
@@ -277,6 +284,26 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         "poll_ms": POLL_MS,
     }
     return render(request, "submissions/detail.html", context)
+
+
+@login_required
+def correctness_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    """The submission's per-turn verdicts on the primary metric, one row per user turn of each
+    condition: the team's own results (and its organisers'), only where the team may see every
+    number; no gold value is in it."""
+    submission = get_object_or_404(
+        selectors.visible_submissions(request.user).prefetch_related(selectors.active_results()),
+        pk=pk,
+    )
+    if not access(submission.phase, request.user).own_full:
+        raise Http404
+    response = HttpResponse(
+        analysis.correctness_csv(submission.active_results), content_type="text/csv; charset=utf-8"
+    )
+    name = f"submission-{submission.pk}-correctness.csv"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    add_never_cache_headers(response)
+    return response
 
 
 @login_required

@@ -78,19 +78,17 @@
     enableSorting();
     if (window.Trackboard && window.Trackboard.drawCharts) { window.Trackboard.drawCharts(); }
     if (window.Trackboard && window.Trackboard.checkTables) { window.Trackboard.checkTables(); }
+    if (window.Trackboard && window.Trackboard.localTimes) { window.Trackboard.localTimes(box); }
   }
 
   function schedule() {
     if (timer === null && !document.hidden) { timer = window.setTimeout(refresh, every); }
   }
 
-  // The time as every page shows it: 24-hour, in the site's zone (set on <html>), zone named.
+  // The time as every page shows it (js/times.js): 24-hour, the reader's zone, zone named.
   function clock(date) {
-    var zone = document.documentElement.getAttribute("data-time-zone") || "UTC";
-    var options = { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23",
-                    timeZone: zone, timeZoneName: "short" };
-    try { return new Intl.DateTimeFormat("en-GB", options).format(date); }
-    catch (e) { return date.toISOString().slice(11, 19) + " UTC"; }
+    if (window.Trackboard && window.Trackboard.clock) { return window.Trackboard.clock(date); }
+    return date.toISOString().slice(11, 19) + " UTC";
   }
 
   function refresh() {

@@ -20,6 +20,10 @@ from leaderboard.challenges.templatetags.times import moment, when
 from leaderboard.rankings.snapshots import reveal
 from leaderboard.submissions.models import Submission
 from leaderboard.views import server_error
+from tests.leaderboard.factories import phase_with_references
+from tests.leaderboard.submissions.test_result_page import _other_task_phase, _scored
+from tests.leaderboard.task_data import DVD_PARTIAL, MWZ_PARTIAL
+from tests.leaderboard.web import GOLD_BYTES, PREDICTION, log_in
 
 LAYOUT = '<nav aria-label="Main">'
 #: A time as every page writes it: day, month, year, 24-hour time and the zone.
@@ -151,5 +155,31 @@ def test_every_time_on_the_pages_has_one_format(client):
             seen += 1
         assert not re.search(r"\d(?: ?[ap]\.?m\.?)\b", page, re.I), url
     assert seen >= 10
-    # The page script writes its own times in the zone the page names.
-    assert 'data-time-zone="UTC"' in client.get(pages[1]).text
+    # Every page loads the script that writes these times in the reader's own zone.
+    assert all('src="/static/js/times.js"' in client.get(url).text for url in pages)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("task", ["dstc11", "multiwoz22", "dvd"])
+def test_every_task_the_button_and_the_snapshots_page_follow_the_phase(client, task):
+    def phase(**kwargs):
+        if task == "dstc11":
+            return phase_with_references(GOLD_BYTES, keys=("first", "second"), **kwargs)
+        return _other_task_phase(task, **kwargs)
+
+    run = {"dstc11": PREDICTION, "multiwoz22": MWZ_PARTIAL, "dvd": DVD_PARTIAL}[task]
+    button = "Select as final submission"
+    for kwargs, shown in (
+        ({}, False),  # public results, no split: the live board is the final one
+        ({"split_fraction": 0.5}, True),
+        ({"results_visibility": "hidden"}, True),
+    ):
+        made_phase = phase(**kwargs)
+        team, made = _scored(made_phase, {"first": run, "second": run})
+        log_in(client, team.created_by)
+        page = client.get(reverse("submissions:detail", args=[made.pk])).text
+        assert (button in page) is shown, (task, kwargs)
+        client.logout()
+        url = reverse("rankings:snapshots", args=[made_phase.challenge.slug, made_phase.slug])
+        listing = client.get(url)
+        assert listing.status_code == 200 and "Nothing is published yet" in listing.text

@@ -21,6 +21,7 @@ def test_pages_use_only_local_assets_and_have_a_phone_viewport(client):
     assert assets == [
         "/static/css/trackboard.css",
         "/static/js/tables.js",
+        "/static/js/times.js",
         "/static/vendor/plotly-basic.min.js",
         "/static/js/charts.js",
         "/static/js/leaderboard.js",
@@ -29,7 +30,7 @@ def test_pages_use_only_local_assets_and_have_a_phone_viewport(client):
         assert finders.find(asset.removeprefix("/static/")) is not None
     assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in page
     assert '<a class="skip" href="#main">' in page
-    assert '<html lang="en" data-time-zone="UTC">' in page
+    assert '<html lang="en">' in page
     assert '<nav aria-label="Main">' in page
 
 

@@ -105,6 +105,8 @@ def test_collected_files_have_hashed_names_and_compressed_copies(collected, mani
         gz = hashed.with_name(hashed.name + ".gz").read_bytes()
         br = hashed.with_name(hashed.name + ".br").read_bytes()
         assert len(br) < len(gz) < len(raw)
+    # Only hashed names are kept: a page can link nothing else.
+    assert not any((collected / name).exists() for name in SHARED)
     # The bundle compresses to well under a third of its size.
     bundle = collected / manifest_site[BUNDLE]
     assert bundle.with_name(bundle.name + ".br").stat().st_size < bundle.stat().st_size / 3

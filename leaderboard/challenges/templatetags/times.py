@@ -1,6 +1,7 @@
 """One way to show a moment on every page: ``30 Nov 2026 14:05 UTC``, 24-hour, in the site's
 time zone (``TIME_ZONE``, UTC unless the operator sets another) with the zone's name, inside a
-``<time>`` element whose ``datetime`` is the exact ISO 8601 instant."""
+``<time>`` element whose ``datetime`` is the exact ISO 8601 instant. ``static/js/times.js``
+rewrites the text in the same format in the reader's own zone when the browser reports it."""
 
 from __future__ import annotations
 

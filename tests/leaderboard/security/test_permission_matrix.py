@@ -60,6 +60,8 @@ EXPECTED: dict[str, str] = {
     # The team and the challenge's organisers; others (a superuser too) get a 404 on pages.
     "submissions:detail": "34422424",
     "submissions:compare": "34422424",
+    # The team's own per-turn correctness: the same readers as its result page.
+    "submissions:correctness": "34422424",
     "submissions:status": "34422424",
     "submissions:cancel": POST_ONLY,
     "teams:mine": LOGIN_REQUIRED,
