@@ -102,6 +102,8 @@ def _pages() -> dict[str, list[tuple[str, str]]]:
             board = f"{base}{phase.slug}/leaderboard/"
             name = f"{task}-{phase.slug}"
             reader.append((f"leaderboard-{name}", board))
+            if task == "dstc11":
+                reader.append((f"snapshots-{name}", f"{base}{phase.slug}/snapshots/"))
             if phase.results_visibility == Phase.Visibility.HIDDEN:
                 organiser.append((f"leaderboard-{name}", board))
             elif task == "dstc11":
