@@ -1,6 +1,7 @@
 """Every page a reader, a participant and an organiser sees, on the demo challenges of all three
 tasks, at a phone's size (390x844) and a desktop's (1366x900): no page wider than the screen,
-no console error, no serious or critical accessibility violation (axe-core, from the
+no console error, no chart whose tick labels overlap, no "minus zero" anywhere, no serious or
+critical accessibility violation (axe-core, from the
 ``axe-playwright-python`` package, which carries ``axe.min.js``: nothing is downloaded); the
 overview shows every condition's primary metric with its interval and the secondary metric
 without sideways scrolling on the desktop. Screenshots of the leaderboard, result and challenge
@@ -47,6 +48,30 @@ CHARTS_DRAWN = """() => {
   const wanted = Object.keys(JSON.parse(holder.textContent));
   return Array.from(document.querySelectorAll("[data-chart]"))
     .every((n) => !wanted.includes(n.id) || n.classList.contains("drawn"));
+}"""
+
+# Tick labels of every chart that overlap their neighbours on the same axis (a phone's charts
+# must stay readable), and every "minus zero" written anywhere, charts included.
+UNREADABLE = r"""() => {
+  const found = [];
+  for (const plot of document.querySelectorAll(".js-plotly-plot")) {
+    for (const axis of ["xtick", "ytick"]) {
+      const boxes = Array.from(plot.querySelectorAll(`.${axis} text`))
+        .map((t) => t.getBoundingClientRect()).filter((r) => r.width > 0)
+        .sort((a, b) => (axis === "xtick" ? a.left - b.left : a.top - b.top));
+      for (let i = 1; i < boxes.length; i++) {
+        const a = boxes[i - 1], b = boxes[i];
+        if (axis === "xtick" ? a.right > b.left + 1 : a.bottom > b.top + 1) {
+          found.push(`${plot.id} ${axis} labels overlap`);
+          break;
+        }
+      }
+    }
+  }
+  const text = document.body.innerText + " " + Array.from(document.querySelectorAll("svg text"))
+    .map((t) => t.textContent).join(" ");
+  if (/[-\u2212]0\.00(?!\d)/.test(text)) { found.push("a minus zero"); }
+  return found;
 }"""
 
 # The overview's condition cells: where each is and what it says, and its scrolling box.
@@ -169,6 +194,7 @@ def _visit(page: Any, path: str, axe: Axe) -> tuple[list[str], dict[str, Any]]:
         scroll, inner = page.evaluate("[document.documentElement.scrollWidth, window.innerWidth]")
         if scroll > inner:
             problems.append(f"page is {scroll} px wide in a {inner} px window")
+        problems += page.evaluate(UNREADABLE)
         found = axe.run(page, context=AXE_CONTEXT).response["violations"]
         for violation in found:
             if violation["impact"] in FAILING:
