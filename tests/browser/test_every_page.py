@@ -1,15 +1,15 @@
 """Every page a reader, a participant and an organiser sees, on the demo challenges of all three
-tasks, at a phone's size (390x844) and a desktop's (1366x900): no page wider than the screen,
-no console error, no chart whose tick labels overlap, no "minus zero" anywhere, no serious or
-critical accessibility violation (axe-core, from the
-``axe-playwright-python`` package, which carries ``axe.min.js``: nothing is downloaded); the
-overview shows every condition's primary metric with its interval and the secondary metric
-without sideways scrolling on the desktop. Screenshots of the leaderboard, result and challenge
-pages at both sizes go to ``artifacts/screenshots/pages/``.
+tasks, at a phone's size (390x844, a touch screen) and a desktop's (1366x900): no page wider
+than the screen, no console error, no chart toolbar on the phone, no chart whose tick labels
+overlap, no "minus zero" anywhere, no serious or critical accessibility violation (axe-core,
+from the ``axe-playwright-python`` package, which carries ``axe.min.js``: nothing is
+downloaded); the overview shows every condition's primary metric with its interval and the
+secondary metric without sideways scrolling on the desktop. Screenshots of the leaderboard,
+result and challenge pages at both sizes go to ``artifacts/screenshots/pages/``.
 
-One browser for the session, one context per role (logged in once), one page per context
-reused for every visit: the test costs a couple of seconds per page and size, not a browser
-start.
+One browser for the session, one context per role and size (logged in once), one page per
+context reused for every visit: the test costs a second or two per page and size (mostly
+axe's), not a browser start.
 """
 
 from __future__ import annotations
