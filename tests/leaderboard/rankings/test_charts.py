@@ -12,6 +12,7 @@ from django.urls import reverse
 from leaderboard.challenges import demo
 from leaderboard.challenges.models import Phase
 from leaderboard.numbers import score, signed
+from leaderboard.plotting import wrap
 from leaderboard.rankings.services import leaderboard
 from leaderboard.submissions.models import Result
 from leaderboard.teams.models import Team
@@ -129,3 +130,10 @@ def test_team_and_method_names_reach_plotly_escaped(client, demo_phase):
     assert "&lt;img src=x onerror=alert(1)&gt;" in charts
     assert "&lt;b&gt;m&lt;/b&gt;" in charts
     assert "<img" not in charts and "<b>m" not in charts
+
+
+def test_long_condition_names_break_onto_two_lines_for_a_phone():
+    assert wrap("TTS-Verbatim") == "TTS-Verbatim"  # 12 characters fit
+    assert wrap("Human-Paraphrased") == "Human-<br>Paraphrased"
+    assert wrap("A very long condition name") == "A very long<br>condition name"
+    assert wrap("Unbreakablelongname") == "Unbreakablelongname"
