@@ -15,3 +15,15 @@ FONT = {"family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif", "siz
 def text(value: object) -> str:
     """``value`` as Plotly-safe text: markup escaped, shown verbatim by Plotly."""
     return html.escape(str(value), quote=False)
+
+
+def wrap(label: str, width: int = 12) -> str:
+    """``label`` on two lines when longer than ``width``, broken after its last hyphen or
+    space before the middle (Plotly's ``<br>``): category ticks that fit a phone's width."""
+    if len(label) <= width:
+        return label
+    cut = max(label.rfind("-", 0, len(label) // 2 + 2), label.rfind(" ", 0, len(label) // 2 + 2))
+    if cut <= 0:
+        return label
+    keep = label[: cut + 1] if label[cut] == "-" else label[:cut]
+    return keep + "<br>" + label[cut + 1 :]

@@ -58,6 +58,10 @@ class Entry:
     team_slug: str
     submission_id: int
     method_name: str
+    #: the method's paper or code and its description ("" for anonymous teams: a paper names
+    #: its authors)
+    method_url: str
+    method_description: str
     is_baseline: bool
     submitted_at: dt.datetime
 
@@ -91,11 +95,17 @@ class OverviewRow(Entry):
     #: condition key -> this submission's values of the board's first two columns
     per_condition: dict[str, tuple[float | None, ...]]
     submissions: int
-    #: the first column on the first condition minus on the last (by condition order), in
-    #: points: how much this submission loses from TTS-Verbatim to Human-Paraphrased.
-    gap: float | None = None
+    #: the first column on the last condition minus on the first (by condition order), in
+    #: points: what this submission gains (+) or loses (-) from TTS-Verbatim to
+    #: Human-Paraphrased. The tables and the charts show this one number with its sign.
+    change: float | None = None
     #: means over the conditions of the board's first two columns
     means: tuple[float | None, ...] = ()
+    #: condition key -> (value, low, high) of the board's first two columns
+    cells: dict[str, tuple[Cell, ...]] = field(default_factory=dict)
+    #: condition key -> this submission's rank group on that condition's board ("" when the
+    #: team's row there is another of its submissions, or has no group)
+    groups: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -127,6 +137,7 @@ def team_label(team: Any) -> tuple[str, str]:
 def entry(rank: int, submission: Submission) -> dict[str, Any]:
     """The :class:`Entry` fields of ``submission`` ranked ``rank``."""
     name, slug = team_label(submission.team)
+    anonymous = submission.team.anonymous
     return {
         "rank": rank,
         "team_id": None if submission.team.anonymous else submission.team_id,
@@ -134,6 +145,8 @@ def entry(rank: int, submission: Submission) -> dict[str, Any]:
         "team_slug": slug,
         "submission_id": submission.pk,
         "method_name": submission.method_name,
+        "method_url": "" if anonymous or not _is_web(submission.url) else submission.url,
+        "method_description": "" if anonymous else submission.method_description,
         "is_baseline": submission.is_baseline,
         "submitted_at": submission.created_at,
     }
@@ -160,6 +173,11 @@ def entrant_key() -> Any:
         default=Concat(Value("t:"), Cast("submission__team_id", CharField())),
         output_field=CharField(),
     )
+
+
+def _is_web(url: str) -> bool:
+    """Whether ``url`` may be a link on a page: http(s) only, whatever stored it."""
+    return url.lower().startswith(("https://", "http://"))
 
 
 def split_part(phase: Phase, part: str) -> str | None:

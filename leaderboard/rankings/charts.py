@@ -3,7 +3,8 @@
 Figures are plain dicts (``{"data": [...], "layout": {...}}``) handed to the page with
 ``json_script``; ``plotly.graph_objects`` would validate the same dicts at many times the cost
 for a 500-team board, and the page only needs JSON. Every user-controlled string goes through
-``leaderboard.plotting.text``.
+``leaderboard.plotting.text``. Titles are the page's headings, not Plotly's (a heading wraps
+on a phone; a Plotly title is cut), and a team has one colour in every chart (``team_colour``).
 """
 
 from __future__ import annotations
@@ -12,15 +13,22 @@ from typing import Any
 
 from django.utils.text import slugify
 
-from leaderboard.plotting import FONT, text
+from leaderboard.numbers import signed
+from leaderboard.plotting import FONT, text, wrap
 from leaderboard.rankings.board import Column, ConditionBoard, Leaderboard, OverviewRow, Row
 
 #: Bar charts and the robustness chart show the first teams only; the tables list everyone.
 CHART_LIMIT = 50
-TEAM_COLOUR = "#0b5cad"
-BASELINE_COLOUR = "#5b3fa0"
-CONDITION_COLOURS = ("#0b5cad", "#d95f02", "#1b9e77", "#7570b3", "#e7298a")
-MINUS = "\u2212"
+#: One marker per condition in the scatter, in condition order (a team is its colour).
+CONDITION_SYMBOLS = ("circle", "square", "triangle-up", "diamond", "cross", "x")
+#: Golden angle: hues of teams created one after another are far apart on the colour wheel.
+GOLDEN_ANGLE = 137.508
+
+
+def team_colour(team_id: int) -> str:
+    """The colour of a team in every chart of every board, whatever its rank: a hue from the
+    team's id, dark enough to stand 3:1 against the white background."""
+    return f"hsl({(team_id * GOLDEN_ANGLE) % 360:.0f}, 70%, 35%)"
 
 
 def _interval(value: float | None, low: float | None, high: float | None) -> tuple[Any, Any]:
@@ -29,15 +37,27 @@ def _interval(value: float | None, low: float | None, high: float | None) -> tup
     return high - value, value - low
 
 
-def _layout(title: str, **extra: Any) -> dict[str, Any]:
+def _layout(**extra: Any) -> dict[str, Any]:
     return {
-        "title": {"text": text(title), "x": 0, "xanchor": "left", "font": {"size": 15}},
         "font": FONT,
-        "margin": {"l": 10, "r": 20, "t": 40, "b": 40},
+        "margin": {"l": 10, "r": 10, "t": 30, "b": 40},
         "paper_bgcolor": "#fff",
         "plot_bgcolor": "#fff",
         "showlegend": False,
         **extra,
+    }
+
+
+def _legend(title: str) -> dict[str, Any]:
+    """A legend under the plot whose entries wrap onto as many lines as the width needs."""
+    return {
+        "title": {"text": title, "side": "top"},
+        "font": {"size": 12},
+        "orientation": "h",
+        "x": 0,
+        "xanchor": "left",
+        "y": -0.18,
+        "yanchor": "top",
     }
 
 
@@ -55,8 +75,8 @@ def _cell(row: Row, index: int) -> tuple[Any, Any, Any]:
 
 def bar_chart(board: ConditionBoard, column: Column, index: int) -> dict[str, Any]:
     """Horizontal bars of one metric (the board's column ``index``) per team, rank 1 on top,
-    95% interval as error bars; baselines in another colour with a hatch pattern (not colour
-    alone) and labelled."""
+    95% interval as error bars, each team in its colour; baselines hatched (not colour alone)
+    and labelled."""
     rows = [r for r in board.rows if _cell(r, index)[0] is not None][:CHART_LIMIT]
     name = text(column.label)
     plus, minus = (
@@ -81,8 +101,11 @@ def bar_chart(board: ConditionBoard, column: Column, index: int) -> dict[str, An
             "thickness": 1.2,
         },
         "marker": {
-            "color": [BASELINE_COLOUR if r.is_baseline else TEAM_COLOUR for r in rows],
-            "pattern": {"shape": ["/" if r.is_baseline else "" for r in rows]},
+            "color": [team_colour(r.team_id) for r in rows],
+            "pattern": {
+                "shape": ["/" if r.is_baseline else "" for r in rows],
+                "fgcolor": "#fff",
+            },
         },
         "customdata": [
             [
@@ -100,13 +123,16 @@ def bar_chart(board: ConditionBoard, column: Column, index: int) -> dict[str, An
             + "<br>rank group %{customdata[1]}<extra></extra>"
         ),
     }
-    better = column.better
     return {
         "data": [trace],
         "layout": _layout(
-            f"{board.label}: {name} with 95% intervals ({better})",
-            height=max(180, 28 * len(rows) + 90),
-            xaxis={"title": {"text": f"{name} (%)"}, "rangemode": "tozero", "zeroline": True},
+            height=max(160, 28 * len(rows) + 70),
+            xaxis={
+                "title": {"text": f"{name} (%), {column.better}"},
+                "rangemode": "tozero",
+                "zeroline": True,
+                "nticks": 6,
+            },
             yaxis={"autorange": "reversed", "automargin": True, "type": "category"},
             bargap=0.25,
         ),
@@ -114,75 +140,76 @@ def bar_chart(board: ConditionBoard, column: Column, index: int) -> dict[str, An
 
 
 def robustness_chart(board: Leaderboard) -> dict[str, Any]:
-    name = text(board.columns[0].label)
-    return _robustness(board, name)
-
-
-def _robustness(board: Leaderboard, name: str) -> dict[str, Any]:
-    """One line per team (its overview submission) across the conditions in order; the legend
-    names each team with its gap, teams that lose least listed first."""
+    """One line per team (its overview submission) across the conditions in order, in the
+    team's colour; the legend names each team with its change from the first condition to the
+    last (the overview's "Change" column, same sign), the most robust team first."""
+    first = board.columns[0]
+    name = text(first.label)
     conditions = board.conditions
-    labels = [text(c.label) for c in conditions]
-    rows = [r for r in board.overview if r.gap is not None][:CHART_LIMIT]
-    rows.sort(key=lambda r: (r.gap, r.rank))
+    labels = [wrap(text(c.label)) for c in conditions]
+    rows = [r for r in board.overview if r.change is not None][:CHART_LIMIT]
+    better = -1.0 if first.direction == "higher" else 1.0
+    rows.sort(key=lambda r: (better * (r.change or 0.0), r.rank))
     traces = []
     for r in rows:
         values = [(r.per_condition.get(c.key) or (None, None))[0] for c in conditions]
+        change = signed(r.change)
         traces.append(
             {
                 "type": "scatter",
                 "mode": "lines+markers",
-                "name": f"{_label(r)}: {MINUS}{r.gap:.2f}"
-                if r.gap >= 0
-                else f"{_label(r)}: +{-r.gap:.2f}",
+                "name": f"{_label(r)}: {change}",
                 "x": labels,
                 "y": values,
-                "line": {"dash": "dot" if r.is_baseline else "solid", "width": 2},
+                "line": {
+                    "color": team_colour(r.team_id),
+                    "dash": "dot" if r.is_baseline else "solid",
+                    "width": 2,
+                },
                 "marker": {"symbol": "diamond" if r.is_baseline else "circle", "size": 8},
-                "customdata": [[text(r.method_name), r.gap] for _ in conditions],
+                "customdata": [text(r.method_name) for _ in conditions],
                 "hovertemplate": (
-                    f"<b>{_label(r)}</b><br>%{{customdata[0]}}<br>%{{x}}: {name} %{{y:.2f}}"
-                    "<br>drop first → last: %{customdata[1]:.2f} points<extra></extra>"
+                    f"<b>{_label(r)}</b><br>%{{customdata}}<br>%{{x}}: {name} %{{y:.2f}}"
+                    f"<br>change first to last: {change} points<extra></extra>"
                 ),
             }
         )
     return {
         "data": traces,
         "layout": _layout(
-            f"Robustness: {name} per condition",
-            height=440,
+            height=300 + 22 * len(rows),
             showlegend=True,
-            legend={
-                "title": {"text": f"Team: {name} change, first to last condition"},
-                "font": {"size": 12},
-                "orientation": "h",
-                "y": -0.2,
-                "yanchor": "top",
-            },
-            xaxis={"type": "category", "tickangle": 0},
-            yaxis={"title": {"text": f"{name} (%)"}},
-            margin={"l": 60, "r": 20, "t": 40, "b": 20},
+            legend=_legend(f"Team: change in {name}, first to last condition"),
+            xaxis={"type": "category", "automargin": True},
+            yaxis={"title": {"text": f"{name} (%)"}, "automargin": True, "nticks": 6},
+            margin={"l": 10, "r": 10, "t": 20, "b": 10},
         ),
     }
 
 
 def scatter_chart(board: Leaderboard) -> dict[str, Any]:
-    """The board's first column (JGA) against its second (SER), one trace per condition, one
-    point per team with both intervals; baselines drawn as diamonds."""
+    """The board's first column against its second, one trace per team in its colour (its
+    name in the legend), one marker per condition (a symbol per condition) with both
+    intervals; baselines drawn with open markers."""
     first, second = board.columns[:2]
     y_name, x_name = text(first.label), text(second.label)
+    conditions = board.conditions
+    points: dict[int, list[tuple[int, Row]]] = {}
+    for n, condition in enumerate(conditions):
+        for r in condition.rows:
+            if _cell(r, 0)[0] is not None and _cell(r, 1)[0] is not None:
+                points.setdefault(r.team_id, []).append((n, r))
     traces = []
-    for n, condition in enumerate(board.conditions):
-        rows = [
-            r for r in condition.rows if _cell(r, 0)[0] is not None and _cell(r, 1)[0] is not None
-        ]
+    for team_id, found in points.items():
+        rows = [r for _, r in found]
         jga = [_interval(*_cell(r, 0)) for r in rows]
         ser = [_interval(*_cell(r, 1)) for r in rows]
+        colour = team_colour(team_id)
         traces.append(
             {
                 "type": "scatter",
                 "mode": "markers",
-                "name": text(condition.label),
+                "name": _label(rows[0]),
                 "x": [_cell(r, 1)[0] for r in rows],
                 "y": [_cell(r, 0)[0] for r in rows],
                 "error_x": {
@@ -191,6 +218,7 @@ def scatter_chart(board: Leaderboard) -> dict[str, Any]:
                     "array": [s[0] for s in ser],
                     "arrayminus": [s[1] for s in ser],
                     "thickness": 1,
+                    "color": colour,
                 },
                 "error_y": {
                     "type": "data",
@@ -198,31 +226,49 @@ def scatter_chart(board: Leaderboard) -> dict[str, Any]:
                     "array": [j[0] for j in jga],
                     "arrayminus": [j[1] for j in jga],
                     "thickness": 1,
+                    "color": colour,
                 },
                 "marker": {
-                    "color": CONDITION_COLOURS[n % len(CONDITION_COLOURS)],
-                    "symbol": ["diamond" if r.is_baseline else "circle" for r in rows],
-                    "size": 9,
+                    "color": colour,
+                    "symbol": [
+                        CONDITION_SYMBOLS[n % len(CONDITION_SYMBOLS)]
+                        + ("-open" if r.is_baseline else "")
+                        for n, r in found
+                    ],
+                    "size": 10,
+                    "opacity": 0.85,
+                    "line": {"width": 1, "color": colour},
                 },
-                "customdata": [[_label(r), text(r.method_name)] for r in rows],
+                "customdata": [[text(r.method_name), text(conditions[n].label)] for n, r in found],
                 "hovertemplate": (
-                    "<b>%{customdata[0]}</b><br>%{customdata[1]}<br>"
-                    + text(condition.label)
-                    + f"<br>{y_name} %{{y:.2f}}, {x_name} %{{x:.2f}}<extra></extra>"
+                    f"<b>{_label(rows[0])}</b><br>%{{customdata[0]}}<br>%{{customdata[1]}}"
+                    f"<br>{y_name} %{{y:.2f}}, {x_name} %{{x:.2f}}<extra></extra>"
                 ),
             }
         )
     return {
         "data": traces,
         "layout": _layout(
-            f"{y_name} against {x_name} per condition (diamonds: baselines)",
-            height=420,
+            height=340 + 22 * len(traces),
             showlegend=True,
-            xaxis={"title": {"text": f"{x_name} (%) — {second.better}"}},
-            yaxis={"title": {"text": f"{y_name} (%) — {first.better}"}},
-            margin={"l": 60, "r": 20, "t": 40, "b": 50},
+            legend=_legend("Team"),
+            xaxis={"title": {"text": f"{x_name} (%), {second.better}"}, "nticks": 6},
+            yaxis={
+                "title": {"text": f"{y_name} (%), {first.better}"},
+                "automargin": True,
+                "nticks": 6,
+            },
+            margin={"l": 10, "r": 10, "t": 20, "b": 10},
         ),
     }
+
+
+def condition_symbols(board: Leaderboard) -> list[tuple[str, str]]:
+    """(condition label, marker symbol name) as the scatter draws them, for its caption."""
+    return [
+        (c.label, CONDITION_SYMBOLS[n % len(CONDITION_SYMBOLS)].replace("-up", ""))
+        for n, c in enumerate(board.conditions)
+    ]
 
 
 def chart_id(kind: str, key: str = "") -> str:
@@ -239,7 +285,7 @@ def figures(board: Leaderboard) -> dict[str, Any]:
                 charts[chart_id(slugify(column.name), condition.key)] = bar_chart(
                     condition, column, index
                 )
-    if any(r.gap is not None for r in board.overview):
+    if any(r.change is not None for r in board.overview):
         charts[chart_id("robustness")] = robustness_chart(board)
     if len(shown) > 1 and any(c.rows for c in board.conditions):
         charts[chart_id("scatter")] = scatter_chart(board)

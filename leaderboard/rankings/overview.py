@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 from leaderboard.challenges.models import Condition, Phase
 from leaderboard.rankings.board import (
+    Cell,
     Column,
     OverviewRow,
     cell,
@@ -30,20 +31,25 @@ def overview_rows(
     shown: tuple[Column, ...],
     conditions: list[Condition],
     counts: dict[int, int],
+    groups: dict[str, dict[int, str]] | None = None,
 ) -> tuple[OverviewRow, ...]:
+    """``groups``: condition key -> submission id -> its rank group on that condition's board."""
     # Means over conditions need every Result of every submission; the board is cached, so
     # this Python pass runs once per change of the phase, not once per request.
     keys = {c.pk: c.key for c in conditions}
     which = split_part(phase, part)
     pair = shown[:2]
     per_submission: dict[int, dict[str, tuple[float | None, ...]]] = {}
+    cells: dict[int, dict[str, tuple[Cell, ...]]] = {}
     meta: dict[int, Result] = {}
     results = (
         counted(phase, only).select_related("submission__team").defer("breakdown", "dialogues")
     )
     for r in results.order_by("created_at"):
+        found = tuple(cell(r, c.name, which) for c in pair)
+        cells.setdefault(r.submission_id, {})[keys[r.condition_id]] = found
         per_submission.setdefault(r.submission_id, {})[keys[r.condition_id]] = tuple(
-            cell(r, c.name, which)[0] for c in pair
+            value for value, _, _ in found
         )
         meta[r.submission_id] = r
     order = sorted(range(len(pair)), key=lambda i: not pair[i].primary)
@@ -83,19 +89,21 @@ def overview_rows(
                 **entry(rank, submission),
                 per_condition=per_submission[pk],
                 submissions=counts.get(submission.team_id, 0),
-                gap=_gap(per_submission[pk], conditions),
+                change=_change(per_submission[pk], conditions),
                 means=means,
+                cells=cells[pk],
+                groups={key: found[pk] for key, found in (groups or {}).items() if pk in found},
             )
         )
     return tuple(rows)
 
 
-def _gap(
+def _change(
     per_condition: dict[str, tuple[float | None, ...]], conditions: list[Condition]
 ) -> float | None:
-    """The first column on the first condition minus on the last; None if missing."""
+    """The first column on the last condition minus on the first; None if missing."""
     if len(conditions) < 2:
         return None
     first = (per_condition.get(conditions[0].key) or (None,))[0]
     last = (per_condition.get(conditions[-1].key) or (None,))[0]
-    return None if first is None or last is None else first - last
+    return None if first is None or last is None else last - first

@@ -48,7 +48,7 @@ from leaderboard.rankings.overview import overview_rows
 from leaderboard.submissions.models import Result, Submission
 from scoring.taskapi import DialogueRatios
 
-CACHE_VERSION = 6
+CACHE_VERSION = 7
 
 
 def cache_key(phase: Phase, part: str = "public") -> str:
@@ -111,12 +111,13 @@ def compute(phase: Phase, part: str = "public") -> Leaderboard:
     shown = columns(challenge, counted(phase, only).values_list("metrics", flat=True))
     conditions = list(phase.conditions.order_by("order", "key"))
     boards = tuple(_condition_board(phase, part, c, only, shown, counts) for c in conditions)
+    groups = {b.key: {r.submission_id: r.group for r in b.rows if r.group} for b in boards}
     board = Leaderboard(
         phase_id=phase.pk,
         primary_metric=challenge.primary,
         conditions=boards,
         part=part,
-        overview=overview_rows(phase, part, only, shown, conditions, counts),
+        overview=overview_rows(phase, part, only, shown, conditions, counts, groups),
         reported=tuple(reported_rows(phase)) if part == "public" else (),
         version=str(phase.board_version),
         columns=shown,

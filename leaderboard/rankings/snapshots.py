@@ -48,6 +48,7 @@ def serialise(board: Leaderboard) -> dict[str, Any]:
         data["submitted_at"] = value.submitted_at.isoformat()
         if "per_condition" in data:
             data["per_condition"] = {k: list(v) for k, v in value.per_condition.items()}
+            data["cells"] = {k: [list(c) for c in v] for k, v in value.cells.items()}
         return data
 
     return {
@@ -121,7 +122,7 @@ def from_data(data: dict[str, Any]) -> Leaderboard:
             tuple(
                 Row(
                     **{
-                        **r,
+                        **_upgraded(r),
                         "submitted_at": when(r["submitted_at"]),
                         "cells": tuple(tuple(x) for x in r["cells"]),
                     }
@@ -135,10 +136,11 @@ def from_data(data: dict[str, Any]) -> Leaderboard:
     overview = tuple(
         OverviewRow(
             **{
-                **r,
+                **_upgraded(r),
                 "submitted_at": when(r["submitted_at"]),
                 "per_condition": {k: tuple(v) for k, v in r["per_condition"].items()},
                 "means": tuple(r["means"]),
+                "cells": {k: tuple(tuple(c) for c in v) for k, v in (r.get("cells") or {}).items()},
             }
         )
         for r in data["overview"]
@@ -153,6 +155,16 @@ def from_data(data: dict[str, Any]) -> Leaderboard:
         task=data["task"],
     )
     return dataclasses.replace(board, charts=figures(board))
+
+
+def _upgraded(row: dict[str, Any]) -> dict[str, Any]:
+    """A stored row in today's shape: snapshots published before the method's link and
+    description were kept have none, and kept the change as a drop (first minus last)."""
+    row = {"method_url": "", "method_description": "", **row}
+    if "gap" in row:
+        gap = row.pop("gap")
+        row["change"] = None if gap is None else -gap
+    return row
 
 
 def reveal(phase: Phase, user: Any, expected: str | None = None) -> Snapshot:

@@ -77,7 +77,7 @@ def _tables_html(context: dict[str, object]) -> str:
     board = context["board"]
     if not isinstance(board, Leaderboard) or not board.version:
         return render_to_string("rankings/tables.html", context)
-    key = f"leaderboard-html:v3:{board.phase_id}:{board.part}:{board.version}"
+    key = f"leaderboard-html:v4:{board.phase_id}:{board.part}:{board.version}"
     html = cache.get(key)
     if html is None:
         html = render_to_string("rankings/tables.html", context)

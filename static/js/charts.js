@@ -3,7 +3,15 @@
 // Every element with a data-chart attribute is drawn with the figure of the same id.
 (function () {
   "use strict";
-  var CONFIG = { displaylogo: false, responsive: true, modeBarButtonsToRemove: ["select2d", "lasso2d"] };
+  // The toolbar only where a mouse hovers: on a touch screen it would sit over the plot.
+  var MOUSE = !!(window.matchMedia && window.matchMedia("(hover: hover) and (pointer: fine)").matches);
+  var CONFIG = {
+    displaylogo: false,
+    responsive: true,
+    displayModeBar: MOUSE ? "hover" : false,
+    // no lasso or box selection (nothing to select), and no upload of the chart to a cloud
+    modeBarButtonsToRemove: ["select2d", "lasso2d", "sendChartToCloud", "sendDataToCloud"]
+  };
 
   function figures() {
     var holder = document.getElementById("chart-data");

@@ -77,6 +77,7 @@
     box.replaceChildren(template.content);
     enableSorting();
     if (window.Trackboard && window.Trackboard.drawCharts) { window.Trackboard.drawCharts(); }
+    if (window.Trackboard && window.Trackboard.checkTables) { window.Trackboard.checkTables(); }
     if (window.Trackboard && window.Trackboard.localTimes) { window.Trackboard.localTimes(box); }
   }
 

@@ -41,10 +41,11 @@ def test_the_demo_leaderboard_and_a_result_page_draw_their_charts(page):
     assert page.locator("#chart-robustness .scatterlayer .trace").count() == 3
     assert page.locator("#chart-scatter .scatterlayer .trace").count() == 3
     assert page.locator("#chart-scatter .scatterlayer .point").count() == 9
-    # The gap column sorts (ascending: the most robust team first).
-    page.get_by_role("button", name="Gap (JGA points)").click()
-    gaps = page.locator("#overview-table td.gap").all_inner_texts()
-    assert [float(g) for g in gaps] == sorted(float(g) for g in gaps)
+    # The change column sorts (ascending: the team that loses most first), minus signs and all.
+    page.get_by_role("button", name="Change (JGA points)").click()
+    changes = page.locator("#overview-table td.change").all_inner_texts()
+    values = [float(c.replace("\u2212", "-")) for c in changes]
+    assert values == sorted(values) and all(c.startswith("\u2212") for c in changes)
     screenshot(page, "leaderboard-charts")
 
     submission = Submission.objects.get(

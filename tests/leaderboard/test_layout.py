@@ -20,6 +20,7 @@ def test_pages_use_only_local_assets_and_have_a_phone_viewport(client):
     assets = re.findall(r'(?:src|href)="([^"]+\.(?:js|css))"', page)
     assert assets == [
         "/static/css/trackboard.css",
+        "/static/js/tables.js",
         "/static/js/times.js",
         "/static/vendor/plotly-basic.min.js",
         "/static/js/charts.js",

@@ -57,8 +57,8 @@ def test_a_reference_with_training_values_reports_seen_and_unseen_jga(client, en
     assert "|train:sha256:" in result.signature
 
     page = board_page(client, phase)
-    assert "JGA (seen) [95% CI]" in page
-    assert "JGA (unseen) [95% CI]" in page
+    assert 'JGA (seen) <span class="sub">[95% CI]</span>' in page
+    assert 'JGA (unseen) <span class="sub">[95% CI]</span>' in page
     assert "100.00" in page and "50.00" in page
     (board,) = leaderboard(phase).conditions
     names = [c.name for c in leaderboard(phase).columns]

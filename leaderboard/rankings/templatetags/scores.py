@@ -8,16 +8,23 @@ from typing import Any
 from django import template
 from django.utils.html import format_html
 
-register = template.Library()
+from leaderboard import numbers
+from leaderboard.numbers import MISSING
+from leaderboard.rankings import charts
 
-#: Shown where a metric has no value (no turns scored, or not computed).
-MISSING = "—"
+register = template.Library()
 
 
 @register.filter
 def score(value: float | None) -> str:
     """A percentage with two decimals, or a dash."""
-    return MISSING if value is None else f"{value:.2f}"
+    return numbers.score(value)
+
+
+@register.filter
+def signed(value: float | None) -> str:
+    """A change in points with its sign (``+1.20``), as the charts write it."""
+    return numbers.signed(value)
 
 
 @register.filter
@@ -28,7 +35,7 @@ def detail_value(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:.2f}"
+        return numbers.score(value)
     return str(value)
 
 
@@ -38,12 +45,12 @@ def with_ci(value: float | None, low: float | None, high: float | None) -> str:
     if value is None:
         return format_html('<span class="missing" title="no score">{}</span>', MISSING)
     if low is None or high is None:
-        return format_html("{}", f"{value:.2f}")
+        return format_html("{}", numbers.score(value))
     return format_html(
         '{} <span class="ci" title="95% confidence interval">[{}, {}]</span>',
-        f"{value:.2f}",
-        f"{low:.2f}",
-        f"{high:.2f}",
+        numbers.score(value),
+        numbers.score(low),
+        numbers.score(high),
     )
 
 
@@ -82,3 +89,9 @@ def pair_with(only_a: list[Any], only_b: list[Any]) -> list[tuple[str, list[Any]
 def primary_column(columns: Iterable[Any]) -> Any:
     """The ranked column of a board (``rankings.columns.Column`` with ``primary`` set)."""
     return next((c for c in columns if c.primary), None)
+
+
+@register.filter
+def condition_symbols(board: Any) -> list[tuple[str, str]]:
+    """(condition label, marker name) as the board's scatter chart draws them."""
+    return charts.condition_symbols(board)

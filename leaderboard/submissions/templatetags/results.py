@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from django import template
 
+from leaderboard import numbers
+
 register = template.Library()
 
 
 @register.filter
 def signed(value: float | None) -> str:
-    """``+1.25``, ``\u22120.50`` (U+2212 MINUS SIGN) or ``0.00``: two decimals, never ``-0.00``."""
-    if value is None:
-        return "—"
-    shown = f"{abs(value):.2f}"
-    if shown == "0.00":
-        return shown
-    return ("+" if value > 0 else "\u2212") + shown
+    """A change with its sign, written as the leaderboard and its charts write one
+    (``leaderboard.numbers.signed``)."""
+    return numbers.signed(value)

@@ -1,5 +1,6 @@
 """The demo leaderboard's charts: three chart kinds with intervals for every team, baselines
-marked, the robustness chart ordered by the condition gap, and names reaching Plotly escaped."""
+marked, a colour per team whatever its rank, the robustness chart ordered by the change across
+the conditions (the overview's sign), and names reaching Plotly escaped."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ from django.urls import reverse
 
 from leaderboard.challenges import demo
 from leaderboard.challenges.models import Phase
+from leaderboard.numbers import score, signed
+from leaderboard.plotting import wrap
 from leaderboard.rankings.services import leaderboard
+from leaderboard.submissions.models import Result
 from leaderboard.teams.models import Team
 from tests.leaderboard.factories import KEYS
 
@@ -50,19 +54,70 @@ def test_the_demo_leaderboard_has_bars_with_intervals_lines_and_a_scatter(client
             assert [bars["marker"]["pattern"]["shape"][i] for i in baseline] == ["/"]
     lines = charts["chart-robustness"]["data"]
     assert len(lines) == 3 and all(len(line["y"]) == 3 for line in lines)
-    # The legend lists the team that loses least first: gap = first - last condition's JGA.
-    gaps = sorted(
-        (row.per_condition[KEYS[0]][0] - row.per_condition[KEYS[-1]][0], row.team_name)
+    # One sign everywhere: change = last condition's JGA minus the first's, in the legend as
+    # in the overview's "Change" column; the team that loses least is listed first.
+    changes = sorted(
+        (
+            row.per_condition[KEYS[-1]][0] - row.per_condition[KEYS[0]][0],
+            row.team_name,
+        )
         for row in board.overview
-    )
+    )[::-1]
     assert [line["name"].split(":")[0].removesuffix(" (baseline)") for line in lines] == [
-        name for _, name in gaps
+        name for _, name in changes
     ]
-    assert sorted(row.gap for row in board.overview) == [gap for gap, _ in gaps]
+    for line, (change, _) in zip(lines, changes, strict=True):
+        # the synthetic systems lose points on human speech: every change is negative
+        assert change < 0 and line["name"].endswith(f": \u2212{abs(change):.2f}")
+        cell = f'<td class="num change" data-value="{change:f}">\u2212{abs(change):.2f}</td>'
+        assert cell in page
     scatter = charts["chart-scatter"]["data"]
+    # one trace per team, one marker per condition, each with both intervals
+    assert sorted(t["name"] for t in scatter) == sorted(teams)
     assert [len(t["x"]) for t in scatter] == [3, 3, 3]
     assert all(None not in t["error_x"]["array"] + t["error_y"]["array"] for t in scatter)
-    assert "Gap (JGA points)" in page
+    assert [t["marker"]["symbol"] for t in scatter if "baseline" in t["name"]] == [
+        ["circle-open", "square-open", "triangle-up-open"]
+    ]
+    assert "Change (JGA points)" in page
+
+
+def test_a_team_keeps_its_colour_in_every_chart_whatever_its_rank(client, demo_phase):
+    def colours():
+        page = client.get(reverse("rankings:leaderboard", args=[demo.SLUG, demo_phase.slug]))
+        charts = _charts(page.text)
+        seen: dict[str, set[str]] = {}
+        for key, figure in charts.items():
+            for trace in figure["data"]:
+                if key == "chart-robustness":
+                    pairs = [(trace["name"].split(":")[0], trace["line"]["color"])]
+                elif key == "chart-scatter":
+                    pairs = [(trace["name"], trace["marker"]["color"])]
+                else:
+                    pairs = list(zip(trace["y"], trace["marker"]["color"], strict=True))
+                for team, colour in pairs:
+                    seen.setdefault(team.removesuffix(" (baseline)"), set()).add(colour)
+        return seen
+
+    before = colours()
+    assert set(before) == {"Team Alpha", "Team Beta", "Baselines"}
+    assert all(len(found) == 1 for found in before.values())  # one colour per team
+    assert len({next(iter(found)) for found in before.values()}) == 3  # three teams, three
+    # Team Beta overtakes Team Alpha everywhere: the ranking changes, the colours do not.
+    top = Result.objects.filter(submission__phase=demo_phase, current=True)
+    top.filter(submission__team__name="Team Beta").update(primary=99.0, public_primary=99.0)
+    Phase.changed(demo_phase.pk)
+    first = leaderboard(Phase.objects.get(pk=demo_phase.pk)).conditions[0].rows[0]
+    assert first.team_name == "Team Beta"
+    assert colours() == before
+
+
+def test_changes_and_scores_never_read_minus_zero():
+    # hand-worked: a change that rounds to zero has no sign; a real one has a true minus sign
+    assert signed(-0.004) == "0.00" and signed(0.004) == "0.00"
+    assert signed(-3.456) == "\u22123.46" and signed(1.2) == "+1.20"
+    assert score(-0.001) == "0.00" and score(17.925) in ("17.93", "17.92")
+    assert score(None) == signed(None) == "\u2014"
 
 
 def test_team_and_method_names_reach_plotly_escaped(client, demo_phase):
@@ -76,3 +131,10 @@ def test_team_and_method_names_reach_plotly_escaped(client, demo_phase):
     assert "&lt;img src=x onerror=alert(1)&gt;" in charts
     assert "&lt;b&gt;m&lt;/b&gt;" in charts
     assert "<img" not in charts and "<b>m" not in charts
+
+
+def test_long_condition_names_break_onto_two_lines_for_a_phone():
+    assert wrap("TTS-Verbatim") == "TTS-Verbatim"  # 12 characters fit
+    assert wrap("Human-Paraphrased") == "Human-<br>Paraphrased"
+    assert wrap("A very long condition name") == "A very long<br>condition name"
+    assert wrap("Unbreakablelongname") == "Unbreakablelongname"

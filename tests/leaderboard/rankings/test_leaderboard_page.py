@@ -46,9 +46,13 @@ def test_it_shows_the_overview_and_one_table_per_condition_with_intervals(client
     rows = [row for row in _rows(page) if team.name in row]
     assert len(rows) == 4
     for row in rows[1:]:
-        assert re.search(rf"<td>1</td>.*Tracker A.*{JGA} <span class=\"ci\"", row, flags=re.S)
+        assert re.search(rf"<td>1<span.*Tracker A.*{JGA} <span class=\"ci\"", row, flags=re.S)
         assert f'{SER} <span class="ci"' in row
-    assert page.count("<caption") == 4
+    # each table's caption sits above its scrolling box and names the table and the box
+    for key in ("overview", "tts-verbatim", "human-verbatim", "human-paraphrased"):
+        caption = f"{key}-caption" if key == "overview" else f"caption-{key}"
+        assert page.count(f'<p class="caption" id="{caption}">') == 1
+        assert page.count(f'aria-labelledby="{caption}"') == 1  # the table's name
     assert "Scorer signature" in page and "dstc11|norm:default|" in page
 
 
@@ -82,7 +86,7 @@ def test_the_fragment_is_only_the_tables_and_is_not_cached(client, phase):
     scored_submission(approved_team(phase), phase)
     response = client.get(_url(phase, fragment=True))
     assert response.status_code == 200
-    assert "<html" not in response.text and '<table class="ranking">' in response.text
+    assert "<html" not in response.text and '<table class="ranking"' in response.text
     assert "no-cache" in response["Cache-Control"]
     full = client.get(_url(phase)).text
     assert f'data-refresh-url="{_url(phase)}?fragment=1"' in full

@@ -1,0 +1,71 @@
+"""The keyboard reaches every action: pressing Tab through the main pages focuses every visible
+link, button, summary and form field (and each table box that scrolls), in the page's order,
+with nothing skipped and no trap."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from leaderboard.challenges import demo
+from leaderboard.submissions.models import Submission
+from tests.browser.test_every_page import CHARTS_DRAWN, _log_in
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+#: what a keyboard user must be able to reach, as a description that survives the
+#: leaderboard's refresh (which swaps its tables for equal new ones)
+KEY = """(e) => [e.tagName, e.getAttribute("href") || "", e.id || "",
+  (e.getAttribute("aria-label") || e.textContent || "").trim().replace(/\\s+/g, " ").slice(0, 60)
+].join("|")"""
+
+REACHABLE = (
+    "a[href], button:not([disabled]), summary, input:not([type=hidden]):not([disabled]), "
+    "select, textarea, [tabindex='0']"
+)
+
+WATCH = f"""() => {{
+  window.seenKeys = new Set();
+  const key = {KEY};
+  document.addEventListener("focusin", (e) => window.seenKeys.add(key(e.target)));
+}}"""
+
+MISSED = f"""() => {{
+  const key = {KEY};
+  const shown = (e) => e.getClientRects().length > 0
+    && !e.closest("details:not([open]) > :not(summary)");
+  return Array.from(document.querySelectorAll("{REACHABLE}"))
+    .filter((e) => shown(e) && !e.closest(".modebar-container"))
+    .map(key).filter((k) => !window.seenKeys.has(k));
+}}"""
+
+
+def _tab_through(page: Any, path: str) -> list[str]:
+    """The page's reachable elements that Tab never focused (Tab until focus leaves the page)."""
+    page.goto(path)
+    page.wait_for_function(CHARTS_DRAWN, timeout=15_000)
+    page.evaluate(WATCH)
+    total = page.evaluate(f'document.querySelectorAll("{REACHABLE}").length')
+    for _ in range(total + 20):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement === document.body"):
+            break
+    return page.evaluate(MISSED)
+
+
+def test_tab_reaches_every_action_of_the_main_pages(page):
+    phase = demo.build().phases.get(slug="test")
+    board = f"/challenges/{demo.SLUG}/{phase.slug}/leaderboard/"
+    assert _tab_through(page, board) == []
+    assert _tab_through(page, f"/challenges/{demo.SLUG}/") == []
+    _log_in(page, "bob")
+    run = Submission.objects.filter(phase=phase, team__name="Team Beta").first()
+    for path in (
+        board,
+        f"/challenges/{demo.SLUG}/",
+        f"/challenges/{demo.SLUG}/{phase.slug}/submit/",
+        f"/challenges/{demo.SLUG}/{phase.slug}/submissions/",
+        f"/submissions/{run.pk}/",
+    ):
+        assert _tab_through(page, path) == [], path
