@@ -9,6 +9,7 @@ on a phone; a Plotly title is cut), and a team has one colour in every chart (``
 
 from __future__ import annotations
 
+import zlib
 from typing import Any
 
 from django.utils.text import slugify
@@ -25,10 +26,22 @@ CONDITION_SYMBOLS = ("circle", "square", "triangle-up", "diamond", "cross", "x")
 GOLDEN_ANGLE = 137.508
 
 
-def team_colour(team_id: int) -> str:
+def team_colour(team: int | str) -> str:
     """The colour of a team in every chart of every board, whatever its rank: a hue from the
-    team's id, dark enough to stand 3:1 against the white background."""
-    return f"hsl({(team_id * GOLDEN_ANGLE) % 360:.0f}, 70%, 35%)"
+    team's id (or, for an anonymous team, whose id no reader gets, from its label), dark
+    enough to stand 3:1 against the white background."""
+    key = team if isinstance(team, int) else zlib.crc32(team.encode())
+    return f"hsl({(key * GOLDEN_ANGLE) % 360:.0f}, 70%, 35%)"
+
+
+def _team(row: Row | OverviewRow) -> int | str:
+    """Who a row's colour stands for: the team's id, or its label when anonymous."""
+    return row.team_id if row.team_id is not None else row.team_name
+
+
+def _entrant(row: Row | OverviewRow) -> tuple[int | str, str]:
+    """One scatter trace per board entrant: a team, or each of its baseline methods."""
+    return _team(row), row.method_name if row.is_baseline else ""
 
 
 def _interval(value: float | None, low: float | None, high: float | None) -> tuple[Any, Any]:
@@ -91,7 +104,9 @@ def bar_chart(board: ConditionBoard, column: Column, index: int) -> dict[str, An
         "type": "bar",
         "orientation": "h",
         "x": [_cell(r, index)[0] for r in rows],
-        "y": [_label(r) for r in rows],
+        # two lines for a long label (a baseline's is "team: method (baseline)"), so the
+        # bars keep the width of a phone's screen for their ticks
+        "y": [wrap(_label(r), 24) for r in rows],
         "error_x": {
             "type": "data",
             "symmetric": False,
@@ -101,7 +116,7 @@ def bar_chart(board: ConditionBoard, column: Column, index: int) -> dict[str, An
             "thickness": 1.2,
         },
         "marker": {
-            "color": [team_colour(r.team_id) for r in rows],
+            "color": [team_colour(_team(r)) for r in rows],
             "pattern": {
                 "shape": ["/" if r.is_baseline else "" for r in rows],
                 "fgcolor": "#fff",
@@ -131,7 +146,7 @@ def bar_chart(board: ConditionBoard, column: Column, index: int) -> dict[str, An
                 "title": {"text": f"{name} (%), {column.better}"},
                 "rangemode": "tozero",
                 "zeroline": True,
-                "nticks": 6,
+                "nticks": 5,
             },
             yaxis={"autorange": "reversed", "automargin": True, "type": "category"},
             bargap=0.25,
@@ -162,7 +177,7 @@ def robustness_chart(board: Leaderboard) -> dict[str, Any]:
                 "x": labels,
                 "y": values,
                 "line": {
-                    "color": team_colour(r.team_id),
+                    "color": team_colour(_team(r)),
                     "dash": "dot" if r.is_baseline else "solid",
                     "width": 2,
                 },
@@ -194,17 +209,17 @@ def scatter_chart(board: Leaderboard) -> dict[str, Any]:
     first, second = board.columns[:2]
     y_name, x_name = text(first.label), text(second.label)
     conditions = board.conditions
-    points: dict[int, list[tuple[int, Row]]] = {}
+    points: dict[tuple[int | str, str], list[tuple[int, Row]]] = {}
     for n, condition in enumerate(conditions):
         for r in condition.rows:
             if _cell(r, 0)[0] is not None and _cell(r, 1)[0] is not None:
-                points.setdefault(r.team_id, []).append((n, r))
+                points.setdefault(_entrant(r), []).append((n, r))
     traces = []
-    for team_id, found in points.items():
+    for (team, _method), found in points.items():
         rows = [r for _, r in found]
         jga = [_interval(*_cell(r, 0)) for r in rows]
         ser = [_interval(*_cell(r, 1)) for r in rows]
-        colour = team_colour(team_id)
+        colour = team_colour(team)
         traces.append(
             {
                 "type": "scatter",
