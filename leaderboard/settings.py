@@ -173,6 +173,10 @@ else:
     }
 #: Seconds a computed leaderboard stays cached; writes of Results invalidate it earlier.
 LEADERBOARD_CACHE_SECONDS = env_int("TRACKBOARD_LEADERBOARD_CACHE_SECONDS", 300, minimum=0)
+#: ``Cache-Control`` of boards that anonymous readers may see (public or revealed phases):
+#: a shared cache keeps them this long, then may serve them stale this long while it asks again.
+LEADERBOARD_MAX_AGE = env_int("TRACKBOARD_LEADERBOARD_MAX_AGE", 5, minimum=0)
+LEADERBOARD_STALE_SECONDS = env_int("TRACKBOARD_LEADERBOARD_STALE_SECONDS", 30, minimum=0)
 
 # --- storage ------------------------------------------------------------------------------
 STATIC_URL = "static/"
