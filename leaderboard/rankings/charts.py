@@ -29,9 +29,12 @@ CONDITION_SYMBOLS = ("circle", "square", "triangle-up", "diamond", "cross", "x")
 GOLDEN_ANGLE = 137.508
 
 
-def team_colour(team_id: int) -> str:
+def team_colour(team_id: int | None) -> str:
     """The colour of a team in every chart of every board, whatever its rank: a hue from the
-    team's id, dark enough to stand 3:1 against the white background."""
+    team's id, dark enough to stand 3:1 against the white background. Anonymous teams (no id
+    on the board) are grey: a colour would tell their boards apart."""
+    if team_id is None:
+        return "hsl(0, 0%, 35%)"
     return f"hsl({(team_id * GOLDEN_ANGLE) % 360:.0f}, 70%, 35%)"
 
 
@@ -200,19 +203,21 @@ def scatter_chart(board: Leaderboard) -> dict[str, Any]:
     y_name, x_name = text(first.label), text(second.label)
     conditions = board.conditions
     drawn = {_label(r) for r in board.overview[:SCATTER_LIMIT]}
-    points: dict[int, list[tuple[int, Row]]] = {}
+    # one trace per team (anonymous teams have no id on the board: one trace per name)
+    points: dict[int | str, list[tuple[int, Row]]] = {}
     for n, condition in enumerate(conditions):
         for r in condition.rows:
             if _label(r) not in drawn:
                 continue
             if _cell(r, 0)[0] is not None and _cell(r, 1)[0] is not None:
-                points.setdefault(r.team_id, []).append((n, r))
+                team = r.team_id if r.team_id is not None else _label(r)
+                points.setdefault(team, []).append((n, r))
     traces = []
-    for team_id, found in points.items():
+    for found in points.values():
         rows = [r for _, r in found]
         jga = [_interval(*_cell(r, 0)) for r in rows]
         ser = [_interval(*_cell(r, 1)) for r in rows]
-        colour = team_colour(team_id)
+        colour = team_colour(rows[0].team_id)
         traces.append(
             {
                 "type": "scatter",

@@ -142,6 +142,7 @@ def snapshot(request: HttpRequest, slug: str, phase: str, number: int) -> HttpRe
         "board": load(found),
         "visible": True,
         "chart_limit": CHART_LIMIT,
+        "table_limit": None,
     }
     return render(request, "rankings/snapshot.html", context)
 
@@ -184,6 +185,7 @@ def reveal_phase(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         "can_publish": selected.state in ("closed", "revealed"),
         "visible": True,
         "chart_limit": CHART_LIMIT,
+        "table_limit": None,
     }
     return render(request, "rankings/reveal.html", context)
 
