@@ -57,12 +57,14 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
     shared = caching.public(selected, user)
     found = caching.not_modified(request, tag)
     if found is None:
+        # kept for the addresses the page links to, not for any query string a reader invents
+        kept = set(request.GET) <= {"fragment", "all"}
         key = f"leaderboard-page:v1:{tag}"
-        html = cache.get(key) if set(request.GET) <= {"fragment", "all"} else None
+        html = cache.get(key) if kept else None
         if html is None:
-            response = _page(request, selected, show_all)
-            html = response.content.decode()
-            cache.set(key, html, settings.LEADERBOARD_CACHE_SECONDS)
+            html = _page(request, selected, show_all).content.decode()
+            if kept:
+                cache.set(key, html, settings.LEADERBOARD_CACHE_SECONDS)
         found = HttpResponse(html)
     return caching.finish(request, found, tag=tag, shared=shared)
 

@@ -172,3 +172,13 @@ def test_show_all_lists_every_row_and_keeps_doing_so_on_refresh(client, phase):
     assert full.count("<tr") - full.count("<thead") == 4 * 22
     assert f'data-refresh-url="{url}?fragment=1&amp;all=1"' in full
     assert client.get(url + "?fragment=1&all=1").text.count("<tbody>") == 4
+
+
+def test_a_warm_board_costs_one_query_the_phases(client, phase, django_assert_num_queries):
+    urls = _urls(phase)
+    for kind in ("page", "fragment", "api"):
+        client.get(urls[kind])
+        with django_assert_num_queries(1):
+            assert client.get(urls[kind]).status_code == 200
+        with django_assert_num_queries(1):
+            assert client.get(urls[kind], HTTP_IF_NONE_MATCH="nothing-like-it").status_code == 200
