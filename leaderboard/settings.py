@@ -146,6 +146,11 @@ REDIS_URL = env_str("REDIS_URL", "")
 CACHE_PREFIX = env_str("TRACKBOARD_CACHE_PREFIX", "trackboard")
 #: Seconds a cache read or write waits for Redis before it counts as a miss.
 CACHE_TIMEOUT_SECONDS = env_float("TRACKBOARD_CACHE_TIMEOUT", 0.5, minimum=0.01)
+#: ``Cache-Control`` of boards that anonymous readers may see (public or revealed phases):
+#: a shared cache keeps them this long, then may serve them stale this long while it asks again.
+LEADERBOARD_MAX_AGE = env_int("TRACKBOARD_LEADERBOARD_MAX_AGE", 5, minimum=0)
+LEADERBOARD_STALE_SECONDS = env_int("TRACKBOARD_LEADERBOARD_STALE_SECONDS", 30, minimum=0)
+
 if REDIS_URL:
     # The cache only ever holds what can be rebuilt (boards, rendered pages, throttle counts):
     # while Redis is down, reads miss and writes are dropped, with the error logged, so pages

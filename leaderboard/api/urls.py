@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.urls import path, re_path
+from django.views.decorators.gzip import gzip_page
 from drf_spectacular.views import (
     SpectacularAPIView,
     SpectacularRedocView,
@@ -16,7 +17,12 @@ app_name = "api"
 urlpatterns = [
     path("challenges/", views.ChallengeList.as_view(), name="challenges"),
     path("challenges/<slug:slug>/", views.ChallengeDetail.as_view(), name="challenge"),
-    path("phases/<int:pk>/leaderboard/", views.PhaseLeaderboard.as_view(), name="leaderboard"),
+    path(
+        "phases/<int:pk>/leaderboard/",
+        # compressed: the board holds no secret (rankings.caching)
+        gzip_page(views.PhaseLeaderboard.as_view()),
+        name="leaderboard",
+    ),
     path("phases/<int:pk>/submissions/", views.SubmissionCreate.as_view(), name="submit"),
     path("submissions/", views.SubmissionList.as_view(), name="submissions"),
     path("submissions/<int:pk>/", views.SubmissionDetail.as_view(), name="submission"),

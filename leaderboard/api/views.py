@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
+from django.core.cache import cache
 from django.db import DatabaseError, connection
 from django.db.models import Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
@@ -27,6 +29,7 @@ from leaderboard.api.throttles import SUBMIT_THROTTLES, RejectedUploadIPThrottle
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.ids import row_id
+from leaderboard.rankings import caching
 from leaderboard.rankings.board import split_part
 from leaderboard.rankings.services import leaderboard
 from leaderboard.submissions import selectors, services
@@ -116,32 +119,44 @@ def _overview_csv(row: dict[str, Any], names: list[str], keys: list[str]) -> dic
     },
 )
 class PhaseLeaderboard(APIView):
+    """The board from the cache (one query, the phase's, when nothing changed), revalidated by
+    its version (``rankings.caching``); compressed by ``gzip_page`` in ``urls``."""
+
     permission_classes = [AllowAny]
     renderer_classes = [JSONRenderer, CSVRenderer]
 
-    def get(self, request: Request, pk: int) -> Response:
+    def get(self, request: Request, pk: int) -> Any:
         phase = _phase(pk)
         require_results_visible(phase, request.user)
-        board = leaderboard(phase, "public")
         key = request.query_params.get("condition") or None
-        conditions = list(phase.conditions.order_by("order", "key"))
-        context = {"columns": board.columns}
-        if key is None:
-            rows: list[Any] = list(
-                s.OverviewRowSerializer(board.overview, many=True, context=context).data
+        fmt = request.accepted_renderer.format
+        tag = caching.etag(phase, request.user, "api", fmt, request.get_full_path())
+        anonymous = "HTTP_AUTHORIZATION" not in request.META
+        shared = anonymous and caching.public(phase, request.user)
+        answer = caching.not_modified(request._request, tag)
+        if answer is None:
+            answer = self._board(request, phase, key)
+        return caching.finish(
+            request._request,
+            answer,
+            tag=tag,
+            shared=shared,
+            vary=("Authorization", "Accept"),
+            compress=False,
+        )
+
+    def _board(self, request: Request, phase: Phase, key: str | None) -> Response:
+        data = _board_data(phase, key)
+        if data is None:
+            raise ApiError(
+                "invalid",
+                "The request is invalid; see details.",
+                details={"condition": [f"This phase has no condition {key!r}."]},
             )
-        else:
-            selected = next((c for c in board.conditions if c.key == key), None)
-            if selected is None:
-                raise ApiError(
-                    "invalid",
-                    "The request is invalid; see details.",
-                    details={"condition": [f"This phase has no condition {key!r}."]},
-                )
-            rows = list(s.ConditionRowSerializer(selected.rows, many=True, context=context).data)
+        head, rows = data
         if request.accepted_renderer.format == "csv":
-            names = [c.name for c in board.columns]
-            keys = [c.key for c in conditions]
+            names = [c["name"] for c in head["metrics"]]
+            keys = [c["key"] for c in head["conditions"]]
             flat = [
                 _condition_csv(r, names) if key else _overview_csv(r, names[:2], keys) for r in rows
             ]
@@ -154,15 +169,43 @@ class PhaseLeaderboard(APIView):
                 "count": paginator.page.paginator.count,
                 "next": paginator.get_next_link(),
                 "previous": paginator.get_previous_link(),
-                "phase": s.PhaseRefSerializer(phase).data,
-                "primary_metric": board.primary_metric,
-                "part": "public" if split_part(phase, "public") else "all",
-                "metrics": s.ColumnSerializer(board.columns, many=True).data,
-                "conditions": s.ConditionSerializer(conditions, many=True).data,
+                **head,
                 "condition": key,
                 "results": page,
             }
         )
+
+
+def _board_data(phase: Phase, key: str | None) -> tuple[dict[str, Any], list[Any]] | None:
+    """The serialised public board of ``phase`` (the overview, or condition ``key``'s
+    ranking; None if the phase has no such condition): the fields every page of it shares,
+    and its rows. Cached per version of the board, like the board itself."""
+    cached = f"api-board:v1:{phase.pk}:{phase.board_version}:{key or ''}"
+    found = cache.get(cached)
+    if found is not None:
+        return found
+    board = leaderboard(phase, "public")
+    context = {"columns": board.columns}
+    if key is None:
+        rows: list[Any] = list(
+            s.OverviewRowSerializer(board.overview, many=True, context=context).data
+        )
+    else:
+        selected = next((c for c in board.conditions if c.key == key), None)
+        if selected is None:
+            return None
+        rows = list(s.ConditionRowSerializer(selected.rows, many=True, context=context).data)
+    conditions = list(phase.conditions.order_by("order", "key"))
+    head = {
+        "phase": dict(s.PhaseRefSerializer(phase).data),
+        "primary_metric": board.primary_metric,
+        "part": "public" if split_part(phase, "public") else "all",
+        "metrics": list(s.ColumnSerializer(board.columns, many=True).data),
+        "conditions": list(s.ConditionSerializer(conditions, many=True).data),
+    }
+    found = (head, rows)
+    cache.set(cached, found, settings.LEADERBOARD_CACHE_SECONDS)
+    return found
 
 
 # --- submissions ---------------------------------------------------------------------------

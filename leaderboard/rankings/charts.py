@@ -20,6 +20,10 @@ from leaderboard.rankings.board import Column, ConditionBoard, Leaderboard, Over
 
 #: Bar charts and the robustness chart show the first teams only; the tables list everyone.
 CHART_LIMIT = 50
+#: The scatter draws the first teams of the overview only (one legend entry each).
+SCATTER_LIMIT = 20
+#: Decimals of the numbers handed to the page: the charts show two.
+DECIMALS = 3
 #: One marker per condition in the scatter, in condition order (a team is its colour).
 CONDITION_SYMBOLS = ("circle", "square", "triangle-up", "diamond", "cross", "x")
 #: Golden angle: hues of teams created one after another are far apart on the colour wheel.
@@ -205,13 +209,18 @@ def robustness_chart(board: Leaderboard) -> dict[str, Any]:
 def scatter_chart(board: Leaderboard) -> dict[str, Any]:
     """The board's first column against its second, one trace per team in its colour (its
     name in the legend), one marker per condition (a symbol per condition) with both
-    intervals; baselines drawn with open markers."""
+    intervals; baselines drawn with open markers. The first ``SCATTER_LIMIT`` entries of the
+    overview only."""
     first, second = board.columns[:2]
     y_name, x_name = text(first.label), text(second.label)
     conditions = board.conditions
+    drawn = {_label(r) for r in board.overview[:SCATTER_LIMIT]}
+    # one trace per team (anonymous teams have no id on the board: one trace per name)
     points: dict[tuple[int | str, str], list[tuple[int, Row]]] = {}
     for n, condition in enumerate(conditions):
         for r in condition.rows:
+            if _label(r) not in drawn:
+                continue
             if _cell(r, 0)[0] is not None and _cell(r, 1)[0] is not None:
                 points.setdefault(_entrant(r), []).append((n, r))
     traces = []
@@ -304,4 +313,15 @@ def figures(board: Leaderboard) -> dict[str, Any]:
         charts[chart_id("robustness")] = robustness_chart(board)
     if len(shown) > 1 and any(c.rows for c in board.conditions):
         charts[chart_id("scatter")] = scatter_chart(board)
-    return charts
+    return _rounded(charts)
+
+
+def _rounded(value: Any) -> Any:
+    """``value`` with every float rounded to ``DECIMALS``: the page's JSON, a third the size."""
+    if isinstance(value, float):
+        return round(value, DECIMALS)
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_rounded(v) for v in value]
+    return value

@@ -12,7 +12,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Max
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.utils.cache import add_never_cache_headers
@@ -20,7 +20,7 @@ from django.views.decorators.http import require_http_methods
 
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
-from leaderboard.rankings import exports
+from leaderboard.rankings import caching, exports
 from leaderboard.rankings.board import Leaderboard
 from leaderboard.rankings.charts import CHART_LIMIT
 from leaderboard.rankings.services import leaderboard
@@ -28,6 +28,8 @@ from leaderboard.rankings.snapshots import RevealError, latest, load, preview, r
 
 #: Seconds between two refreshes of the tables by the page's script.
 REFRESH_SECONDS = 5
+#: Rows of each table on the page; ``?all=1`` shows every row.
+TABLE_LIMIT = 20
 
 
 def _phase(slug: str, phase: str) -> Phase:
@@ -36,8 +38,38 @@ def _phase(slug: str, phase: str) -> Phase:
     )
 
 
-def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpResponseBase:
+    """The page (or with ``?fragment=1`` its tables); each table lists the first
+    ``TABLE_LIMIT`` rows unless ``?all=1``. The fragment is the same for every viewer with the
+    same rights, so it is revalidated (304) for everyone; the whole page only for anonymous
+    readers, whose page is kept whole in the cache per version of the board (``caching``)."""
     selected = _phase(slug, phase)
+    user = request.user
+    fragment = request.GET.get("fragment") == "1"
+    show_all = request.GET.get("all") == "1"
+    if not fragment and (user.is_authenticated or len(messages.get_messages(request))):
+        # the reader's name, a CSRF token or messages: never kept, never compressed
+        response = _page(request, selected, show_all)
+        add_never_cache_headers(response)
+        return response
+    variant = ("page", fragment, show_all, caching.countdown(selected), request.get_full_path())
+    tag = caching.etag(selected, user, *variant)
+    shared = caching.public(selected, user)
+    found = caching.not_modified(request, tag)
+    if found is None:
+        # kept for the addresses the page links to, not for any query string a reader invents
+        kept = set(request.GET) <= {"fragment", "all"}
+        key = f"leaderboard-page:v1:{tag}"
+        html = cache.get(key) if kept else None
+        if html is None:
+            html = _page(request, selected, show_all).content.decode()
+            if kept:
+                cache.set(key, html, settings.LEADERBOARD_CACHE_SECONDS)
+        found = HttpResponse(html)
+    return caching.finish(request, found, tag=tag, shared=shared)
+
+
+def _page(request: HttpRequest, selected: Phase, show_all: bool) -> HttpResponse:
     rights = access(selected, request.user)
     snapshot = latest(selected) if rights.snapshots and selected.revealed else None
     board = leaderboard(selected, "public") if rights.board else None
@@ -57,27 +89,28 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
         "reported": board.reported if board is not None else (),
         "refresh_seconds": REFRESH_SECONDS,
         "chart_limit": CHART_LIMIT,
+        "table_limit": None if show_all else TABLE_LIMIT,
+        "show_all": show_all,
     }
     context["tables_html"] = _tables_html(context)
     if request.GET.get("fragment") == "1":
-        response = HttpResponse(context["tables_html"])
-    else:
-        response = render(request, "rankings/leaderboard.html", context)
-    add_never_cache_headers(response)
-    return response
+        return HttpResponse(context["tables_html"])
+    return render(request, "rankings/leaderboard.html", context)
 
 
 def _tables_html(context: dict[str, object]) -> str:
     """The tables and chart data of the live board, rendered once per version of the board.
 
-    The partial depends on nothing but the board (no user, no request), and a page of 500
-    teams takes ~0.3 s to render: every reader after the first gets the cached HTML, and a
-    change to the board (a Result written) is a new version, so a new entry.
+    The partial depends on nothing but the board and whether every row is shown (no user, no
+    request), and a page of 500 teams takes ~0.3 s to render: every reader after the first
+    gets the cached HTML, and a change to the board (a Result written) is a new version, so a
+    new entry.
     """
     board = context["board"]
     if not isinstance(board, Leaderboard) or not board.version:
         return render_to_string("rankings/tables.html", context)
-    key = f"leaderboard-html:v4:{board.phase_id}:{board.part}:{board.version}"
+    rows = "all" if context["show_all"] else context["table_limit"]
+    key = f"leaderboard-html:v5:{board.phase_id}:{board.part}:{board.version}:{rows}"
     html = cache.get(key)
     if html is None:
         html = render_to_string("rankings/tables.html", context)
@@ -111,6 +144,7 @@ def snapshot(request: HttpRequest, slug: str, phase: str, number: int) -> HttpRe
         "board": load(found),
         "visible": True,
         "chart_limit": CHART_LIMIT,
+        "table_limit": None,
     }
     return render(request, "rankings/snapshot.html", context)
 
@@ -153,28 +187,38 @@ def reveal_phase(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         "can_publish": selected.state in ("closed", "revealed"),
         "visible": True,
         "chart_limit": CHART_LIMIT,
+        "table_limit": None,
     }
     return render(request, "rankings/reveal.html", context)
 
 
-def export_json(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+def export_json(request: HttpRequest, slug: str, phase: str) -> HttpResponseBase:
     selected = _phase(slug, phase)
-    data = exports.reader_export(selected, request.user)
-    response = HttpResponse(
-        json.dumps(data, cls=DjangoJSONEncoder, indent=1), content_type="application/json"
-    )
-    response["Content-Disposition"] = f'attachment; filename="{slug}-{phase}-leaderboard.json"'
-    add_never_cache_headers(response)
-    return response
+    return _export(request, selected, "json")
 
 
-def export_csv(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+def export_csv(request: HttpRequest, slug: str, phase: str) -> HttpResponseBase:
     selected = _phase(slug, phase)
-    text = exports.reader_csv(exports.reader_export(selected, request.user))
-    response = HttpResponse(text, content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{slug}-{phase}-leaderboard.csv"'
-    add_never_cache_headers(response)
-    return response
+    return _export(request, selected, "csv")
+
+
+def _export(request: HttpRequest, selected: Phase, kind: str) -> HttpResponseBase:
+    """The reader export: what this viewer's rights show, revalidated by the board's version
+    (``caching``)."""
+    user = request.user
+    tag = caching.etag(selected, user, kind)
+    response = caching.not_modified(request, tag)
+    if response is None:
+        data = exports.reader_export(selected, user)
+        if kind == "json":
+            text = json.dumps(data, cls=DjangoJSONEncoder, indent=1)
+            response = HttpResponse(text, content_type="application/json")
+        else:
+            text = exports.reader_csv(data)
+            response = HttpResponse(text, content_type="text/csv; charset=utf-8")
+        name = f"{selected.challenge.slug}-{selected.slug}-leaderboard.{kind}"
+        response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return caching.finish(request, response, tag=tag, shared=caching.public(selected, user))
 
 
 @login_required

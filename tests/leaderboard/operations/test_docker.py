@@ -17,8 +17,8 @@ import yaml
 from tests.conftest import ROOT, require
 
 DOCKER = ROOT / "docker"
-LONG_RUNNING = ("postgres", "redis", "web", "worker", "beat")
-APP = ("migrate", "web", "worker", "beat")
+LONG_RUNNING = ("postgres", "redis", "web", "uploads", "worker", "beat")
+APP = ("migrate", "web", "uploads", "worker", "beat")
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +57,7 @@ def test_the_app_services_share_one_image_and_start_after_the_migration(compose)
         assert "redis://redis:6379/" in env["REDIS_URL"]
     assert services["migrate"]["command"] == ["python", "manage.py", "migrate", "--no-input"]
     assert services["migrate"]["restart"] == "no"
-    for name in ("web", "worker", "beat"):
+    for name in ("web", "uploads", "worker", "beat"):
         depends = services[name]["depends_on"]
         assert depends["migrate"]["condition"] == "service_completed_successfully", name
         assert depends["redis"]["condition"] == "service_healthy", name
@@ -72,6 +72,10 @@ def test_the_commands_are_gunicorn_a_scalable_worker_and_one_beat(compose):
     # --scale worker=N needs no fixed container name or host port on the worker.
     assert "container_name" not in services["worker"] and "ports" not in services["worker"]
     assert services["web"]["ports"]
+    # uploads: the same server on its own port, with its own processes
+    assert services["uploads"]["command"] == services["web"]["command"]
+    assert services["uploads"]["ports"] != services["web"]["ports"]
+    assert "WEB_CONCURRENCY" in services["uploads"]["environment"]
 
 
 def test_data_lives_in_named_volumes(compose):

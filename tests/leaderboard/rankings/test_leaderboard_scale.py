@@ -39,7 +39,12 @@ def test_the_page_costs_the_same_queries_for_5_or_500_teams(
     with django_assert_max_num_queries(WARM_QUERIES):
         warm = client.get(_url(phase))
     assert cold.status_code == warm.status_code == 200
-    page = warm.text
+    shown = warm.text
+    # 20 rows per table (overview + three conditions) unless "show all"
+    assert shown.count("<tr") - shown.count("<thead") == 4 * min(teams, 20)
+    assert ("Show all 500</a>" in shown) == (teams == 500)
+    assert len(warm.content) <= 160_000  # about 150 KB, whatever the number of teams
+    page = client.get(_url(phase) + "?all=1").text
     assert page.count('<tr class="baseline">') == 3 * 4  # overview + three conditions
     assert "Bulk team 499" in page or teams == 5
     charts = json.loads(page.split('id="chart-data" type="application/json">')[1].split("<")[0])
@@ -47,4 +52,5 @@ def test_the_page_costs_the_same_queries_for_5_or_500_teams(
         (bars,) = charts[f"chart-jga-{key}"]["data"]
         assert len(bars["x"]) == min(teams, 50)
     assert len(charts["chart-robustness"]["data"]) == min(teams, 50)
-    assert sum(len(t["x"]) for t in charts["chart-scatter"]["data"]) == 3 * teams
+    # the first 20 entrants of the overview, on each of the three conditions
+    assert sum(len(t["x"]) for t in charts["chart-scatter"]["data"]) == 3 * min(teams, 20)
