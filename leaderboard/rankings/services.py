@@ -10,11 +10,18 @@ board holds is ``board``; who may see which part is ``challenges.visibility``.
 A board is cached under the phase's ``board_version``, which every change to what the board
 shows increments in the database (``Phase.changed``): whichever process wrote the change,
 every process's next read builds the new board, whatever cache it has.
+
+One rebuild at a time per board: the process that builds a version holds a lock in the cache
+(``cache.add``) while the others serve the last board built (``previous``); the lock expires
+after ``LEADERBOARD_REBUILD_SECONDS``, so a reader gets a superseded board for at most that
+long, and a builder that died holds nobody up longer. The worker rebuilds the public board
+right after it writes a submission's Results (``rebuild``), so readers rarely pay for it.
 """
 
 from __future__ import annotations
 
 import itertools
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -55,14 +62,58 @@ def cache_key(phase: Phase, part: str = "public") -> str:
     return f"leaderboard:v{CACHE_VERSION}:phase:{phase.pk}:{part}:{phase.board_version}"
 
 
+def previous_key(phase: Phase, part: str = "public") -> str:
+    """Where the last board built for ``phase``'s ``part`` is kept, whatever its version."""
+    return f"leaderboard:v{CACHE_VERSION}:phase:{phase.pk}:{part}:previous"
+
+
+def lock_key(phase: Phase, part: str = "public") -> str:
+    return f"leaderboard:v{CACHE_VERSION}:phase:{phase.pk}:{part}:rebuilding"
+
+
+#: How often a reader with no board to show looks again for the one being built.
+POLL_SECONDS = 0.05
+
+
 def leaderboard(phase: Phase, part: str = "public") -> Leaderboard:
-    """The phase's rankings, as of the phase's ``board_version`` (loaded with ``phase``)."""
+    """The phase's rankings, as of the phase's ``board_version`` (loaded with ``phase``);
+    while another process builds that version, the previous board when there is one."""
     key = cache_key(phase, part)
-    board = cache.get(key)
-    if board is None:
+    deadline = time.monotonic() + settings.LEADERBOARD_REBUILD_SECONDS
+    while True:
+        board = cache.get(key)
+        if board is not None:
+            return board
+        if cache.add(lock_key(phase, part), key, settings.LEADERBOARD_REBUILD_SECONDS):
+            return _build(phase, part)
+        previous = cache.get(previous_key(phase, part))
+        if previous is not None:
+            return previous
+        if time.monotonic() >= deadline:
+            # The builder is slow or gone, and there is nothing older to show.
+            return compute(phase, part)
+        time.sleep(POLL_SECONDS)
+
+
+def _build(phase: Phase, part: str) -> Leaderboard:
+    """Build and cache ``part``'s board (the caller holds the lock), then release the lock."""
+    try:
         board = compute(phase, part)
-        cache.set(key, board, settings.LEADERBOARD_CACHE_SECONDS)
+        seconds = settings.LEADERBOARD_CACHE_SECONDS
+        cache.set_many({cache_key(phase, part): board, previous_key(phase, part): board}, seconds)
+    finally:
+        cache.delete(lock_key(phase, part))
     return board
+
+
+def rebuild(phase_id: int, part: str = "public") -> None:
+    """Build the phase's current board unless it is cached or being built (the worker calls
+    this right after writing Results, so the next reader finds it)."""
+    phase = Phase.objects.select_related("challenge").get(pk=phase_id)
+    if cache.get(cache_key(phase, part)) is None and cache.add(
+        lock_key(phase, part), cache_key(phase, part), settings.LEADERBOARD_REBUILD_SECONDS
+    ):
+        _build(phase, part)
 
 
 def reported_rows(phase: Phase, *, organiser: bool = False) -> list[dict[str, Any]]:
