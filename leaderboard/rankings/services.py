@@ -42,6 +42,7 @@ from leaderboard.rankings.board import (
     cell,
     columns,
     counted,
+    drawn,
     entrant_key,
     entry,
     prefix,
@@ -184,7 +185,8 @@ def _part_dialogues(
     split (None when it has none). Results on one reference share their dialogue ids, so each
     distinct list of ids is split once."""
     which = split_part(phase, part)
-    kept: dict[tuple[str, ...], list[int]] = {}
+    # distinct list of ids -> (the positions on this part, the ids there)
+    kept: dict[tuple[str, ...], tuple[list[int], tuple[str, ...]]] = {}
     found: dict[int, DialogueRatios | None] = {}
     for pk, ids, column in stored:
         if not ids or not column:
@@ -192,15 +194,14 @@ def _part_dialogues(
             continue
         key = tuple(ids)
         if key not in kept:
-            kept[key] = [
-                i for i, d in enumerate(key) if which is None or part_of(phase, d) == which
-            ]
-        keep = kept[key]
+            keep = [i for i, d in enumerate(key) if which is None or part_of(phase, d) == which]
+            kept[key] = (keep, tuple(key[i] for i in keep))
+        keep, kept_ids = kept[key]
         numerators, denominators = column
-        found[pk] = DialogueRatios(
-            tuple(key[i] for i in keep),
-            {metric: ([numerators[i] for i in keep], [denominators[i] for i in keep])},
-        )
+        if len(keep) != len(key):
+            numerators = [numerators[i] for i in keep]
+            denominators = [denominators[i] for i in keep]
+        found[pk] = DialogueRatios(kept_ids, {metric: (numerators, denominators)})
     return found
 
 
@@ -222,14 +223,13 @@ def _condition_board(
         .filter(nth=1)
         .values_list("pk", flat=True)
     )
+    which = split_part(phase, part)
     ranked = list(
-        Result.objects.filter(pk__in=list(best))
+        drawn(Result.objects.filter(pk__in=list(best)), which)
         .select_related("submission__team")
-        .defer("breakdown", "dialogues")
         .annotate(rank=Window(Rank(), order_by=order))
         .order_by(*order)
     )
-    which = split_part(phase, part)
     cells: dict[int, tuple[Cell, ...]] = {
         r.pk: tuple(cell(r, c.name, which) for c in shown) for r in ranked
     }
