@@ -90,6 +90,11 @@ def leaderboard(phase: Phase, part: str = "public") -> Leaderboard:
         previous = cache.get(previous_key(phase, part))
         if previous is not None:
             return previous
+        if cache.get(lock_key(phase, part)) is None:
+            # No lock yet the add failed: the builder just finished, or the cache is down
+            # (which answers every call with nothing): never wait on it.
+            board = cache.get(key)
+            return compute(phase, part) if board is None else board
         if time.monotonic() >= deadline:
             # The builder is slow or gone, and there is nothing older to show.
             return compute(phase, part)

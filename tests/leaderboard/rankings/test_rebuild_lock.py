@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from django.core.cache import cache
+from django.core.cache import cache, caches
 
 from leaderboard.challenges.models import Phase
 from leaderboard.rankings import services as rankings
@@ -132,3 +132,15 @@ def test_scoring_succeeds_when_the_board_cannot_be_built(monkeypatch):
     assert services.run_scoring(run.pk) == "scored"
     monkeypatch.undo()
     assert _jga(leaderboard(_fresh(phase))) == [100.0]
+
+
+def test_a_cache_that_is_down_never_makes_a_reader_wait(monkeypatch):
+    """A cache that is down answers every call with nothing (its errors are ignored): the
+    reader builds the board at once instead of waiting for a lock nobody holds."""
+    phase = phase_with_references(GOLD_BYTES)
+    scored_submission(approved_team(phase), phase)
+    backend = type(caches["default"])
+    monkeypatch.setattr(backend, "get", lambda *args, **kwargs: None)
+    monkeypatch.setattr(backend, "add", lambda *args, **kwargs: False)
+    monkeypatch.setattr(rankings.time, "sleep", lambda seconds: pytest.fail("waited"))
+    assert _jga(leaderboard(_fresh(phase))) == [75.0]
