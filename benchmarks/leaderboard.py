@@ -1,6 +1,9 @@
-"""Leaderboard page speed and weight with 500 teams x 3 conditions, against a bare page of the
-same tables measured in the same run.
+"""Leaderboard page speed and weight with 500 teams x 3 conditions of results of 1,000
+dialogues each (a real DSTC11 result's size), against a bare page of the same tables measured
+in the same run.
 
+- time to rebuild the board alone (``compute``: the queries, rank groups and figures), with
+  the results' real number of dialogues and, as the baseline of the same run, with 20;
 - time to render the page with a cold cache (the board, its rank groups and figures are
   computed) and a warm one (everything from the cache), median of ``--repeat`` runs;
 - the baseline: the same cached board rendered as the tables alone, in a minimal template
@@ -10,7 +13,8 @@ same tables measured in the same run.
   the static files to browsers that accept each).
 
 Uses a throw-away SQLite database and a local-memory cache. Run:
-``.venv/bin/python benchmarks/leaderboard.py [--teams 500] [--repeat 5]``.
+``.venv/bin/python benchmarks/leaderboard.py [--teams 500] [--dialogues 1000] [--repeat 5]``
+(``--teams 2000`` for the larger board).
 """
 
 from __future__ import annotations
@@ -52,6 +56,7 @@ def timed(function: Callable[[], object], repeat: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--teams", type=int, default=500)
+    parser.add_argument("--dialogues", type=int, default=1000, help="per result")
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
 
@@ -72,14 +77,19 @@ def main() -> None:
     from django.urls import reverse
 
     from leaderboard.challenges.models import Phase
-    from leaderboard.rankings.services import leaderboard
+    from leaderboard.rankings.services import compute, leaderboard
     from scoring.synth import make_gold
     from tests.leaderboard import bulk
     from tests.leaderboard.factories import phase_with_references
 
     call_command("migrate", verbosity=0)
-    phase = phase_with_references(json.dumps(make_gold(3, seed=1)).encode())
-    bulk.build(phase, args.teams)
+    gold = json.dumps(make_gold(3, seed=1)).encode()
+    small = phase_with_references(gold)
+    bulk.build(small, args.teams, dialogues=bulk.DIALOGUES, name="small")
+    phase = phase_with_references(gold)
+    bulk.build(phase, args.teams, seed=8, dialogues=args.dialogues)
+    rebuild_ms = timed(lambda: compute(Phase.objects.get(pk=phase.pk)), args.repeat)
+    small_ms = timed(lambda: compute(Phase.objects.get(pk=small.pk)), args.repeat)
     url = reverse("rankings:leaderboard", args=[phase.challenge.slug, phase.slug])
     client = Client()
 
@@ -118,7 +128,12 @@ def main() -> None:
         gz, br = len(gzip.compress(raw)) / 1024, len(brotli.compress(raw)) / 1024
         return f"{len(raw) / 1024:8.1f} KiB raw {gz:8.1f} KiB gzip {br:8.1f} KiB brotli"
 
-    print(f"leaderboard, {args.teams} teams x 3 conditions, median of {args.repeat}")
+    print(
+        f"leaderboard, {args.teams} teams x 3 conditions, {args.dialogues} dialogues per "
+        f"result, median of {args.repeat}"
+    )
+    print(f"  rebuild (compute)   {rebuild_ms:8.1f} ms  ({rebuild_ms / small_ms:5.1f} x baseline)")
+    print(f"  rebuild, baseline   {small_ms:8.1f} ms  ({bulk.DIALOGUES} dialogues per result)")
     print(f"  render cold cache   {cold_ms:8.1f} ms  ({cold_ms / bare_ms:5.1f} x bare tables)")
     print(f"  render warm cache   {warm_ms:8.1f} ms  ({warm_ms / bare_ms:5.1f} x bare tables)")
     print(f"  bare tables         {bare_ms:8.1f} ms  (baseline: same board, tables only)")

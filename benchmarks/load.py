@@ -1,6 +1,12 @@
 """Load: gunicorn (production settings, DEBUG off) + Celery workers + Postgres + Redis on
 loopback, driven by concurrent leaderboard readers and uploaders of 7,372-turn files.
 
+The board holds ``--teams`` teams x 3 conditions of results of ``--dialogues`` dialogues each
+(default 1,000, a real DSTC11 result's size). ``--instances`` gunicorn instances listen on one
+address (SO_REUSEPORT: the kernel spreads connections between them) with ``--web-workers``
+each; the Celery workers are split between the queue of new submissions and the re-score queue
+(``TRACKBOARD_RESCORE_QUEUE``), as ``docs/operators.md`` describes.
+
     .venv/bin/python benchmarks/load.py                      # 60 s, 200 readers, 20 uploaders
     .venv/bin/python benchmarks/load.py --duration 10 --readers 20 --uploaders 2   # smoke
 
@@ -60,7 +66,7 @@ def seed(args: argparse.Namespace, workdir: Path) -> None:
     Challenge.objects.filter(pk=phase.challenge_id).update(
         scorer_options={"profile": "default", "missing": "reject", "n_boot": 1000, "seed": 12345}
     )
-    bulk.build(phase, args.teams)
+    bulk.build(phase, args.teams, dialogues=args.dialogues)
     tokens = []
     for n in range(max(args.uploaders, 1)):
         team = TeamFactory(name=f"Uploader {n}", slug=f"uploader-{n}")
@@ -206,8 +212,13 @@ def main() -> None:
     parser.add_argument("--readers", type=int, default=200)
     parser.add_argument("--uploaders", type=int, default=20)
     parser.add_argument("--teams", type=int, default=500)
-    parser.add_argument("--web-workers", type=int, default=4, help="gunicorn worker processes")
-    parser.add_argument("--celery-workers", type=int, default=2)
+    parser.add_argument("--dialogues", type=int, default=1000, help="per result on the board")
+    parser.add_argument("--instances", type=int, default=2, help="gunicorn instances")
+    parser.add_argument("--web-workers", type=int, default=2, help="worker processes each")
+    parser.add_argument(
+        "--celery-workers", type=int, default=2, help="the first takes new submissions, the "
+        "second re-scores, any more new submissions"
+    )  # fmt: skip
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--drain", type=float, default=180.0, help="max s to wait for scoring")
     parser.add_argument("--idle-uploads", type=int, default=5)
@@ -236,6 +247,7 @@ def main() -> None:
         "TRACKBOARD_VAR_DIR": str(workdir / "var"),
         "TRACKBOARD_PRIVATE_ROOT": str(workdir / "private"),
         "TRACKBOARD_QUEUE": "trackboard-load",
+        "TRACKBOARD_RESCORE_QUEUE": "trackboard-load-rescore",
         "TRACKBOARD_CACHE_PREFIX": "trackboard-load",
         "TRACKBOARD_PRODUCTION": "true",
         "DEBUG": "false",
@@ -267,36 +279,23 @@ def main() -> None:
         t0 = time.monotonic()
         subprocess.run(
             [python, __file__, "--_seed", str(workdir), "--teams", str(args.teams),
-             "--uploaders", str(args.uploaders)],
+             "--uploaders", str(args.uploaders), "--dialogues", str(args.dialogues)],
             env=env, cwd=ROOT, check=True,
         )  # fmt: skip
         seed_info = json.loads((workdir / "seed.json").read_text())
-        print(f"set-up: {args.teams} teams x {len(KEYS)} conditions, reference of "
-              f"{seed_info['turns']:,} turns, in {time.monotonic() - t0:.1f} s")  # fmt: skip
+        print(f"set-up: {args.teams} teams x {len(KEYS)} conditions, {args.dialogues} "
+              f"dialogues per result, reference of {seed_info['turns']:,} turns, in "
+              f"{time.monotonic() - t0:.1f} s")  # fmt: skip
         logs = workdir / "logs"
         logs.mkdir()
-        processes.append(
-            subprocess.Popen(
-                [
-                    python,
-                    "-m",
-                    "gunicorn",
-                    "leaderboard.wsgi",
-                    "-w",
-                    str(args.web_workers),
-                    "-b",
-                    f"127.0.0.1:{args.port}",
-                    "--backlog",
-                    "2048",
-                    "--timeout",
-                    "120",
-                ],
-                env=env,
-                cwd=ROOT,
-                stdout=open(logs / "gunicorn.log", "wb"),  # noqa: SIM115
-                stderr=subprocess.STDOUT,
+        gunicorn = [python, "-m", "gunicorn", "leaderboard.wsgi", "-w", str(args.web_workers),
+                    "-b", f"127.0.0.1:{args.port}", "--reuse-port", "--backlog", "2048",
+                    "--timeout", "120"]  # fmt: skip
+        for n in range(args.instances):
+            log = open(logs / f"gunicorn-{n}.log", "wb")  # noqa: SIM115
+            processes.append(
+                subprocess.Popen(gunicorn, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
             )
-        )
         for n in range(args.celery_workers):
             processes.append(
                 subprocess.Popen(
@@ -313,6 +312,8 @@ def main() -> None:
                         "--without-heartbeat",
                         "--loglevel=WARNING",
                         f"--hostname=load-{n}@%h",
+                        "-Q",
+                        env["TRACKBOARD_RESCORE_QUEUE" if n == 1 else "TRACKBOARD_QUEUE"],
                     ],
                     env=env,
                     cwd=ROOT,

@@ -176,8 +176,14 @@ else:
             "KEY_PREFIX": CACHE_PREFIX,
         }
     }
+#: Loaded references a process keeps, bounded by the size of their files (the parsed form is
+#: larger: see ``challenges.references``); the least recently used go first.
+REFERENCE_CACHE_MB = env_int("TRACKBOARD_REFERENCE_CACHE_MB", 64, minimum=1)
 #: Seconds a computed leaderboard stays cached; writes of Results invalidate it earlier.
 LEADERBOARD_CACHE_SECONDS = env_int("TRACKBOARD_LEADERBOARD_CACHE_SECONDS", 300, minimum=0)
+#: The longest one process holds a board's rebuild lock: meanwhile other readers get the
+#: previous board (or, with none, wait for the new one up to this long).
+LEADERBOARD_REBUILD_SECONDS = env_int("TRACKBOARD_LEADERBOARD_REBUILD_SECONDS", 5, minimum=1)
 
 # --- storage ------------------------------------------------------------------------------
 STATIC_URL = "static/"
@@ -365,6 +371,10 @@ else:
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_DEFAULT_QUEUE = env_str("TRACKBOARD_QUEUE", "trackboard")
+#: Re-scores (an organiser's, or after a new reference version) go here when set, for a worker
+#: of their own (``celery worker -Q <name>``), so new submissions are never queued behind them;
+#: empty: the same queue as new submissions.
+CELERY_RESCORE_QUEUE = env_str("TRACKBOARD_RESCORE_QUEUE", "")
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

@@ -1,5 +1,7 @@
 """Reference versions read back for scoring: checked with the challenge's task, summarised for
-organisers, and kept loaded per process (a DSTC11 test gold is ~10 MB parsed)."""
+organisers, and kept loaded per process (a DSTC11 test gold is ~10 MB parsed), least recently
+used first out once the files of those kept add up to more than
+``TRACKBOARD_REFERENCE_CACHE_MB``."""
 
 from __future__ import annotations
 
@@ -8,20 +10,19 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
+from django.conf import settings
 from django.db.models.fields.files import FieldFile
 
 from leaderboard.challenges.models import Challenge, Reference
 from leaderboard.storage import sha256_of
 from scoring import Source
 
-#: Loaded references kept per process. A handful of conditions across the open phases fits
-#: easily, and a new version has a new sha256.
-CACHE_SIZE = 16
-
 #: extra reference files, by the task's file name: (bytes, original file name)
 ExtraFiles = Mapping[str, tuple[bytes, str]]
 
-_cache: OrderedDict[str, Any] = OrderedDict()
+#: key -> (loaded reference, bytes of its files); a new version has a new sha256, so a key
+#: never goes stale
+_cache: OrderedDict[str, tuple[Any, int]] = OrderedDict()
 _cache_lock = threading.Lock()
 
 
@@ -70,25 +71,34 @@ def loaded_reference(reference: Reference) -> Any:
         cached = _cache.get(key)
         if cached is not None:
             _cache.move_to_end(key)
-            return cached
+            return cached[0]
     data = _read(reference.file, reference.sha256, f"reference {reference.pk}")
     files = {
         f.name: (_read(f.file, f.sha256, f"reference file {f.pk}"), f.original_name)
         for f in reference.files.all()
     }
     loaded = check_reference(challenge, data, reference.summary.get("name", "reference"), files)
-    remember(reference, loaded)
+    remember(reference, loaded, len(data) + sum(len(blob) for blob, _ in files.values()))
     return loaded
 
 
-def remember(reference: Reference, loaded: Any) -> None:
-    """Keep ``loaded`` as the loaded form of ``reference`` (just checked, so not read again)."""
+def remember(reference: Reference, loaded: Any, size: int) -> None:
+    """Keep ``loaded`` as the loaded form of ``reference`` (just checked, so not read again),
+    whose files hold ``size`` bytes; the least recently used go while the kept ones' files
+    add up to more than the limit (the newest always stays)."""
     key = _key(reference.condition.phase.challenge, reference)
+    limit = settings.REFERENCE_CACHE_MB * 1024 * 1024
     with _cache_lock:
-        _cache[key] = loaded
+        _cache[key] = (loaded, size)
         _cache.move_to_end(key)
-        while len(_cache) > CACHE_SIZE:
+        while len(_cache) > 1 and sum(n for _, n in _cache.values()) > limit:
             _cache.popitem(last=False)
+
+
+def cached_references() -> int:
+    """How many loaded references this process keeps."""
+    with _cache_lock:
+        return len(_cache)
 
 
 def clear_reference_cache() -> None:

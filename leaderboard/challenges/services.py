@@ -64,7 +64,7 @@ def add_reference(
         for path in [stored, *(p for p, _ in extra.values())]:
             private_storage().delete(path)
         raise
-    remember(reference, loaded)
+    remember(reference, loaded, len(data) + sum(len(blob) for blob, _ in files.values()))
     return reference
 
 

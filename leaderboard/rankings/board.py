@@ -206,6 +206,14 @@ def counted(phase: Phase, only: Iterable[int] | None = None) -> QuerySet[Result]
     return rows
 
 
+def drawn(rows: QuerySet[Result], part: str | None) -> QuerySet[Result]:
+    """``rows`` without the columns a board of ``part`` of the split (None: the whole
+    reference) never reads: the breakdown, the per-dialogue statistics (the rank groups read
+    their primary metric's alone) and the other figures than ``part``'s."""
+    other = ("part_metrics",) if part is None else ("metrics", "intervals")
+    return rows.defer("breakdown", "dialogues", *other)
+
+
 def columns(challenge: Challenge, stored: Iterable[dict[str, Any] | None]) -> tuple[Column, ...]:
     """The metrics a board of ``challenge`` shows, given the ``metrics`` of its Results."""
     primary = challenge.primary

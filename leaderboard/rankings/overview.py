@@ -17,6 +17,7 @@ from leaderboard.rankings.board import (
     OverviewRow,
     cell,
     counted,
+    drawn,
     entrant,
     entry,
     split_part,
@@ -42,9 +43,7 @@ def overview_rows(
     per_submission: dict[int, dict[str, tuple[float | None, ...]]] = {}
     cells: dict[int, dict[str, tuple[Cell, ...]]] = {}
     meta: dict[int, Result] = {}
-    results = (
-        counted(phase, only).select_related("submission__team").defer("breakdown", "dialogues")
-    )
+    results = drawn(counted(phase, only), which).select_related("submission__team")
     for r in results.order_by("created_at"):
         found = tuple(cell(r, c.name, which) for c in pair)
         cells.setdefault(r.submission_id, {})[keys[r.condition_id]] = found

@@ -10,11 +10,18 @@ board holds is ``board``; who may see which part is ``challenges.visibility``.
 A board is cached under the phase's ``board_version``, which every change to what the board
 shows increments in the database (``Phase.changed``): whichever process wrote the change,
 every process's next read builds the new board, whatever cache it has.
+
+One rebuild at a time per board: the process that builds a version holds a lock in the cache
+(``cache.add``) while the others serve the last board built (``previous``); the lock expires
+after ``LEADERBOARD_REBUILD_SECONDS``, so a reader gets a superseded board for at most that
+long, and a builder that died holds nobody up longer. The worker rebuilds the public board
+right after it writes a submission's Results (``rebuild``), so readers rarely pay for it.
 """
 
 from __future__ import annotations
 
 import itertools
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -35,6 +42,7 @@ from leaderboard.rankings.board import (
     cell,
     columns,
     counted,
+    drawn,
     entrant_key,
     entry,
     prefix,
@@ -55,14 +63,63 @@ def cache_key(phase: Phase, part: str = "public") -> str:
     return f"leaderboard:v{CACHE_VERSION}:phase:{phase.pk}:{part}:{phase.board_version}"
 
 
+def previous_key(phase: Phase, part: str = "public") -> str:
+    """Where the last board built for ``phase``'s ``part`` is kept, whatever its version."""
+    return f"leaderboard:v{CACHE_VERSION}:phase:{phase.pk}:{part}:previous"
+
+
+def lock_key(phase: Phase, part: str = "public") -> str:
+    return f"leaderboard:v{CACHE_VERSION}:phase:{phase.pk}:{part}:rebuilding"
+
+
+#: How often a reader with no board to show looks again for the one being built.
+POLL_SECONDS = 0.05
+
+
 def leaderboard(phase: Phase, part: str = "public") -> Leaderboard:
-    """The phase's rankings, as of the phase's ``board_version`` (loaded with ``phase``)."""
+    """The phase's rankings, as of the phase's ``board_version`` (loaded with ``phase``);
+    while another process builds that version, the previous board when there is one."""
     key = cache_key(phase, part)
-    board = cache.get(key)
-    if board is None:
+    deadline = time.monotonic() + settings.LEADERBOARD_REBUILD_SECONDS
+    while True:
+        board = cache.get(key)
+        if board is not None:
+            return board
+        if cache.add(lock_key(phase, part), key, settings.LEADERBOARD_REBUILD_SECONDS):
+            return _build(phase, part)
+        previous = cache.get(previous_key(phase, part))
+        if previous is not None:
+            return previous
+        if cache.get(lock_key(phase, part)) is None:
+            # No lock yet the add failed: the builder just finished, or the cache is down
+            # (which answers every call with nothing): never wait on it.
+            board = cache.get(key)
+            return compute(phase, part) if board is None else board
+        if time.monotonic() >= deadline:
+            # The builder is slow or gone, and there is nothing older to show.
+            return compute(phase, part)
+        time.sleep(POLL_SECONDS)
+
+
+def _build(phase: Phase, part: str) -> Leaderboard:
+    """Build and cache ``part``'s board (the caller holds the lock), then release the lock."""
+    try:
         board = compute(phase, part)
-        cache.set(key, board, settings.LEADERBOARD_CACHE_SECONDS)
+        seconds = settings.LEADERBOARD_CACHE_SECONDS
+        cache.set_many({cache_key(phase, part): board, previous_key(phase, part): board}, seconds)
+    finally:
+        cache.delete(lock_key(phase, part))
     return board
+
+
+def rebuild(phase_id: int, part: str = "public") -> None:
+    """Build the phase's current board unless it is cached or being built (the worker calls
+    this right after writing Results, so the next reader finds it)."""
+    phase = Phase.objects.select_related("challenge").get(pk=phase_id)
+    if cache.get(cache_key(phase, part)) is None and cache.add(
+        lock_key(phase, part), cache_key(phase, part), settings.LEADERBOARD_REBUILD_SECONDS
+    ):
+        _build(phase, part)
 
 
 def reported_rows(phase: Phase, *, organiser: bool = False) -> list[dict[str, Any]]:
@@ -133,7 +190,8 @@ def _part_dialogues(
     split (None when it has none). Results on one reference share their dialogue ids, so each
     distinct list of ids is split once."""
     which = split_part(phase, part)
-    kept: dict[tuple[str, ...], list[int]] = {}
+    # distinct list of ids -> (the positions on this part, the ids there)
+    kept: dict[tuple[str, ...], tuple[list[int], tuple[str, ...]]] = {}
     found: dict[int, DialogueRatios | None] = {}
     for pk, ids, column in stored:
         if not ids or not column:
@@ -141,15 +199,14 @@ def _part_dialogues(
             continue
         key = tuple(ids)
         if key not in kept:
-            kept[key] = [
-                i for i, d in enumerate(key) if which is None or part_of(phase, d) == which
-            ]
-        keep = kept[key]
+            keep = [i for i, d in enumerate(key) if which is None or part_of(phase, d) == which]
+            kept[key] = (keep, tuple(key[i] for i in keep))
+        keep, kept_ids = kept[key]
         numerators, denominators = column
-        found[pk] = DialogueRatios(
-            tuple(key[i] for i in keep),
-            {metric: ([numerators[i] for i in keep], [denominators[i] for i in keep])},
-        )
+        if len(keep) != len(key):
+            numerators = [numerators[i] for i in keep]
+            denominators = [denominators[i] for i in keep]
+        found[pk] = DialogueRatios(kept_ids, {metric: (numerators, denominators)})
     return found
 
 
@@ -171,14 +228,13 @@ def _condition_board(
         .filter(nth=1)
         .values_list("pk", flat=True)
     )
+    which = split_part(phase, part)
     ranked = list(
-        Result.objects.filter(pk__in=list(best))
+        drawn(Result.objects.filter(pk__in=list(best)), which)
         .select_related("submission__team")
-        .defer("breakdown", "dialogues")
         .annotate(rank=Window(Rank(), order_by=order))
         .order_by(*order)
     )
-    which = split_part(phase, part)
     cells: dict[int, tuple[Cell, ...]] = {
         r.pk: tuple(cell(r, c.name, which) for c in shown) for r in ranked
     }

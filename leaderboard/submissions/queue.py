@@ -19,13 +19,16 @@ SCORE_SUBMISSION = "leaderboard.submissions.tasks.score_submission"
 NOTIFY_TEAM = "leaderboard.submissions.tasks.notify_team"
 
 
-def enqueue_scoring(submission_id: int) -> None:
-    """Send the scoring task; call it from ``transaction.on_commit`` only."""
+def enqueue_scoring(submission_id: int, *, rescore: bool = False) -> None:
+    """Send the scoring task; call it from ``transaction.on_commit`` only. A re-score goes to
+    the re-score queue when one is set, so a worker of its own takes it and new submissions
+    never wait behind a phase's re-scoring."""
     # The queue is read at call time so tests (and operators) can route to a dedicated queue.
+    name = settings.CELERY_TASK_DEFAULT_QUEUE
+    if rescore and settings.CELERY_RESCORE_QUEUE:
+        name = settings.CELERY_RESCORE_QUEUE
     try:
-        app.send_task(
-            SCORE_SUBMISSION, args=[submission_id], queue=settings.CELERY_TASK_DEFAULT_QUEUE
-        )
+        app.send_task(SCORE_SUBMISSION, args=[submission_id], queue=name)
     except Exception:
         # The row is committed (stored, charged, queued) when this runs: an unreachable broker
         # must not turn the upload into a server error, nor roll back its stored files. The

@@ -13,33 +13,47 @@ from leaderboard.challenges.models import Phase
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.teams.models import Team
 
+#: per result: the tests' size; a real DSTC11 result holds about 1,000 (the benchmarks' default)
 DIALOGUES = 20
 TURNS = 6
 SLOTS = 10
 
 
-def _dialogues(rng: random.Random) -> dict:
+def _dialogues(rng: random.Random, count: int) -> dict:
     """Per-dialogue statistics as the dstc11 scorer stores them (``Result.dialogues``)."""
-    marks = ["".join(rng.choice("0111") for _ in range(TURNS)) for _ in range(DIALOGUES)]
+    marks = ["".join(rng.choice("0111") for _ in range(TURNS)) for _ in range(count)]
     errors = [rng.randint(0, 3) + rng.randint(0, 3) + rng.randint(0, 2) for _ in marks]
     return {
-        "ids": [f"dlg{d:04d}" for d in range(DIALOGUES)],
+        "ids": [f"dlg{d:04d}" for d in range(count)],
         "columns": {
-            "jga": [[m.count("1") for m in marks], [TURNS] * DIALOGUES],
-            "ser": [errors, [SLOTS] * DIALOGUES],
+            "jga": [[m.count("1") for m in marks], [TURNS] * count],
+            "ser": [errors, [SLOTS] * count],
         },
         "turns": marks,
     }
 
 
-def build(phase: Phase, teams: int, seed: int = 7, baselines: int = 3) -> None:
-    """``teams`` teams, each with one scored submission and a Result per condition."""
+def build(
+    phase: Phase,
+    teams: int,
+    seed: int = 7,
+    baselines: int = 3,
+    dialogues: int = DIALOGUES,
+    name: str = "bulk",
+) -> None:
+    """``teams`` teams, each with one scored submission and a Result per condition, of
+    ``dialogues`` dialogues each (``name`` tells the teams of two such boards apart)."""
     rng = random.Random(seed)
     users = get_user_model().objects.bulk_create(
-        get_user_model()(username=f"bulk{n}", password="!") for n in range(teams)
+        get_user_model()(username=f"{name}{n}", password="!") for n in range(teams)
     )
     created = Team.objects.bulk_create(
-        Team(name=f"Bulk team {n}", slug=f"bulk-team-{n}", created_by=u, invite_code=f"bulk{n}")
+        Team(
+            name=f"{name.capitalize()} team {n}",
+            slug=f"{name}-team-{n}",
+            created_by=u,
+            invite_code=f"{name}{n}",
+        )
         for n, u in enumerate(users)
     )
     t0 = timezone.now() - dt.timedelta(days=1)
@@ -59,11 +73,8 @@ def build(phase: Phase, teams: int, seed: int = 7, baselines: int = 3) -> None:
     for condition in phase.conditions.order_by("order"):
         reference = condition.references.get(active=True)
         for submission in submissions:
-            dialogues = _dialogues(rng)
-            (correct, turns), (errors, n_ref) = (
-                dialogues["columns"]["jga"],
-                dialogues["columns"]["ser"],
-            )
+            stored = _dialogues(rng, dialogues)
+            (correct, turns), (errors, n_ref) = stored["columns"]["jga"], stored["columns"]["ser"]
             jga = 100.0 * sum(correct) / sum(turns)
             ser = 100.0 * sum(errors) / sum(n_ref)
             results.append(
@@ -78,7 +89,7 @@ def build(phase: Phase, teams: int, seed: int = 7, baselines: int = 3) -> None:
                     primary_low=jga - 3,
                     primary_high=jga + 3,
                     tiebreak=ser,
-                    dialogues=dialogues,
+                    dialogues=stored,
                 )
             )
     Result.objects.bulk_create(results, batch_size=500)

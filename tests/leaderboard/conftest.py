@@ -63,7 +63,7 @@ def enqueued(monkeypatch) -> list[int]:
     from leaderboard.submissions import queue
 
     sent: list[int] = []
-    monkeypatch.setattr(queue, "enqueue_scoring", sent.append)
+    monkeypatch.setattr(queue, "enqueue_scoring", lambda pk, rescore=False: sent.append(pk))
     return sent
 
 

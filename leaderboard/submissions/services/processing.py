@@ -64,7 +64,22 @@ def run_scoring(submission_id: int) -> str:
         log.exception("scoring submission %s failed", submission_id)
         return _failed(submission_id, INTERNAL_ERROR_MESSAGE)
     transaction.on_commit(lambda: queue.enqueue_notification(submission_id), robust=True)
+    _rebuild_board(submission_id)
     return "scored"
+
+
+def _rebuild_board(submission_id: int) -> None:
+    """Build the phase's public board now, in the worker, so its next reader need not."""
+    from leaderboard.rankings.services import rebuild
+
+    try:
+        for phase_id in Submission.objects.filter(pk=submission_id).values_list(
+            "phase_id", flat=True
+        ):
+            rebuild(phase_id)
+    except Exception:
+        # The Results are stored; a reader builds the board instead.
+        log.exception("could not rebuild the board after scoring submission %s", submission_id)
 
 
 #: Errors of a database connection that may work again (dropped, restarted, unreachable).
@@ -249,7 +264,7 @@ def rescore(submission: Submission, *, enqueue: bool = True, include_failed: boo
         Phase.changed(submission.phase_id)
         pk = submission.pk
         if enqueue:
-            transaction.on_commit(lambda: queue.enqueue_scoring(pk), robust=True)
+            transaction.on_commit(lambda: queue.enqueue_scoring(pk, rescore=True), robust=True)
     return True
 
 

@@ -1,0 +1,146 @@
+"""One rebuild at a time per board: while one reader builds a changed board, the others get the
+previous board instead of building it too; the lock is released however the build ends; and
+the worker builds the public board right after it writes a submission's Results, so the next
+reader builds nothing. Numbers by hand from ``tests.leaderboard.web``: the shared prediction
+gets 3 of 4 turns right (JGA 75.00); the gold itself gets all four (100.00)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.core.cache import cache, caches
+
+from leaderboard.challenges.models import Phase
+from leaderboard.rankings import services as rankings
+from leaderboard.rankings.services import cache_key, leaderboard, lock_key
+from leaderboard.submissions import services
+from tests.leaderboard.factories import approved_team, phase_with_references, uploads
+from tests.leaderboard.web import GOLD, GOLD_BYTES, scored_submission
+
+pytestmark = pytest.mark.django_db
+
+
+def _fresh(phase: Phase) -> Phase:
+    return Phase.objects.get(pk=phase.pk)
+
+
+def _jga(board) -> list[float]:
+    at = [c.name for c in board.columns].index("jga")
+    return [round(r.cells[at][0], 2) for r in board.conditions[0].rows]
+
+
+def test_readers_get_the_previous_board_while_one_builds_the_new_one(monkeypatch):
+    phase = phase_with_references(GOLD_BYTES)
+    scored_submission(approved_team(phase), phase)
+    old = leaderboard(_fresh(phase))
+    assert _jga(old) == [75.0]
+    Phase.changed(phase.pk)
+    changed = _fresh(phase)
+
+    started, finish = threading.Event(), threading.Event()
+    new = object()
+    builds: list[int] = []
+
+    def slow_build(p, part="public"):
+        builds.append(p.board_version)
+        started.set()
+        assert finish.wait(30)
+        return new
+
+    monkeypatch.setattr(rankings, "compute", slow_build)
+    seen: list[object] = []
+    builder = threading.Thread(target=lambda: seen.append(leaderboard(changed)))
+    builder.start()
+    assert started.wait(30)
+    # The lock is held: every other reader gets the previous board and builds nothing.
+    others = [leaderboard(_fresh(phase)) for _ in range(3)]
+    assert all(b == old for b in others)
+    assert builds == [changed.board_version]
+    finish.set()
+    builder.join(30)
+    assert seen == [new]
+    assert cache.get(lock_key(changed)) is None
+    assert leaderboard(_fresh(phase)) is not old and builds == [changed.board_version]
+
+
+def test_a_reader_with_nothing_older_waits_for_the_builder(monkeypatch):
+    phase = phase_with_references(GOLD_BYTES)
+    scored_submission(approved_team(phase), phase)
+    cache.clear()  # the worker's board and the previous one gone (e.g. a restarted cache)
+    current = _fresh(phase)
+    assert cache.add(lock_key(current), "another process", 60)
+    built = rankings.compute(current)
+    looks: list[int] = []
+
+    def builder_finishes(seconds):
+        looks.append(1)
+        if len(looks) == 2:  # the other process stores its board while this one waits
+            cache.set(cache_key(current), built)
+
+    monkeypatch.setattr(rankings.time, "sleep", builder_finishes)
+    monkeypatch.setattr(rankings, "compute", lambda p, part="public": pytest.fail("built twice"))
+    assert leaderboard(current) == built and len(looks) == 2
+
+
+def test_the_lock_is_released_when_a_build_fails(monkeypatch):
+    phase = phase_with_references(GOLD_BYTES)
+    current = _fresh(phase)
+
+    def broken(p, part="public"):
+        raise RuntimeError("database went away")
+
+    monkeypatch.setattr(rankings, "compute", broken)
+    with pytest.raises(RuntimeError):
+        leaderboard(current)
+    assert cache.get(lock_key(current)) is None
+    monkeypatch.undo()
+    assert leaderboard(current).conditions[0].rows == ()
+
+
+def test_the_worker_builds_the_board_after_scoring(monkeypatch):
+    phase = phase_with_references(GOLD_BYTES)
+    scored_submission(approved_team(phase), phase)
+    assert _jga(leaderboard(_fresh(phase))) == [75.0]
+    team = approved_team(phase)
+    run = services.submit(
+        team=team, phase=phase, user=team.created_by, files=uploads(GOLD),
+        method_name="gold", enqueue=False,
+    )  # fmt: skip
+    assert services.run_scoring(run.pk) == "scored"
+    current = _fresh(phase)
+    cached = cache.get(cache_key(current))
+    assert cached is not None and _jga(cached) == [100.0, 75.0]
+    assert cache.get(lock_key(current)) is None
+    # The reader builds nothing.
+    monkeypatch.setattr(rankings, "compute", lambda p, part="public": pytest.fail("rebuilt"))
+    assert _jga(leaderboard(current)) == [100.0, 75.0]
+
+
+def test_scoring_succeeds_when_the_board_cannot_be_built(monkeypatch):
+    phase = phase_with_references(GOLD_BYTES)
+    team = approved_team(phase)
+    run = services.submit(
+        team=team, phase=phase, user=team.created_by, files=uploads(GOLD),
+        method_name="gold", enqueue=False,
+    )  # fmt: skip
+
+    def broken(p, part="public"):
+        raise RuntimeError("cache went away")
+
+    monkeypatch.setattr(rankings, "compute", broken)
+    assert services.run_scoring(run.pk) == "scored"
+    monkeypatch.undo()
+    assert _jga(leaderboard(_fresh(phase))) == [100.0]
+
+
+def test_a_cache_that_is_down_never_makes_a_reader_wait(monkeypatch):
+    """A cache that is down answers every call with nothing (its errors are ignored): the
+    reader builds the board at once instead of waiting for a lock nobody holds."""
+    phase = phase_with_references(GOLD_BYTES)
+    scored_submission(approved_team(phase), phase)
+    backend = type(caches["default"])
+    monkeypatch.setattr(backend, "get", lambda *args, **kwargs: None)
+    monkeypatch.setattr(backend, "add", lambda *args, **kwargs: False)
+    monkeypatch.setattr(rankings.time, "sleep", lambda seconds: pytest.fail("waited"))
+    assert _jga(leaderboard(_fresh(phase))) == [75.0]
