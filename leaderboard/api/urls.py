@@ -10,13 +10,14 @@ from drf_spectacular.views import (
 )
 from rest_framework.permissions import AllowAny
 
-from leaderboard.api import organise, views
+from leaderboard.api import organise, papers, views
 
 app_name = "api"
 urlpatterns = [
     path("challenges/", views.ChallengeList.as_view(), name="challenges"),
     path("challenges/<slug:slug>/", views.ChallengeDetail.as_view(), name="challenge"),
     path("phases/<int:pk>/leaderboard/", views.PhaseLeaderboard.as_view(), name="leaderboard"),
+    path("phases/<int:pk>/table/", papers.PhaseTable.as_view(), name="table"),
     path("phases/<int:pk>/submissions/", views.SubmissionCreate.as_view(), name="submit"),
     path("submissions/", views.SubmissionList.as_view(), name="submissions"),
     path("submissions/<int:pk>/", views.SubmissionDetail.as_view(), name="submission"),

@@ -46,6 +46,8 @@ EXPECTED: dict[str, str] = {
     # Exports carry what each reader may see (this phase's results are public).
     "rankings:export-json": PUBLIC,
     "rankings:export-csv": PUBLIC,
+    # paper tables of the public board (the snapshot's once there is one)
+    "rankings:table": PUBLIC,
     "rankings:archive": "34444424",  # log-in required; the challenge's organisers only
     # The phase has not been revealed: the page says nothing is published yet, and no
     # snapshot exists.
@@ -82,6 +84,7 @@ EXPECTED: dict[str, str] = {
     "api:challenges": PUBLIC,
     "api:challenge": PUBLIC,
     "api:leaderboard": PUBLIC,
+    "api:table": PUBLIC,
     "api:submit": "44444444",  # POST only; anonymous is 401/403
     "api:submissions": "42222222",
     "api:submission": "44422424",

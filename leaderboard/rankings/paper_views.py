@@ -1,0 +1,76 @@
+"""The paper tables of a phase (``table.tex``, ``table.md``): the live public board, or a
+published snapshot once readers may see it, behind the same ``challenges.visibility`` rule as
+the page. Options: ``board=public|final`` (default: the latest snapshot when one is visible,
+else the public board), ``snapshot=N``, ``conditions=a,b`` and ``metrics=x,y``."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.utils.cache import add_never_cache_headers
+
+from leaderboard.challenges.models import Phase
+from leaderboard.challenges.visibility import access
+from leaderboard.rankings.board import Leaderboard
+from leaderboard.rankings.papers import TableError, render
+from leaderboard.rankings.services import leaderboard
+from leaderboard.rankings.snapshots import latest, load
+
+#: file suffix -> (format, content type)
+SUFFIXES = {"tex": ("latex", "application/x-tex"), "md": ("markdown", "text/markdown")}
+
+
+def shown_board(
+    phase: Phase, user: object, which: str = "", number: int | None = None
+) -> Leaderboard:
+    """The board ``user`` may make a table of: ``public``, ``final`` (a published snapshot,
+    ``number`` or the latest) or "" (the latest snapshot if visible, else the public board).
+    Http404 for whatever the user may not see, hidden phases before the reveal included."""
+    rights = access(phase, user)
+    if which not in ("", "public", "final"):
+        raise Http404
+    if which in ("", "final") and rights.snapshots:
+        found = (
+            phase.snapshots.filter(number=number).first() if number is not None else latest(phase)
+        )
+        if found is not None:
+            return load(found)
+    if which in ("", "public") and rights.board:
+        return leaderboard(phase, "public")
+    raise Http404
+
+
+def _list(text: str | None) -> list[str]:
+    return [part.strip() for part in (text or "").split(",") if part.strip()]
+
+
+def paper_table(request: HttpRequest, slug: str, phase: str, suffix: str) -> HttpResponse:
+    if suffix not in SUFFIXES:
+        raise Http404
+    selected = get_object_or_404(
+        Phase.objects.select_related("challenge"), challenge__slug=slug, slug=phase
+    )
+    number = request.GET.get("snapshot", "")
+    board = shown_board(
+        selected,
+        request.user,
+        request.GET.get("board", ""),
+        int(number) if number.isdigit() else None,
+    )
+    fmt, content_type = SUFFIXES[suffix]
+    try:
+        text = render(
+            board,
+            fmt,
+            conditions=_list(request.GET.get("conditions")),
+            metrics=_list(request.GET.get("metrics")),
+            caption=f"{selected.challenge.title}, {selected.name}",
+        )
+    except TableError as exc:
+        response = HttpResponse(str(exc) + "\n", status=400, content_type="text/plain")
+        add_never_cache_headers(response)
+        return response
+    response = HttpResponse(text, content_type=f"{content_type}; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{slug}-{phase}-table.{suffix}"'
+    add_never_cache_headers(response)
+    return response

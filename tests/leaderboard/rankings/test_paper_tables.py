@@ -1,0 +1,205 @@
+"""Paper tables on the DSTC11 test gold with three published systems as three teams: AuGPT,
+DAMD (as a baseline) and LABES, missing turns filled as empty.
+
+Independent figures (tests/data/README.md and the published settings): AuGPT JGA 17.93 and SER
+45.40; DAMD with missing turns empty JGA 12.72 and SER 60.78. The gold is the same on the three
+conditions, so each team has the same numbers on each.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from leaderboard.challenges.models import Challenge, Phase
+from leaderboard.rankings.papers import TableError, render
+from leaderboard.rankings.services import leaderboard
+from leaderboard.submissions import services
+from tests.conftest import require
+from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references, uploads
+
+pytestmark = pytest.mark.django_db
+
+SYSTEMS = (("AuGPT team", "augpt.json"), ("DAMD team", "damd.json"), ("LABES team", "labes.json"))
+
+
+@pytest.fixture
+def three_teams(fixtures_dir) -> Phase:
+    gold = (fixtures_dir / "dstc11" / "test-dstc11.gold.json").read_bytes()
+    phase = phase_with_references(gold)
+    Challenge.objects.filter(pk=phase.challenge_id).update(
+        title="DSTC11 SA-DST", scorer_options={"missing": "empty"}
+    )
+    phase = Phase.objects.select_related("challenge").get(pk=phase.pk)
+    for name, file in SYSTEMS:
+        team = approved_team(phase)
+        team.name = name
+        team.save()
+        data = (fixtures_dir / "mwzeval-predictions" / file).read_bytes()
+        submission = services.submit(
+            team=team,
+            phase=phase,
+            user=team.created_by,
+            files=uploads(data),
+            method_name=file.removesuffix(".json").upper(),
+            is_baseline=file == "damd.json",
+            enqueue=False,
+        )
+        assert services.run_scoring(submission.pk) == "scored"
+    Phase.changed(phase.pk)
+    phase.refresh_from_db()
+    return phase
+
+
+def _line(text: str, team: str) -> str:
+    (line,) = [x for x in text.splitlines() if x.startswith(team)]
+    return line
+
+
+def _numbers(line: str) -> list[str]:
+    return re.findall(r"\d+\.\d\d", line)
+
+
+def _expected(board, team: str) -> list[str]:
+    """The board's numbers of ``team`` as the table lists them: per condition, the primary
+    metric, its interval, then the second column."""
+    out = []
+    for condition in board.conditions:
+        (row,) = [r for r in condition.rows if r.team_name == team]
+        (value, low, high), (second, _, _) = row.cells[:2]
+        out += [f"{v:.2f}" for v in (value, low, high, second)]
+    return out
+
+
+def test_the_latex_table_compiles_and_shows_the_boards_numbers(three_teams, client, tmp_path):
+    phase = three_teams
+    url = reverse("rankings:table", args=[phase.challenge.slug, phase.slug, "tex"])
+    response = client.get(url)
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("application/x-tex")
+    latex = response.content.decode()
+    board = leaderboard(phase, "public")
+    assert [c.name for c in board.columns][:2] == ["jga", "ser"]
+
+    augpt, damd = _line(latex, "AuGPT team"), _line(latex, "DAMD team")
+    labes = _line(latex, "LABES team")
+    assert _numbers(augpt) == _expected(board, "AuGPT team")
+    assert _numbers(damd) == _expected(board, "DAMD team")
+    assert _numbers(labes) == _expected(board, "LABES team")
+    # the published figures, on each condition
+    assert _numbers(augpt)[0::4] == ["17.93"] * 3 and _numbers(augpt)[3::4] == ["45.40"] * 3
+    assert _numbers(damd)[0::4] == ["12.72"] * 3 and _numbers(damd)[3::4] == ["60.78"] * 3
+    # AuGPT has the best JGA and the best (lowest) SER of the three on every condition
+    assert augpt.count("\\textbf{17.93}") == 3 and augpt.count("\\textbf{45.40}") == 3
+    assert "\\textbf" not in damd
+    # the baseline's dagger (its method named), the booktabs rules, the signature
+    assert damd.startswith("DAMD team (DAMD)$^\\dagger$ &")
+    assert "\\toprule" in latex and "\\midrule" in latex and "\\bottomrule" in latex
+    signature = board.conditions[0].rows[0].signature
+    assert signature.startswith("dstc11|") and signature.split("|")[0] in latex
+    assert "gold:sha256:" in latex
+    # the rank groups on each primary value: the three differ significantly (1, 2, 3)
+    groups = [re.findall(r"\\textsuperscript\{([^}]*)\}", _line(latex, t)) for t, _ in SYSTEMS]
+    expected_groups = [
+        [next(r.group for r in c.rows if r.team_name == t) for c in board.conditions]
+        for t, _ in SYSTEMS
+    ]
+    assert groups == [[g.replace("\u2013", "--") for g in gs] for gs in expected_groups]
+
+    require("pdflatex", shutil.which("pdflatex") is not None, "texlive-latex-recommended")
+    document = tmp_path / "table.tex"
+    document.write_text(
+        "\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage{booktabs}\n"
+        "\\usepackage[a4paper,margin=1cm,landscape]{geometry}\n"
+        f"\\begin{{document}}\n{latex}\\end{{document}}\n"
+    )
+    compiled = subprocess.run(
+        ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "table.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert compiled.returncode == 0, compiled.stdout[-2000:]
+    assert (tmp_path / "table.pdf").stat().st_size > 1000
+
+    # Markdown: the same numbers, the options choose conditions and metrics
+    markdown = client.get(
+        reverse("rankings:table", args=[phase.challenge.slug, phase.slug, "md"]),
+        {"conditions": "human-paraphrased", "metrics": "ser"},
+    ).content.decode()
+    line = _line(markdown, "| AuGPT team")
+    assert _numbers(line) == ["17.93", *_expected(board, "AuGPT team")[1:3], "45.40"]
+    assert "**17.93**" in line and "**45.40**" in line
+    assert "Human-Paraphrased: JGA" in markdown and "Tts-Verbatim" not in markdown
+    # the API (and so ``trackboard table``) gives the page's table
+    api = client.get(f"/api/v1/phases/{phase.pk}/table/", {"as": "latex"}).json()
+    assert api["format"] == "latex" and api["table"] == latex
+
+
+def test_table_options_name_what_is_wrong(three_teams, client):
+    board = leaderboard(three_teams, "public")
+    with pytest.raises(TableError, match="Unknown condition 'spoken'"):
+        render(board, "latex", conditions=["spoken"])
+    with pytest.raises(TableError, match="Unknown metric 'bleu'"):
+        render(board, "markdown", metrics=["bleu"])
+    url = reverse("rankings:table", args=[three_teams.challenge.slug, three_teams.slug, "tex"])
+    response = client.get(url, {"metrics": "bleu"})
+    assert response.status_code == 400 and "Unknown metric 'bleu'" in response.text
+    api = client.get(f"/api/v1/phases/{three_teams.pk}/table/", {"as": "docx"})
+    assert api.status_code == 400 and "Unknown table format 'docx'" in api.text
+
+
+def test_a_hidden_phase_has_no_table_before_the_reveal(db):
+    from tests.leaderboard.organiser.conftest import close
+    from tests.leaderboard.web import log_in
+
+    gold = b'{"d1": [{"hotel": {"area": "north"}}]}'
+    phase = phase_with_references(
+        gold, keys=("tts-verbatim",), results_visibility=Phase.Visibility.HIDDEN
+    )
+    team = approved_team(phase)
+    submission = services.submit(
+        team=team,
+        phase=phase,
+        user=team.created_by,
+        files=uploads(gold, keys=("tts-verbatim",)),
+        method_name="run",
+        enqueue=False,
+    )
+    assert services.run_scoring(submission.pk) == "scored"
+    paths = [
+        reverse("rankings:table", args=[phase.challenge.slug, phase.slug, s]) for s in ("tex", "md")
+    ] + [f"/api/v1/phases/{phase.pk}/table/"]
+    member = Client()
+    log_in(member, team.created_by)
+    page = reverse("rankings:leaderboard", args=[phase.challenge.slug, phase.slug])
+    assert paths[0] not in Client().get(page).text
+    for reader in (Client(), member):
+        for path in paths:
+            for query in ({}, {"board": "public"}, {"board": "final"}):
+                assert reader.get(path, query).status_code == 404, path
+    organiser = UserFactory()
+    phase.challenge.organisers.add(organiser)
+    staff = Client()
+    log_in(staff, organiser)
+    assert staff.get(paths[0]).status_code == 200
+
+    from leaderboard.rankings.snapshots import reveal
+
+    close(phase)
+    submission.refresh_from_db()
+    services.select_final(submission, team.created_by, True)
+    reveal(phase, organiser)
+    response = Client().get(paths[0], {"board": "final"})
+    assert response.status_code == 200 and "100.00" in response.text
+    # the pages link the tables once readers may have them
+    page = Client().get(reverse("rankings:snapshot", args=[phase.challenge.slug, phase.slug, 1]))
+    assert f"{paths[0]}?board=final&amp;snapshot=1" in page.text
+    board = Client().get(reverse("rankings:leaderboard", args=[phase.challenge.slug, phase.slug]))
+    assert f'href="{paths[1]}"' in board.text
