@@ -1,9 +1,14 @@
-"""``GET /api/v1/phases/<pk>/table/``: a phase's paper table (see ``rankings.papers``) as
+"""``GET /api/v1/phases/<pk>/pairwise/?a=ID&b=ID``: two entries of the public board compared
+per condition (``rankings.pairwise``), aggregates only.
+
+``GET /api/v1/phases/<pk>/table/``: a phase's paper table (see ``rankings.papers``) as
 JSON, for ``trackboard table``: ``{"format", "table"}``. Query: ``as=latex|markdown``,
 ``board=public|final``, ``snapshot=N``, ``conditions=a,b``, ``metrics=x,y``. Whatever the
 reader may not see (a hidden phase before the reveal) is a 404, as on the pages."""
 
 from __future__ import annotations
+
+import dataclasses
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -17,8 +22,11 @@ from rest_framework.views import APIView
 
 from leaderboard.api.errors import ApiError
 from leaderboard.challenges.models import Phase
+from leaderboard.challenges.visibility import access
+from leaderboard.rankings.pairwise import PairError, compare
 from leaderboard.rankings.paper_views import shown_board
 from leaderboard.rankings.papers import FORMATS, TableError, render
+from leaderboard.rankings.services import leaderboard
 
 
 def _list(text: str | None) -> list[str]:
@@ -74,3 +82,35 @@ class PhaseTable(APIView):
                 "invalid", "The request is invalid; see details.", details={"table": [str(exc)]}
             ) from None
         return Response({"format": fmt, "formats": list(FORMATS), "table": text})
+
+
+@extend_schema(
+    summary="Two entries of a phase's public leaderboard compared per condition (paired test)",
+    tags=["leaderboards"],
+    parameters=[
+        OpenApiParameter("a", int, required=True, description="an entry's submission id"),
+        OpenApiParameter("b", int, required=True, description="another entry's submission id"),
+    ],
+    responses={200: OpenApiTypes.OBJECT},
+)
+class PhasePairwise(APIView):
+    permission_classes = [AllowAny]
+    renderer_classes = [JSONRenderer]
+
+    def get(self, request: Request, pk: int) -> Response:
+        phase = get_object_or_404(Phase.objects.select_related("challenge"), pk=pk)
+        if not access(phase, request.user).board:
+            raise ApiError("not_found", "This phase's leaderboard is not public.", status_code=404)
+        board = leaderboard(phase, "public")
+        a, b = request.query_params.get("a", ""), request.query_params.get("b", "")
+        try:
+            if not (a.isdigit() and b.isdigit()):
+                raise PairError("Pick two entries of this leaderboard to compare.")
+            rows = compare(phase, board, int(a), int(b))
+        except PairError as exc:
+            raise ApiError(
+                "invalid", "The request is invalid; see details.", details={"a": [str(exc)]}
+            ) from None
+        return Response(
+            {"a": int(a), "b": int(b), "conditions": [dataclasses.asdict(r) for r in rows]}
+        )

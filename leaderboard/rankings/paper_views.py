@@ -1,18 +1,25 @@
-"""The paper tables of a phase (``table.tex``, ``table.md``): the live public board, or a
-published snapshot once readers may see it, behind the same ``challenges.visibility`` rule as
-the page. Options: ``board=public|final`` (default: the latest snapshot when one is visible,
-else the public board), ``snapshot=N``, ``conditions=a,b`` and ``metrics=x,y``."""
+"""The paper tables and the pairwise comparison of a phase.
+
+Paper tables (``table.tex``, ``table.md``): the live public board, or a published snapshot
+once readers may see it, behind the same ``challenges.visibility`` rule as the page. Options:
+``board=public|final`` (default: the latest snapshot when one is visible, else the public
+board), ``snapshot=N``, ``conditions=a,b`` and ``metrics=x,y``.
+
+The pairwise comparison (``pairwise/?a=ID&b=ID``): two entries of the live public board, per
+condition (see ``rankings.pairwise``); nothing for whoever may not see that board."""
 
 from __future__ import annotations
 
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
+from django.shortcuts import get_object_or_404, render
 from django.utils.cache import add_never_cache_headers
 
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.rankings.board import Leaderboard
-from leaderboard.rankings.papers import TableError, render
+from leaderboard.rankings.pairwise import PairedCondition, PairError, compare
+from leaderboard.rankings.papers import TableError
+from leaderboard.rankings.papers import render as render_table
 from leaderboard.rankings.services import leaderboard
 from leaderboard.rankings.snapshots import latest, load
 
@@ -59,7 +66,7 @@ def paper_table(request: HttpRequest, slug: str, phase: str, suffix: str) -> Htt
     )
     fmt, content_type = SUFFIXES[suffix]
     try:
-        text = render(
+        text = render_table(
             board,
             fmt,
             conditions=_list(request.GET.get("conditions")),
@@ -72,5 +79,53 @@ def paper_table(request: HttpRequest, slug: str, phase: str, suffix: str) -> Htt
         return response
     response = HttpResponse(text, content_type=f"{content_type}; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{slug}-{phase}-table.{suffix}"'
+    add_never_cache_headers(response)
+    return response
+
+
+def _entries(board: Leaderboard) -> list[tuple[int, str]]:
+    """(submission id, label) of every row of the board, first condition first, once each."""
+    seen: dict[int, str] = {}
+    for condition in board.conditions:
+        for row in condition.rows:
+            label = f"{row.team_name}: {row.method_name}" if row.method_name else row.team_name
+            seen.setdefault(row.submission_id, label)
+    return list(seen.items())
+
+
+def pairwise(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    """Two entries of the live public board compared per condition (``?a=ID&b=ID``, the
+    entries' submission ids): the paired test's aggregates only."""
+    selected = get_object_or_404(
+        Phase.objects.select_related("challenge"), challenge__slug=slug, slug=phase
+    )
+    if not access(selected, request.user).board:
+        raise Http404
+    board = leaderboard(selected, "public")
+    entries = _entries(board)
+    a, b = request.GET.get("a", ""), request.GET.get("b", "")
+    rows: list[PairedCondition] = []
+    error = ""
+    if a and b:
+        try:
+            if not (a.isdigit() and b.isdigit()):
+                raise PairError("Pick two entries of this leaderboard to compare.")
+            rows = compare(selected, board, int(a), int(b))
+        except PairError as exc:
+            error = str(exc)
+    labels = dict(entries)
+    context = {
+        "phase": selected,
+        "challenge": selected.challenge,
+        "entries": entries,
+        "a": int(a) if a.isdigit() else None,
+        "b": int(b) if b.isdigit() else None,
+        "label_a": labels.get(int(a)) if a.isdigit() else None,
+        "label_b": labels.get(int(b)) if b.isdigit() else None,
+        "rows": rows,
+        "error": error,
+        "metric": selected.challenge.scoring_task().metric(selected.challenge.primary),
+    }
+    response = render(request, "rankings/pairwise.html", context, status=400 if error else 200)
     add_never_cache_headers(response)
     return response

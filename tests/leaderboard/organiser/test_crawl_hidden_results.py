@@ -46,6 +46,7 @@ EXTRA_QUERIES = {
                      "?condition=tts-verbatim&format=csv"],
     "table.tex": ["?board=public", "?board=final", "?snapshot=1"],
     "/table/": ["?as=markdown", "?board=public", "?board=final"],
+    "/pairwise/": ["?a=1&b=2", "?a=2&b=3"],
 }  # fmt: skip
 
 

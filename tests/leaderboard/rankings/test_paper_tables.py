@@ -8,9 +8,11 @@ conditions, so each team has the same numbers on each.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
+import sys
 
 import pytest
 from django.test import Client
@@ -21,7 +23,13 @@ from leaderboard.rankings.papers import TableError, render
 from leaderboard.rankings.services import leaderboard
 from leaderboard.submissions import services
 from tests.conftest import require
-from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references, uploads
+from tests.leaderboard.factories import (
+    KEYS,
+    UserFactory,
+    approved_team,
+    phase_with_references,
+    uploads,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -176,6 +184,10 @@ def test_a_hidden_phase_has_no_table_before_the_reveal(db):
     paths = [
         reverse("rankings:table", args=[phase.challenge.slug, phase.slug, s]) for s in ("tex", "md")
     ] + [f"/api/v1/phases/{phase.pk}/table/"]
+    pairwise = [
+        reverse("rankings:pairwise", args=[phase.challenge.slug, phase.slug]),
+        f"/api/v1/phases/{phase.pk}/pairwise/",
+    ]
     member = Client()
     log_in(member, team.created_by)
     page = reverse("rankings:leaderboard", args=[phase.challenge.slug, phase.slug])
@@ -184,6 +196,9 @@ def test_a_hidden_phase_has_no_table_before_the_reveal(db):
         for path in paths:
             for query in ({}, {"board": "public"}, {"board": "final"}):
                 assert reader.get(path, query).status_code == 404, path
+        for path in pairwise:
+            query = {"a": submission.pk, "b": submission.pk + 1}
+            assert reader.get(path, query).status_code == 404, path
     organiser = UserFactory()
     phase.challenge.organisers.add(organiser)
     staff = Client()
@@ -203,3 +218,52 @@ def test_a_hidden_phase_has_no_table_before_the_reveal(db):
     assert f"{paths[0]}?board=final&amp;snapshot=1" in page.text
     board = Client().get(reverse("rankings:leaderboard", args=[phase.challenge.slug, phase.slug]))
     assert f'href="{paths[1]}"' in board.text
+
+
+def test_augpt_against_labes_is_the_scorers_paired_comparison(three_teams, client, fixtures_dir):
+    """The pairwise page of AuGPT and LABES on Human-Paraphrased gives what
+    ``python -m scoring compare`` prints for the same files (difference, interval, p-value)."""
+    phase = three_teams
+    board = leaderboard(phase, "public")
+    (condition,) = [c for c in board.conditions if c.key == "human-paraphrased"]
+    ids = {r.team_name: r.submission_id for r in condition.rows}
+    gold = fixtures_dir / "dstc11" / "test-dstc11.gold.json"
+    predictions = fixtures_dir / "mwzeval-predictions"
+    done = subprocess.run(
+        [sys.executable, "-m", "scoring", "compare", "--gold", str(gold),
+         "--pred", str(predictions / "augpt.json"), "--pred", str(predictions / "labes.json"),
+         "--missing", "empty", "--json"],
+        capture_output=True, text=True, timeout=300, check=True,
+    )  # fmt: skip
+    expected = json.loads(done.stdout)["paired"]["jga"]
+
+    url = reverse("rankings:pairwise", args=[phase.challenge.slug, phase.slug])
+    response = client.get(url, {"a": ids["AuGPT team"], "b": ids["LABES team"]})
+    assert response.status_code == 200
+    row = re.search(
+        r'<tr data-condition="human-paraphrased">(.*?)</tr>', response.text, re.S
+    ).group(1)
+    cells = [re.sub(r"<[^>]+>", "", c).strip() for c in re.findall(r"<td>(.*?)</td>", row, re.S)]
+    low, high = expected["ci"]
+    assert cells[0] == f"{expected['a']:.2f}" == "17.93"
+    assert cells[1] == f"{expected['b']:.2f}"
+    assert cells[2] == f"+{expected['difference']:.2f} [+{low:.2f}, +{high:.2f}]"
+    assert cells[3].startswith(f"{expected['p_value']:.4f}")
+    # the dialogues each side wins: at most the 1,000 dialogues, and some for each side
+    won_a, won_b, equal = (int(x) for x in cells[4].split(" / "))
+    assert won_a + won_b + equal == 1000 and won_a > 0 and won_b > 0
+    # the same numbers on each condition (the same gold), and no per-dialogue verdict
+    api = client.get(
+        f"/api/v1/phases/{phase.pk}/pairwise/", {"a": ids["AuGPT team"], "b": ids["LABES team"]}
+    ).json()
+    assert [c["key"] for c in api["conditions"]] == list(KEYS)
+    for found in api["conditions"]:
+        assert found["difference"] == pytest.approx(expected["difference"])
+        assert [found["low"], found["high"]] == pytest.approx(expected["ci"])
+        assert found["p_value"] == pytest.approx(expected["p_value"])
+        assert (found["wins_a"], found["wins_b"], found["ties"]) == (won_a, won_b, equal)
+    assert "turns" not in response.text and "mul0789" not in response.text
+    assert "turns" not in json.dumps(api) and "mul0789" not in json.dumps(api)
+    # a submission that is not on the board cannot be asked for
+    refused = client.get(url, {"a": ids["AuGPT team"], "b": 999999})
+    assert refused.status_code == 400 and "Pick two entries" in refused.text
