@@ -1,6 +1,9 @@
 """``GET /api/v1/phases/<pk>/pairwise/?a=ID&b=ID``: two entries of the public board compared
 per condition (``rankings.pairwise``), aggregates only.
 
+``GET /api/v1/phases/<pk>/robustness/``: each entry's change from the first condition, tested
+(``rankings.robustness``).
+
 ``GET /api/v1/phases/<pk>/table/``: a phase's paper table (see ``rankings.papers``) as
 JSON, for ``trackboard table``: ``{"format", "table"}``. Query: ``as=latex|markdown``,
 ``board=public|final``, ``snapshot=N``, ``conditions=a,b``, ``metrics=x,y``. Whatever the
@@ -26,6 +29,7 @@ from leaderboard.challenges.visibility import access
 from leaderboard.rankings.pairwise import PairError, compare
 from leaderboard.rankings.paper_views import shown_board
 from leaderboard.rankings.papers import FORMATS, TableError, render
+from leaderboard.rankings.robustness import changes
 from leaderboard.rankings.services import leaderboard
 
 
@@ -113,4 +117,27 @@ class PhasePairwise(APIView):
             ) from None
         return Response(
             {"a": int(a), "b": int(b), "conditions": [dataclasses.asdict(r) for r in rows]}
+        )
+
+
+@extend_schema(
+    summary="Each entry's change from the first condition to every other, with paired tests",
+    tags=["leaderboards"],
+    responses={200: OpenApiTypes.OBJECT},
+)
+class PhaseRobustness(APIView):
+    permission_classes = [AllowAny]
+    renderer_classes = [JSONRenderer]
+
+    def get(self, request: Request, pk: int) -> Response:
+        phase = get_object_or_404(Phase.objects.select_related("challenge"), pk=pk)
+        if not access(phase, request.user).board:
+            raise ApiError("not_found", "This phase's leaderboard is not public.", status_code=404)
+        first, entries = changes(phase, leaderboard(phase, "public"))
+        return Response(
+            {
+                "metric": phase.challenge.primary,
+                "first": first,
+                "entries": [dataclasses.asdict(e) for e in entries],
+            }
         )

@@ -6,7 +6,9 @@ once readers may see it, behind the same ``challenges.visibility`` rule as the p
 board), ``snapshot=N``, ``conditions=a,b`` and ``metrics=x,y``.
 
 The pairwise comparison (``pairwise/?a=ID&b=ID``): two entries of the live public board, per
-condition (see ``rankings.pairwise``); nothing for whoever may not see that board."""
+condition (see ``rankings.pairwise``); the robustness page (``robustness/``): each entry's
+change from the first condition, tested (``rankings.robustness``). Neither shows anything to
+whoever may not see the public board."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from leaderboard.rankings.board import Leaderboard
 from leaderboard.rankings.pairwise import PairedCondition, PairError, compare
 from leaderboard.rankings.papers import TableError
 from leaderboard.rankings.papers import render as render_table
+from leaderboard.rankings.robustness import changes, chart
 from leaderboard.rankings.services import leaderboard
 from leaderboard.rankings.snapshots import latest, load
 
@@ -127,5 +130,30 @@ def pairwise(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         "metric": selected.challenge.scoring_task().metric(selected.challenge.primary),
     }
     response = render(request, "rankings/pairwise.html", context, status=400 if error else 200)
+    add_never_cache_headers(response)
+    return response
+
+
+def robustness(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    """Each entry's change from the first condition to every other, with its paired interval
+    and a chart of the changes (the live public board; aggregates only)."""
+    selected = get_object_or_404(
+        Phase.objects.select_related("challenge"), challenge__slug=slug, slug=phase
+    )
+    if not access(selected, request.user).board:
+        raise Http404
+    board = leaderboard(selected, "public")
+    metric = selected.challenge.scoring_task().metric(selected.challenge.primary)
+    first, entries = changes(selected, board)
+    context = {
+        "phase": selected,
+        "challenge": selected.challenge,
+        "metric": metric,
+        "first": first,
+        "entries": entries,
+        "others": [c.label for c in board.conditions[1:]],
+        "charts": {"chart-changes": chart(first, entries, metric.label)} if entries else {},
+    }
+    response = render(request, "rankings/robustness.html", context)
     add_never_cache_headers(response)
     return response

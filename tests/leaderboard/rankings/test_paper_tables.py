@@ -19,6 +19,7 @@ from django.test import Client
 from django.urls import reverse
 
 from leaderboard.challenges.models import Challenge, Phase
+from leaderboard.numbers import signed as score_signed
 from leaderboard.rankings.papers import TableError, render
 from leaderboard.rankings.services import leaderboard
 from leaderboard.submissions import services
@@ -187,6 +188,8 @@ def test_a_hidden_phase_has_no_table_before_the_reveal(db):
     pairwise = [
         reverse("rankings:pairwise", args=[phase.challenge.slug, phase.slug]),
         f"/api/v1/phases/{phase.pk}/pairwise/",
+        reverse("rankings:robustness", args=[phase.challenge.slug, phase.slug]),
+        f"/api/v1/phases/{phase.pk}/robustness/",
     ]
     member = Client()
     log_in(member, team.created_by)
@@ -267,3 +270,54 @@ def test_augpt_against_labes_is_the_scorers_paired_comparison(three_teams, clien
     # a submission that is not on the board cannot be asked for
     refused = client.get(url, {"a": ids["AuGPT team"], "b": 999999})
     assert refused.status_code == 400 and "Pick two entries" in refused.text
+
+
+def test_robustness_is_each_entrys_change_with_the_scorers_paired_interval(client, tmp_path):
+    """Four one-turn dialogues: the team is right on all four on TTS-Verbatim and on two on
+    Human-Paraphrased, a change of 100.00 to 50.00, -50.00 points (by hand); the interval and
+    p-value are ``python -m scoring compare``'s of the two files (with the challenge's 200
+    resamples), the sign turned."""
+    gold = {f"d{i}": [{"hotel": {"area": "north"}}] for i in range(4)}
+    worse = {**gold, "d0": [{"hotel": {"area": "south"}}], "d1": [{"hotel": {"area": "east"}}]}
+    raw = json.dumps(gold).encode()
+    phase = phase_with_references(raw, keys=("tts-verbatim", "human-paraphrased"))
+    team = approved_team(phase)
+    submission = services.submit(
+        team=team,
+        phase=phase,
+        user=team.created_by,
+        files={
+            **uploads(gold, keys=("tts-verbatim",)),
+            **uploads(worse, keys=("human-paraphrased",)),
+        },
+        method_name="run",
+        enqueue=False,
+    )
+    assert services.run_scoring(submission.pk) == "scored"
+    for name, data in (("gold.json", gold), ("tts.json", gold), ("hp.json", worse)):
+        (tmp_path / name).write_text(json.dumps(data))
+    done = subprocess.run(
+        [sys.executable, "-m", "scoring", "compare", "--gold", str(tmp_path / "gold.json"),
+         "--pred", str(tmp_path / "tts.json"), "--pred", str(tmp_path / "hp.json"),
+         "--bootstrap", "200", "--json"],
+        capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    expected = json.loads(done.stdout)["paired"]["jga"]
+    assert f"{expected['difference']:.2f}" == "50.00"
+
+    page = client.get(reverse("rankings:robustness", args=[phase.challenge.slug, phase.slug]))
+    assert page.status_code == 200
+    cell = re.search(r'<td data-condition="human-paraphrased">(.*?)</td>', page.text).group(1)
+    low, high = expected["ci"]
+    assert cell == (
+        f"\u221250.00 [{score_signed(-high)}, {score_signed(-low)}], p = {expected['p_value']:.4f}"
+    )
+    assert "<td>100.00</td>" in page.text
+    assert 'id="chart-changes" data-chart' in page.text
+    api = client.get(f"/api/v1/phases/{phase.pk}/robustness/").json()
+    (entry,) = api["entries"]
+    (change,) = entry["changes"]
+    assert change["change"] == pytest.approx(-50.0)
+    assert [change["low"], change["high"]] == pytest.approx([-high, -low])
+    assert change["p_value"] == pytest.approx(expected["p_value"])
+    assert "d0" not in page.text and "d0" not in json.dumps(api)

@@ -69,6 +69,7 @@ class World:
             "api:leaderboard": {"pk": phase.pk},
             "api:table": {"pk": phase.pk},
             "api:pairwise": {"pk": phase.pk},
+            "api:robustness": {"pk": phase.pk},
             "api:submit": {"pk": phase.pk},
             **{
                 f"api:organise-{name}": {"pk": phase.pk}
