@@ -4,6 +4,8 @@ per condition (``rankings.pairwise``), aggregates only.
 ``GET /api/v1/phases/<pk>/robustness/``: each entry's change from the first condition, tested
 (``rankings.robustness``).
 
+``GET /api/v1/phases/<pk>/errors/``: the cross-team error analysis (``rankings.crossteam``).
+
 ``GET /api/v1/phases/<pk>/table/``: a phase's paper table (see ``rankings.papers``) as
 JSON, for ``trackboard table``: ``{"format", "table"}``. Query: ``as=latex|markdown``,
 ``board=public|final``, ``snapshot=N``, ``conditions=a,b``, ``metrics=x,y``. Whatever the
@@ -26,6 +28,7 @@ from rest_framework.views import APIView
 from leaderboard.api.errors import ApiError
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
+from leaderboard.rankings.crossteam import analyse, may_see
 from leaderboard.rankings.pairwise import PairError, compare
 from leaderboard.rankings.paper_views import shown_board
 from leaderboard.rankings.papers import FORMATS, TableError, render
@@ -141,3 +144,21 @@ class PhaseRobustness(APIView):
                 "entries": [dataclasses.asdict(e) for e in entries],
             }
         )
+
+
+@extend_schema(
+    summary="Cross-team error analysis: slots and domains by share of the entries' errors",
+    tags=["leaderboards"],
+    responses={200: OpenApiTypes.OBJECT},
+)
+class PhaseErrors(APIView):
+    permission_classes = [AllowAny]
+    renderer_classes = [JSONRenderer]
+
+    def get(self, request: Request, pk: int) -> Response:
+        phase = get_object_or_404(Phase.objects.select_related("challenge"), pk=pk)
+        if not may_see(phase, request.user):
+            raise ApiError(
+                "not_found", "This phase's error analysis is not public.", status_code=404
+            )
+        return Response(dataclasses.asdict(analyse(phase, leaderboard(phase, "public"))))

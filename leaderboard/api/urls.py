@@ -19,6 +19,7 @@ urlpatterns = [
     path("phases/<int:pk>/leaderboard/", views.PhaseLeaderboard.as_view(), name="leaderboard"),
     path("phases/<int:pk>/table/", papers.PhaseTable.as_view(), name="table"),
     path("phases/<int:pk>/pairwise/", papers.PhasePairwise.as_view(), name="pairwise"),
+    path("phases/<int:pk>/errors/", papers.PhaseErrors.as_view(), name="errors"),
     path("phases/<int:pk>/robustness/", papers.PhaseRobustness.as_view(), name="robustness"),
     path("phases/<int:pk>/submissions/", views.SubmissionCreate.as_view(), name="submit"),
     path("submissions/", views.SubmissionList.as_view(), name="submissions"),

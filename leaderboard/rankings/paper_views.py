@@ -8,7 +8,9 @@ board), ``snapshot=N``, ``conditions=a,b`` and ``metrics=x,y``.
 The pairwise comparison (``pairwise/?a=ID&b=ID``): two entries of the live public board, per
 condition (see ``rankings.pairwise``); the robustness page (``robustness/``): each entry's
 change from the first condition, tested (``rankings.robustness``). Neither shows anything to
-whoever may not see the public board."""
+whoever may not see the public board. The cross-team error analysis (``errors/``,
+``rankings.crossteam``): organisers always, readers of a public board without a split or
+after the reveal."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from django.utils.cache import add_never_cache_headers
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.rankings.board import Leaderboard
+from leaderboard.rankings.crossteam import analyse, may_see
 from leaderboard.rankings.pairwise import PairedCondition, PairError, compare
 from leaderboard.rankings.papers import TableError
 from leaderboard.rankings.papers import render as render_table
@@ -155,5 +158,26 @@ def robustness(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         "charts": {"chart-changes": chart(first, entries, metric.label)} if entries else {},
     }
     response = render(request, "rankings/robustness.html", context)
+    add_never_cache_headers(response)
+    return response
+
+
+def errors(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    """The cross-team error analysis of the live public board (``rankings.crossteam``)."""
+    selected = get_object_or_404(
+        Phase.objects.select_related("challenge"), challenge__slug=slug, slug=phase
+    )
+    if not may_see(selected, request.user):
+        raise Http404
+    board = leaderboard(selected, "public")
+    found = analyse(selected, board)
+    context = {
+        "phase": selected,
+        "challenge": selected.challenge,
+        "analysis": found,
+        "labels": [(c.key, c.label) for c in found.conditions],
+        "has_counts": any(c.slots or c.domains for c in found.conditions),
+    }
+    response = render(request, "rankings/errors.html", context)
     add_never_cache_headers(response)
     return response

@@ -13,6 +13,7 @@ urlpatterns = [
     path(f"{_PHASE}table.<slug:suffix>", paper_views.paper_table, name="table"),
     path(f"{_PHASE}pairwise/", paper_views.pairwise, name="pairwise"),
     path(f"{_PHASE}robustness/", paper_views.robustness, name="robustness"),
+    path(f"{_PHASE}errors/", paper_views.errors, name="errors"),
     path(f"{_PHASE}archive.json", views.export_archive, name="archive"),
     path(f"{_PHASE}snapshots/", views.snapshots, name="snapshots"),
     path(f"{_PHASE}snapshots/<int:number>/", views.snapshot, name="snapshot"),

@@ -190,6 +190,8 @@ def test_a_hidden_phase_has_no_table_before_the_reveal(db):
         f"/api/v1/phases/{phase.pk}/pairwise/",
         reverse("rankings:robustness", args=[phase.challenge.slug, phase.slug]),
         f"/api/v1/phases/{phase.pk}/robustness/",
+        reverse("rankings:errors", args=[phase.challenge.slug, phase.slug]),
+        f"/api/v1/phases/{phase.pk}/errors/",
     ]
     member = Client()
     log_in(member, team.created_by)
@@ -321,3 +323,54 @@ def test_robustness_is_each_entrys_change_with_the_scorers_paired_interval(clien
     assert [change["low"], change["high"]] == pytest.approx([-high, -low])
     assert change["p_value"] == pytest.approx(expected["p_value"])
     assert "d0" not in page.text and "d0" not in json.dumps(api)
+
+
+def test_the_cross_team_slot_ranking_is_the_sum_of_the_three_teams_counts(three_teams, client):
+    """Worked out here from the three Results' own per-slot and per-domain counts: per slot
+    the substitutions, deletions and insertions summed over the teams, ranked."""
+    from leaderboard.submissions.models import Result
+
+    phase = three_teams
+    results = Result.objects.filter(
+        submission__phase=phase, condition__key="human-paraphrased", current=True
+    )
+    assert results.count() == 3
+    errors: dict[str, int] = {}
+    refs: dict[str, int] = {}
+    wrong_turns: dict[str, int] = {}
+    for result in results:
+        details = result.breakdown["details"]
+        for slot, n in details["per_slot"].items():
+            if n["n_ref"]:
+                errors[slot] = errors.get(slot, 0) + n["sub"] + n["del"] + n["ins"]
+                refs[slot] = refs.get(slot, 0) + n["n_ref"]
+        for domain, n in details["per_domain"].items():
+            wrong_turns[domain] = wrong_turns.get(domain, 0) + n["turns"] - n["correct"]
+    by_hand = sorted(errors, key=lambda s: (-errors[s], s))
+    total = sum(errors.values())
+
+    api = client.get(f"/api/v1/phases/{phase.pk}/errors/").json()
+    (found,) = [c for c in api["conditions"] if c["key"] == "human-paraphrased"]
+    assert found["entries"] == 3
+    assert [s["name"] for s in found["slots"]] == by_hand
+    assert [s["errors"] for s in found["slots"]] == [errors[s] for s in by_hand]
+    top = found["slots"][0]
+    assert top["share"] == pytest.approx(100 * errors[by_hand[0]] / total)
+    assert top["rate"] == pytest.approx(100 * errors[by_hand[0]] / refs[by_hand[0]])
+    assert [d["name"] for d in found["domains"]] == sorted(
+        wrong_turns, key=lambda d: (-wrong_turns[d], d)
+    )
+    # the same gold and files on every condition: the same rates on each
+    rates = api["rates"][by_hand[0]]
+    assert set(rates) == set(KEYS) and len({round(v, 6) for v in rates.values()}) == 1
+
+    page = client.get(reverse("rankings:errors", args=[phase.challenge.slug, phase.slug]))
+    assert page.status_code == 200
+    table = re.search(
+        r'<table class="slot-shares" data-condition="human-paraphrased">(.*?)</table>',
+        page.text,
+        re.S,
+    ).group(1)
+    assert re.findall(r'<th scope="row">([^<]+)</th>', table) == by_hand
+    # no reference value reaches the page: the gold's values (e.g. a hotel name) are absent
+    assert "cambridge" not in page.text.lower() and "guesthouse" not in page.text.lower()

@@ -70,6 +70,7 @@ class World:
             "api:table": {"pk": phase.pk},
             "api:pairwise": {"pk": phase.pk},
             "api:robustness": {"pk": phase.pk},
+            "api:errors": {"pk": phase.pk},
             "api:submit": {"pk": phase.pk},
             **{
                 f"api:organise-{name}": {"pk": phase.pk}

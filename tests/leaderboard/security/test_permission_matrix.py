@@ -51,6 +51,7 @@ EXPECTED: dict[str, str] = {
     # two entries of the public board compared (the page's form without a pair)
     "rankings:pairwise": PUBLIC,
     "rankings:robustness": PUBLIC,
+    "rankings:errors": PUBLIC,
     "rankings:archive": "34444424",  # log-in required; the challenge's organisers only
     # The phase has not been revealed: the page says nothing is published yet, and no
     # snapshot exists.
@@ -91,6 +92,7 @@ EXPECTED: dict[str, str] = {
     # without two entries of the board the request is invalid (400), for everyone alike
     "api:pairwise": "44444444",
     "api:robustness": PUBLIC,
+    "api:errors": PUBLIC,
     "api:submit": "44444444",  # POST only; anonymous is 401/403
     "api:submissions": "42222222",
     "api:submission": "44422424",
