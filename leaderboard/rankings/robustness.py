@@ -16,7 +16,7 @@ from typing import Any
 
 from leaderboard.challenges.models import Phase
 from leaderboard.numbers import signed
-from leaderboard.plotting import FONT, text
+from leaderboard.plotting import FONT, text, wrap
 from leaderboard.rankings.board import Leaderboard, counted
 from leaderboard.rankings.charts import CHART_LIMIT, CONDITION_SYMBOLS
 from leaderboard.rankings.services import _part_dialogues
@@ -118,10 +118,11 @@ def chart(first: str, entries: list[EntryChanges], metric_label: str) -> dict[st
     """Each entry's change per condition with its interval: one marker shape per condition,
     a line at zero (no change)."""
     shown = entries[:CHART_LIMIT]
+    # long names on two lines, so the plot keeps its width on a phone
     labels = [
-        f"{text(e.team_name)}: {text(e.method_name)} (baseline)"
+        wrap(f"{text(e.team_name)}: {text(e.method_name)} (baseline)", 16)
         if e.is_baseline
-        else text(e.team_name)
+        else wrap(text(e.team_name), 16)
         for e in shown
     ]
     keys = [(c.key, c.label) for c in shown[0].changes] if shown else []
@@ -144,7 +145,7 @@ def chart(first: str, entries: list[EntryChanges], metric_label: str) -> dict[st
                     "thickness": 1.2,
                 },
                 "hovertemplate": [
-                    f"{y}: {signed(p.change)}<extra>{text(label)}</extra>"
+                    f"{y.replace('<br>', ' ')}: {signed(p.change)}<extra>{text(label)}</extra>"
                     for y, p in zip(labels, points, strict=True)
                 ],
             }
@@ -153,16 +154,17 @@ def chart(first: str, entries: list[EntryChanges], metric_label: str) -> dict[st
         "data": traces,
         "layout": {
             "font": FONT,
-            "margin": {"l": 10, "r": 10, "t": 30, "b": 40},
+            "margin": {"l": 10, "r": 10, "t": 40, "b": 50},
             "paper_bgcolor": "#fff",
             "plot_bgcolor": "#fff",
-            "height": 120 + 28 * len(shown),
+            "height": 140 + 28 * len(shown),
             "xaxis": {
-                "title": {"text": f"{text(metric_label)} change from {text(first)}, points"},
+                "title": {"text": f"{text(metric_label)} change, points"},
                 "zeroline": True,
                 "zerolinecolor": "#1b1f24",
             },
             "yaxis": {"autorange": "reversed", "automargin": True},
-            "legend": {"orientation": "h", "x": 0, "y": -0.25},
+            # above the plot: below it the legend would sit on the axis title
+            "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
         },
     }
