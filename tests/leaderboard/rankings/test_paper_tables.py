@@ -374,3 +374,26 @@ def test_the_cross_team_slot_ranking_is_the_sum_of_the_three_teams_counts(three_
     assert re.findall(r'<th scope="row">([^<]+)</th>', table) == by_hand
     # no reference value reaches the page: the gold's values (e.g. a hotel name) are absent
     assert "cambridge" not in page.text.lower() and "guesthouse" not in page.text.lower()
+
+
+def test_errors_of_a_public_split_phase_wait_for_the_reveal_but_not_for_organisers(db):
+    """A public phase with a split: the per-slot counts are on the whole reference, which
+    mixes in the private part, so readers get them only after the reveal."""
+    from tests.leaderboard.web import log_in
+
+    gold = json.dumps({f"d{i}": [{"hotel": {"area": "north"}}] for i in range(6)}).encode()
+    phase = phase_with_references(gold, keys=("tts-verbatim",), split_fraction=0.5, split_seed=1)
+    assert phase.has_split and phase.results_visibility == Phase.Visibility.PUBLIC
+    organiser = UserFactory()
+    phase.challenge.organisers.add(organiser)
+    staff = Client()
+    log_in(staff, organiser)
+    paths = [
+        reverse("rankings:errors", args=[phase.challenge.slug, phase.slug]),
+        f"/api/v1/phases/{phase.pk}/errors/",
+    ]
+    for path in paths:
+        assert Client().get(path).status_code == 404, path
+        assert staff.get(path).status_code == 200, path
+    board = Client().get(reverse("rankings:leaderboard", args=[phase.challenge.slug, phase.slug]))
+    assert "errors across teams" not in board.text and "compare two entries" in board.text
