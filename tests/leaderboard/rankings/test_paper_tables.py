@@ -323,6 +323,9 @@ def test_robustness_is_each_entrys_change_with_the_scorers_paired_interval(clien
     assert [change["low"], change["high"]] == pytest.approx([-high, -low])
     assert change["p_value"] == pytest.approx(expected["p_value"])
     assert "d0" not in page.text and "d0" not in json.dumps(api)
+    # and in the reader export
+    export = client.get(reverse("rankings:export-json", args=[phase.challenge.slug, phase.slug]))
+    assert export.json()["robustness"]["entries"] == api["entries"]
 
 
 def test_the_cross_team_slot_ranking_is_the_sum_of_the_three_teams_counts(three_teams, client):
@@ -364,6 +367,8 @@ def test_the_cross_team_slot_ranking_is_the_sum_of_the_three_teams_counts(three_
     rates = api["rates"][by_hand[0]]
     assert set(rates) == set(KEYS) and len({round(v, 6) for v in rates.values()}) == 1
 
+    export = client.get(reverse("rankings:export-json", args=[phase.challenge.slug, phase.slug]))
+    assert export.json()["errors"] == api
     page = client.get(reverse("rankings:errors", args=[phase.challenge.slug, phase.slug]))
     assert page.status_code == 200
     table = re.search(
@@ -395,5 +400,8 @@ def test_errors_of_a_public_split_phase_wait_for_the_reveal_but_not_for_organise
     for path in paths:
         assert Client().get(path).status_code == 404, path
         assert staff.get(path).status_code == 200, path
+    export = reverse("rankings:export-json", args=[phase.challenge.slug, phase.slug])
+    assert Client().get(export).json()["errors"] is None
+    assert staff.get(export).json()["errors"] is not None
     board = Client().get(reverse("rankings:leaderboard", args=[phase.challenge.slug, phase.slug]))
     assert "errors across teams" not in board.text and "compare two entries" in board.text
