@@ -101,6 +101,22 @@ def _parser() -> argparse.ArgumentParser:
     board.add_argument("--json", action="store_true", help="print JSON")
     board.set_defaults(handler=cmd_leaderboard)
 
+    table = commands.add_parser("table", help="a phase's results as a LaTeX or Markdown table")
+    table.add_argument("phase", metavar="PHASE", help="phase id, or challenge-slug/phase-slug")
+    table.add_argument("--format", choices=("latex", "markdown"), default="latex")
+    table.add_argument(
+        "--board",
+        choices=("public", "final"),
+        help="the live public board or the published snapshot (default: the snapshot once "
+        "published, else the public board)",
+    )
+    table.add_argument("--snapshot", type=int, help="a published snapshot's number")
+    table.add_argument("--conditions", help="condition keys, comma-separated (default: all)")
+    table.add_argument(
+        "--metrics", help="metric names, comma-separated (default: the primary and the next)"
+    )
+    table.set_defaults(handler=cmd_table)
+
     results = commands.add_parser("results", help="one submission's scores")
     results.add_argument("id", type=int, metavar="ID")
     results.add_argument("--json", action="store_true", help="print the API's JSON")
@@ -466,6 +482,21 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
         team = (row.get("team") or {}).get("name", "?")
         table.append([row.get("rank", "?"), team, row.get("method_name", ""), *cells])
     _table(["RANK", "TEAM", "METHOD", *(m.get("label") or m["name"] for m in shown)], table)
+    return OK
+
+
+def cmd_table(args: argparse.Namespace) -> int:
+    client = _client()
+    target = _resolve_phase(client, args.phase, challenge=False)
+    params = {
+        "as": args.format,
+        "board": args.board,
+        "snapshot": args.snapshot,
+        "conditions": args.conditions,
+        "metrics": args.metrics,
+    }
+    found = client.get(f"phases/{target['id']}/table/", params)
+    sys.stdout.write(str(found.get("table") or ""))
     return OK
 
 

@@ -11,7 +11,7 @@ from drf_spectacular.views import (
 )
 from rest_framework.permissions import AllowAny
 
-from leaderboard.api import organise, views
+from leaderboard.api import organise, papers, views
 
 app_name = "api"
 urlpatterns = [
@@ -23,6 +23,10 @@ urlpatterns = [
         gzip_page(views.PhaseLeaderboard.as_view()),
         name="leaderboard",
     ),
+    path("phases/<int:pk>/table/", papers.PhaseTable.as_view(), name="table"),
+    path("phases/<int:pk>/pairwise/", papers.PhasePairwise.as_view(), name="pairwise"),
+    path("phases/<int:pk>/errors/", papers.PhaseErrors.as_view(), name="errors"),
+    path("phases/<int:pk>/robustness/", papers.PhaseRobustness.as_view(), name="robustness"),
     path("phases/<int:pk>/submissions/", views.SubmissionCreate.as_view(), name="submit"),
     path("submissions/", views.SubmissionList.as_view(), name="submissions"),
     path("submissions/<int:pk>/", views.SubmissionDetail.as_view(), name="submission"),

@@ -1,5 +1,8 @@
 """Exports: the leaderboard as readers may see it (JSON, CSV), and the organisers' archive.
 
+The reader JSON also holds the public board's tested robustness (``rankings.robustness``) and,
+for whoever may see it, its cross-team error analysis (``rankings.crossteam``).
+
 The reader export is built from the same boards and snapshots as the page, behind the same
 ``challenges.visibility`` rule, so it can never show more than the page. The archive (for the
 overview paper) holds every Result row of the phase — current or not, every metric, its
@@ -9,13 +12,16 @@ and the per-turn verdicts of every current Result."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 from typing import Any
 
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.rankings.board import team_label
+from leaderboard.rankings.crossteam import analyse, may_see
 from leaderboard.rankings.finals import final_submission_ids
+from leaderboard.rankings.robustness import changes
 from leaderboard.rankings.services import leaderboard, reported_rows
 from leaderboard.rankings.snapshots import latest, serialise, shown_data
 from leaderboard.submissions.models import Result
@@ -44,11 +50,21 @@ def reader_export(phase: Phase, user: Any) -> dict[str, Any]:
             "published_at": snapshot.published_at.isoformat(),
             **shown_data(snapshot),
         }
+    board = leaderboard(phase, "public") if rights.board else None
+    robustness = None
+    if board is not None:
+        first, entries = changes(phase, board)
+        robustness = {"first": first, "entries": [dataclasses.asdict(e) for e in entries]}
     return {
         **_phase_info(phase),
-        "public": serialise(leaderboard(phase, "public")) if rights.board else None,
+        "public": serialise(board) if board is not None else None,
         "final": final,
         "reported": reported_rows(phase) if rights.board else [],
+        # the public board's tested robustness and its cross-team error analysis
+        "robustness": robustness,
+        "errors": dataclasses.asdict(analyse(phase, board))
+        if board is not None and may_see(phase, user)
+        else None,
     }
 
 

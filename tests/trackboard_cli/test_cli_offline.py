@@ -233,7 +233,32 @@ def test_every_path_in_the_api_docs_is_served(client):
 
     text = (ROOT / "docs" / "api.md").read_text()
     paths = set(re.findall(r"`(?:GET|POST) (/api/v1/[^`]*)`", text))
-    assert len(paths) == 13  # 8 for every user, 5 for organisers
+    assert len(paths) == 17  # 12 for every user, 5 for organisers
     for path in paths:
         concrete = re.sub(r"\{slug\}", "dstc11", re.sub(r"\{id\}", "3", path))
         assert resolve(concrete).url_name != "not-found", path
+
+
+def test_table_prints_the_sites_table_and_sends_the_options(run_cli, fake_site):
+    table = "\\begin{table}[t]\n\\toprule\nAuGPT & 17.93 \\\\\n\\end{table}\n"
+    site = fake_site({"phases/3/table/": {"format": "latex", "table": table}})
+    result = run_cli(
+        "table", "3", "--format", "latex", "--board", "final", "--conditions", "a,b",
+        "--metrics", "jga",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == table
+    ((method, path),) = site.requests
+    assert method == "GET" and path.startswith("/api/v1/phases/3/table/?")
+    assert set(path.split("?")[1].split("&")) == {
+        "as=latex", "board=final", "conditions=a%2Cb", "metrics=jga"
+    }  # fmt: skip
+    refused = run_cli("table", "4", "--format", "markdown")
+    assert refused.returncode == 1 and "Not found." in refused.stderr
+
+
+def test_table_refuses_an_unknown_format_before_asking_the_site(run_cli, fake_site):
+    site = fake_site({})
+    result = run_cli("table", "3", "--format", "docx")
+    assert result.returncode == 2 and "invalid choice: 'docx'" in result.stderr
+    assert site.requests == []

@@ -44,6 +44,9 @@ SKIP_PREFIXES = ("admin/",)
 EXTRA_QUERIES = {
     "leaderboard/": ["?fragment=1", "?format=csv", "?condition=tts-verbatim",
                      "?condition=tts-verbatim&format=csv"],
+    "table.tex": ["?board=public", "?board=final", "?snapshot=1"],
+    "/table/": ["?as=markdown", "?board=public", "?board=final"],
+    "/pairwise/": ["?a=1&b=2", "?a=2&b=3"],
 }  # fmt: skip
 
 
@@ -64,6 +67,7 @@ def _values(world) -> dict[str, list[str]]:
         "pk": [str(phase.pk), *(str(s.pk) for s in world.runs.values()),
                *(str(p) for p in Participation.objects.values_list("pk", flat=True))],
         "number": ["1"],
+        "suffix": ["tex", "md"],
         "code": [t.invite_code for t in world.teams.values()],
         "uidb64": ["MQ"],
         "token": ["set-password"],

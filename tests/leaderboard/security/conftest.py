@@ -64,8 +64,13 @@ class World:
                 "id": submission.pk,
                 "content_type_id": 1,
                 "number": 1,
+                "suffix": "tex",
             },
             "api:leaderboard": {"pk": phase.pk},
+            "api:table": {"pk": phase.pk},
+            "api:pairwise": {"pk": phase.pk},
+            "api:robustness": {"pk": phase.pk},
+            "api:errors": {"pk": phase.pk},
             "api:submit": {"pk": phase.pk},
             **{
                 f"api:organise-{name}": {"pk": phase.pk}

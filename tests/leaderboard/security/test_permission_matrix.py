@@ -46,6 +46,12 @@ EXPECTED: dict[str, str] = {
     # Exports carry what each reader may see (this phase's results are public).
     "rankings:export-json": PUBLIC,
     "rankings:export-csv": PUBLIC,
+    # paper tables of the public board (the snapshot's once there is one)
+    "rankings:table": PUBLIC,
+    # two entries of the public board compared (the page's form without a pair)
+    "rankings:pairwise": PUBLIC,
+    "rankings:robustness": PUBLIC,
+    "rankings:errors": PUBLIC,
     "rankings:archive": "34444424",  # log-in required; the challenge's organisers only
     # The phase has not been revealed: the page says nothing is published yet, and no
     # snapshot exists.
@@ -82,6 +88,11 @@ EXPECTED: dict[str, str] = {
     "api:challenges": PUBLIC,
     "api:challenge": PUBLIC,
     "api:leaderboard": PUBLIC,
+    "api:table": PUBLIC,
+    # without two entries of the board the request is invalid (400), for everyone alike
+    "api:pairwise": "44444444",
+    "api:robustness": PUBLIC,
+    "api:errors": PUBLIC,
     "api:submit": "44444444",  # POST only; anonymous is 401/403
     "api:submissions": "42222222",
     "api:submission": "44422424",

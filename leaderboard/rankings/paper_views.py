@@ -1,0 +1,183 @@
+"""The paper tables and the pairwise comparison of a phase.
+
+Paper tables (``table.tex``, ``table.md``): the live public board, or a published snapshot
+once readers may see it, behind the same ``challenges.visibility`` rule as the page. Options:
+``board=public|final`` (default: the latest snapshot when one is visible, else the public
+board), ``snapshot=N``, ``conditions=a,b`` and ``metrics=x,y``.
+
+The pairwise comparison (``pairwise/?a=ID&b=ID``): two entries of the live public board, per
+condition (see ``rankings.pairwise``); the robustness page (``robustness/``): each entry's
+change from the first condition, tested (``rankings.robustness``). Neither shows anything to
+whoever may not see the public board. The cross-team error analysis (``errors/``,
+``rankings.crossteam``): organisers always, readers of a public board without a split or
+after the reveal."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.utils.cache import add_never_cache_headers
+
+from leaderboard.challenges.models import Phase
+from leaderboard.challenges.visibility import access
+from leaderboard.rankings.board import Leaderboard
+from leaderboard.rankings.crossteam import analyse, may_see
+from leaderboard.rankings.pairwise import PairedCondition, PairError, compare
+from leaderboard.rankings.papers import TableError
+from leaderboard.rankings.papers import render as render_table
+from leaderboard.rankings.robustness import changes, chart
+from leaderboard.rankings.services import leaderboard
+from leaderboard.rankings.snapshots import latest, load
+
+#: file suffix -> (format, content type)
+SUFFIXES = {"tex": ("latex", "application/x-tex"), "md": ("markdown", "text/markdown")}
+
+
+def shown_board(
+    phase: Phase, user: object, which: str = "", number: int | None = None
+) -> Leaderboard:
+    """The board ``user`` may make a table of: ``public``, ``final`` (a published snapshot,
+    ``number`` or the latest) or "" (the latest snapshot if visible, else the public board).
+    Http404 for whatever the user may not see, hidden phases before the reveal included."""
+    rights = access(phase, user)
+    if which not in ("", "public", "final"):
+        raise Http404
+    if which in ("", "final") and rights.snapshots:
+        found = (
+            phase.snapshots.filter(number=number).first() if number is not None else latest(phase)
+        )
+        if found is not None:
+            return load(found)
+    if which in ("", "public") and rights.board:
+        return leaderboard(phase, "public")
+    raise Http404
+
+
+def _list(text: str | None) -> list[str]:
+    return [part.strip() for part in (text or "").split(",") if part.strip()]
+
+
+def paper_table(request: HttpRequest, slug: str, phase: str, suffix: str) -> HttpResponse:
+    if suffix not in SUFFIXES:
+        raise Http404
+    selected = get_object_or_404(
+        Phase.objects.select_related("challenge"), challenge__slug=slug, slug=phase
+    )
+    number = request.GET.get("snapshot", "")
+    board = shown_board(
+        selected,
+        request.user,
+        request.GET.get("board", ""),
+        int(number) if number.isdigit() else None,
+    )
+    fmt, content_type = SUFFIXES[suffix]
+    try:
+        text = render_table(
+            board,
+            fmt,
+            conditions=_list(request.GET.get("conditions")),
+            metrics=_list(request.GET.get("metrics")),
+            caption=f"{selected.challenge.title}, {selected.name}",
+        )
+    except TableError as exc:
+        response = HttpResponse(str(exc) + "\n", status=400, content_type="text/plain")
+        add_never_cache_headers(response)
+        return response
+    response = HttpResponse(text, content_type=f"{content_type}; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{slug}-{phase}-table.{suffix}"'
+    add_never_cache_headers(response)
+    return response
+
+
+def _entries(board: Leaderboard) -> list[tuple[int, str]]:
+    """(submission id, label) of every row of the board, first condition first, once each."""
+    seen: dict[int, str] = {}
+    for condition in board.conditions:
+        for row in condition.rows:
+            label = f"{row.team_name}: {row.method_name}" if row.method_name else row.team_name
+            seen.setdefault(row.submission_id, label)
+    return list(seen.items())
+
+
+def pairwise(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    """Two entries of the live public board compared per condition (``?a=ID&b=ID``, the
+    entries' submission ids): the paired test's aggregates only."""
+    selected = get_object_or_404(
+        Phase.objects.select_related("challenge"), challenge__slug=slug, slug=phase
+    )
+    if not access(selected, request.user).board:
+        raise Http404
+    board = leaderboard(selected, "public")
+    entries = _entries(board)
+    a, b = request.GET.get("a", ""), request.GET.get("b", "")
+    rows: list[PairedCondition] = []
+    error = ""
+    if a and b:
+        try:
+            if not (a.isdigit() and b.isdigit()):
+                raise PairError("Pick two entries of this leaderboard to compare.")
+            rows = compare(selected, board, int(a), int(b))
+        except PairError as exc:
+            error = str(exc)
+    labels = dict(entries)
+    context = {
+        "phase": selected,
+        "challenge": selected.challenge,
+        "entries": entries,
+        "a": int(a) if a.isdigit() else None,
+        "b": int(b) if b.isdigit() else None,
+        "label_a": labels.get(int(a)) if a.isdigit() else None,
+        "label_b": labels.get(int(b)) if b.isdigit() else None,
+        "rows": rows,
+        "error": error,
+        "metric": selected.challenge.scoring_task().metric(selected.challenge.primary),
+    }
+    response = render(request, "rankings/pairwise.html", context, status=400 if error else 200)
+    add_never_cache_headers(response)
+    return response
+
+
+def robustness(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    """Each entry's change from the first condition to every other, with its paired interval
+    and a chart of the changes (the live public board; aggregates only)."""
+    selected = get_object_or_404(
+        Phase.objects.select_related("challenge"), challenge__slug=slug, slug=phase
+    )
+    if not access(selected, request.user).board:
+        raise Http404
+    board = leaderboard(selected, "public")
+    metric = selected.challenge.scoring_task().metric(selected.challenge.primary)
+    first, entries = changes(selected, board)
+    context = {
+        "phase": selected,
+        "challenge": selected.challenge,
+        "metric": metric,
+        "first": first,
+        "entries": entries,
+        "others": [c.label for c in board.conditions[1:]],
+        "charts": {"chart-changes": chart(first, entries, metric.label)} if entries else {},
+    }
+    response = render(request, "rankings/robustness.html", context)
+    add_never_cache_headers(response)
+    return response
+
+
+def errors(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+    """The cross-team error analysis of the live public board (``rankings.crossteam``)."""
+    selected = get_object_or_404(
+        Phase.objects.select_related("challenge"), challenge__slug=slug, slug=phase
+    )
+    if not may_see(selected, request.user):
+        raise Http404
+    board = leaderboard(selected, "public")
+    found = analyse(selected, board)
+    context = {
+        "phase": selected,
+        "challenge": selected.challenge,
+        "analysis": found,
+        "labels": [(c.key, c.label) for c in found.conditions],
+        "has_counts": any(c.slots or c.domains for c in found.conditions),
+    }
+    response = render(request, "rankings/errors.html", context)
+    add_never_cache_headers(response)
+    return response

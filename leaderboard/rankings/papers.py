@@ -1,0 +1,255 @@
+"""Paper tables: a board (the live public one or a published snapshot) as LaTeX or Markdown.
+
+One line per entrant (a team, or each baseline method), one group of columns per condition:
+the primary metric with its interval, then the other chosen metrics. The best value of each
+column is bold (every value equal to it at the two decimals shown); the entrant's rank group
+on that condition is a superscript on the primary value; baselines carry a dagger; the
+scorer signatures of the rows shown are listed under the table. The numbers are the board's,
+written as the pages write them (two decimals), so the table can never show more than the
+board it comes from.
+
+The LaTeX needs ``\\usepackage{booktabs}`` in the paper's preamble.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from leaderboard.numbers import score
+from leaderboard.rankings.board import Column, ConditionBoard, Leaderboard, Row
+
+FORMATS = ("latex", "markdown")
+
+
+class TableError(ValueError):
+    """The options name a condition or metric the board does not have; safe to show."""
+
+
+@dataclass(frozen=True)
+class Table:
+    columns: tuple[Column, ...]
+    conditions: tuple[ConditionBoard, ...]
+    #: (entrant name, is baseline) per line, in the order of the first condition's ranks
+    entrants: tuple[tuple[str, bool], ...]
+    #: entrant name -> condition key -> its row there
+    rows: dict[str, dict[str, Row]]
+    signatures: tuple[str, ...]
+
+
+def _name(row: Row) -> str:
+    """An entrant's line label: the team, and for a baseline its method (a team may enter
+    several baselines, each ranked on its own)."""
+    return f"{row.team_name} ({row.method_name})" if row.is_baseline else row.team_name
+
+
+def select(
+    board: Leaderboard, conditions: Sequence[str] = (), metrics: Sequence[str] = ()
+) -> Table:
+    """The parts of ``board`` a table shows: ``conditions`` by key (default every one) and
+    ``metrics`` by name (default the primary metric and the next column); the primary metric
+    always comes first."""
+    known = {c.key: c for c in board.conditions}
+    unknown = [k for k in conditions if k not in known]
+    if unknown:
+        raise TableError(
+            f"Unknown condition {unknown[0]!r}: this board has {', '.join(known) or 'none'}."
+        )
+    chosen = tuple(known[k] for k in dict.fromkeys(conditions)) or board.conditions
+    by_name = {c.name: c for c in board.columns}
+    unknown = [m for m in metrics if m not in by_name]
+    if unknown:
+        raise TableError(
+            f"Unknown metric {unknown[0]!r}: this board has {', '.join(by_name) or 'none'}."
+        )
+    primary = next((c for c in board.columns if c.primary), None)
+    names = list(dict.fromkeys(metrics)) or [c.name for c in board.columns[:2]]
+    shown = [by_name[n] for n in names]
+    if primary is not None:
+        shown = [primary, *(c for c in shown if c is not primary)]
+    rows: dict[str, dict[str, Row]] = {}
+    entrants: dict[str, bool] = {}
+    signatures: dict[str, None] = {}
+    for condition in chosen:
+        for row in condition.rows:
+            name = _name(row)
+            entrants.setdefault(name, row.is_baseline)
+            rows.setdefault(name, {})[condition.key] = row
+            signatures.setdefault(row.signature, None)
+    return Table(
+        columns=tuple(shown),
+        conditions=chosen,
+        entrants=tuple(entrants.items()),
+        rows=rows,
+        signatures=tuple(s for s in signatures if s),
+    )
+
+
+def _value(board: Leaderboard, row: Row, column: Column) -> tuple[float | None, ...]:
+    at = [c.name for c in board.columns].index(column.name)
+    return tuple(row.cells[at]) if at < len(row.cells) else (None, None, None)
+
+
+def _best(board: Leaderboard, table: Table, condition: ConditionBoard, column: Column) -> str:
+    """The best value of a column as written (two decimals), "" when it has none."""
+    values = [
+        v
+        for rows in table.rows.values()
+        if condition.key in rows
+        for v in [_value(board, rows[condition.key], column)[0]]
+        if v is not None
+    ]
+    if not values:
+        return ""
+    return score(max(values) if column.direction == "higher" else min(values))
+
+
+def render(
+    board: Leaderboard,
+    fmt: str,
+    *,
+    conditions: Sequence[str] = (),
+    metrics: Sequence[str] = (),
+    caption: str = "",
+) -> str:
+    """The table of ``board`` in ``fmt`` (``latex`` or ``markdown``)."""
+    if fmt not in FORMATS:
+        raise TableError(f"Unknown table format {fmt!r}: use {' or '.join(FORMATS)}.")
+    table = select(board, conditions, metrics)
+    if fmt == "latex":
+        return _latex(board, table, caption)
+    return _markdown(board, table, caption)
+
+
+def _cells(board: Leaderboard, table: Table, name: str, fmt: str) -> list[str]:
+    """One line's cells after its name, in the format's markup."""
+    latex = fmt == "latex"
+    out: list[str] = []
+    for condition in table.conditions:
+        row = table.rows[name].get(condition.key)
+        for column in table.columns:
+            if row is None:
+                out.append("--" if latex else "—")
+                continue
+            value, low, high = _value(board, row, column)
+            text = score(value)
+            if value is None:
+                out.append("--" if latex else "—")
+                continue
+            if text == _best(board, table, condition, column):
+                text = f"\\textbf{{{text}}}" if latex else f"**{text}**"
+            if column.primary and row.group:
+                group = row.group.replace("\u2013", "-")
+                text += (
+                    f"\\textsuperscript{{{group.replace('-', '--')}}}"
+                    if latex
+                    else f"<sup>{group}</sup>"
+                )
+            if column.primary and low is not None and high is not None:
+                interval = f"[{score(low)}, {score(high)}]"
+                text += f" {{\\scriptsize {interval}}}" if latex else f" {interval}"
+            out.append(text)
+    return out
+
+
+def _arrow(column: Column, latex: bool) -> str:
+    if latex:
+        return "$\\uparrow$" if column.direction == "higher" else "$\\downarrow$"
+    return "↑" if column.direction == "higher" else "↓"
+
+
+def _notes(table: Table) -> list[str]:
+    notes = [
+        "Primary metric with its bootstrap interval; superscripts are rank groups "
+        "(entries the paired test cannot tell apart); best value per column in bold."
+    ]
+    if any(baseline for _, baseline in table.entrants):
+        notes.append("\u2020 baseline.")
+    if table.signatures:
+        notes.append("Scorer: " + "; ".join(table.signatures) + ".")
+    return notes
+
+
+def latex_escape(text: str) -> str:
+    """``text`` as LaTeX prints it literally."""
+    special = {
+        "\\": "\\textbackslash{}",
+        "&": "\\&",
+        "%": "\\%",
+        "$": "\\$",
+        "#": "\\#",
+        "_": "\\_",
+        "{": "\\{",
+        "}": "\\}",
+        "~": "\\textasciitilde{}",
+        "^": "\\textasciicircum{}",
+        "|": "\\textbar{}",
+        "<": "\\textless{}",
+        ">": "\\textgreater{}",
+    }
+    return "".join(special.get(ch, ch) for ch in text)
+
+
+def _latex(board: Leaderboard, table: Table, caption: str) -> str:
+    width = len(table.columns)
+    spec = "l" + "r" * (width * len(table.conditions))
+    lines = [
+        "% Needs \\usepackage{booktabs} in the preamble.",
+        "\\begin{table}[t]",
+        "\\centering",
+        "\\small",
+        f"\\begin{{tabular}}{{{spec}}}",
+        "\\toprule",
+    ]
+    heads = [f"\\multicolumn{{{width}}}{{c}}{{{latex_escape(c.label)}}}" for c in table.conditions]
+    lines.append(" & " + " & ".join(heads) + " \\\\")
+    rules = [
+        f"\\cmidrule(lr){{{2 + i * width}-{1 + (i + 1) * width}}}"
+        for i in range(len(table.conditions))
+    ]
+    lines.append(" ".join(rules))
+    metric_heads = [
+        f"{latex_escape(c.label)} {_arrow(c, True)}"
+        for _ in table.conditions
+        for c in table.columns
+    ]
+    lines.append("Team & " + " & ".join(metric_heads) + " \\\\")
+    lines.append("\\midrule")
+    for name, baseline in table.entrants:
+        label = latex_escape(name) + ("$^\\dagger$" if baseline else "")
+        lines.append(" & ".join([label, *_cells(board, table, name, "latex")]) + " \\\\")
+    lines.append("\\bottomrule")
+    lines.append("\\end{tabular}")
+    lines.append("\\par\\smallskip")
+    lines.append(
+        "{\\footnotesize "
+        + " ".join(latex_escape(n).replace("\u2020", "$^\\dagger$") for n in _notes(table))
+        + "}"
+    )
+    if caption:
+        lines.append(f"\\caption{{{latex_escape(caption)}}}")
+    lines.append("\\end{table}")
+    return "\n".join(lines) + "\n"
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
+
+
+def _markdown(board: Leaderboard, table: Table, caption: str) -> str:
+    heads = [
+        f"{_md_escape(c.label)}: {_md_escape(m.label)} {_arrow(m, False)}"
+        for c in table.conditions
+        for m in table.columns
+    ]
+    lines = []
+    if caption:
+        lines += [_md_escape(caption), ""]
+    lines.append("| Team | " + " | ".join(heads) + " |")
+    lines.append("| --- |" + " ---: |" * len(heads))
+    for name, baseline in table.entrants:
+        label = _md_escape(name) + (" \u2020" if baseline else "")
+        lines.append("| " + " | ".join([label, *_cells(board, table, name, "markdown")]) + " |")
+    for note in _notes(table):
+        lines += ["", _md_escape(note)]
+    return "\n".join(lines) + "\n"

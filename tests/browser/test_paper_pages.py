@@ -1,0 +1,56 @@
+"""The readers' analyses in Chromium on the demo's public phase, on a desktop and a phone:
+the pairwise comparison, the tested robustness (its chart drawn) and the errors across teams,
+reached from the leaderboard's links; no page scrolls sideways on a 390 px screen (wide
+tables scroll in their own box). Screenshots of each go with the others."""
+
+from __future__ import annotations
+
+import pytest
+
+from leaderboard.challenges import demo
+from tests.browser.conftest import screenshot
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+SIZES = {"desktop": (1366, 900), "phone": (390, 844)}
+
+
+def _fits(page, width: int) -> None:
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_pairwise_robustness_and_errors_pages(page, size):
+    width, height = SIZES[size]
+    page.set_viewport_size({"width": width, "height": height})
+    phase = demo.build().phases.get(slug="test")
+    base = f"/challenges/{demo.SLUG}/{phase.slug}/"
+    page.goto(base + "leaderboard/")
+    page.get_by_role("link", name="compare two entries").click()
+    page.wait_for_url("**/pairwise/")
+    page.select_option("#pair-a", index=0)
+    page.select_option("#pair-b", index=1)
+    page.get_by_role("button", name="Compare").click()
+    page.wait_for_selector("table.pairwise")
+    assert page.locator("table.pairwise tbody tr").count() == 3
+    _fits(page, width)
+    screenshot(page, f"pairwise-{size}")
+
+    page.goto(base + "leaderboard/")
+    page.get_by_role("link", name="robustness, tested").click()
+    page.wait_for_function(
+        "document.querySelectorAll('[data-chart].drawn').length === 1", timeout=15_000
+    )
+    # one trace per condition after the first
+    assert page.locator("#chart-changes .scatterlayer .trace").count() == 2
+    assert page.locator("table.robustness tbody tr").count() == 3
+    _fits(page, width)
+    screenshot(page, f"robustness-{size}")
+
+    page.goto(base + "leaderboard/")
+    page.get_by_role("link", name="errors across teams").click()
+    page.wait_for_selector("table.slot-rates")
+    assert page.locator("table.slot-shares").count() == 3
+    assert page.locator("table.slot-rates tbody tr").count() > 1
+    _fits(page, width)
+    screenshot(page, f"errors-{size}")
