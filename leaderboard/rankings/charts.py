@@ -85,6 +85,12 @@ def _label(row: Row | OverviewRow) -> str:
     return text(row.team_name)
 
 
+def _tick(row: Row) -> str:
+    """A bar's label; a baseline's ("team: method (baseline)", the longest kind) on two lines,
+    so the bars keep enough of a phone's width for the axis ticks."""
+    return wrap(_label(row), 24) if row.is_baseline else _label(row)
+
+
 def _cell(row: Row, index: int) -> tuple[Any, Any, Any]:
     cells = row.cells
     return tuple(cells[index]) if index < len(cells) else (None, None, None)  # type: ignore[return-value]
@@ -108,9 +114,7 @@ def bar_chart(board: ConditionBoard, column: Column, index: int) -> dict[str, An
         "type": "bar",
         "orientation": "h",
         "x": [_cell(r, index)[0] for r in rows],
-        # two lines for a long label (a baseline's is "team: method (baseline)"), so the
-        # bars keep the width of a phone's screen for their ticks
-        "y": [wrap(_label(r), 24) for r in rows],
+        "y": [_tick(r) for r in rows],
         "error_x": {
             "type": "data",
             "symmetric": False,
