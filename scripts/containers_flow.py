@@ -43,9 +43,9 @@ challenge:
   primary_metric: jga
   registration: auto
   organisers: [organiser]
-  # More resamples than the default 1000 (the bootstrap's interval only; JGA and SER are the
-  # same): scoring lasts long enough to kill the worker in the middle of it.
-  scorer_options: {n_boot: 10000}
+  # The most resamples allowed, not the default 1000 (the bootstrap's interval only; JGA and
+  # SER are the same): scoring lasts seconds, long enough to kill the worker in the middle.
+  scorer_options: {n_boot: 100000}
 phases:
   - name: Test
     slug: test
