@@ -30,14 +30,25 @@ from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.rankings.crossteam import analyse, may_see
 from leaderboard.rankings.pairwise import PairError, compare
-from leaderboard.rankings.paper_views import shown_board
-from leaderboard.rankings.papers import FORMATS, TableError, render
+from leaderboard.rankings.paper_views import requested_table
+from leaderboard.rankings.papers import FORMATS, TableError
 from leaderboard.rankings.robustness import changes
 from leaderboard.rankings.services import leaderboard
 
 
-def _list(text: str | None) -> list[str]:
-    return [part.strip() for part in (text or "").split(",") if part.strip()]
+class _Open(APIView):
+    """Read by anyone: each view answers 404 for what the reader may not see."""
+
+    permission_classes = [AllowAny]
+    renderer_classes = [JSONRenderer]
+
+
+def _public_phase(request: Request, pk: int) -> Phase:
+    """The phase, when its public leaderboard is open to this reader; else a 404."""
+    phase = get_object_or_404(Phase.objects.select_related("challenge"), pk=pk)
+    if not access(phase, request.user).board:
+        raise ApiError("not_found", "This phase's leaderboard is not public.", status_code=404)
+    return phase
 
 
 @extend_schema(
@@ -57,33 +68,16 @@ def _list(text: str | None) -> list[str]:
     ],
     responses={200: OpenApiTypes.OBJECT},
 )
-class PhaseTable(APIView):
-    permission_classes = [AllowAny]
-    renderer_classes = [JSONRenderer]
-
+class PhaseTable(_Open):
     def get(self, request: Request, pk: int) -> Response:
         phase = get_object_or_404(Phase.objects.select_related("challenge"), pk=pk)
         fmt = request.query_params.get("as") or "latex"
-        number = request.query_params.get("snapshot", "")
         try:
-            board = shown_board(
-                phase,
-                request.user,
-                request.query_params.get("board", ""),
-                int(number) if number.isdigit() else None,
-            )
+            text = requested_table(phase, request.user, request.query_params, fmt)
         except Http404:
             raise ApiError(
                 "not_found", "There is no table of this phase you may see.", status_code=404
             ) from None
-        try:
-            text = render(
-                board,
-                fmt,
-                conditions=_list(request.query_params.get("conditions")),
-                metrics=_list(request.query_params.get("metrics")),
-                caption=f"{phase.challenge.title}, {phase.name}",
-            )
         except TableError as exc:
             raise ApiError(
                 "invalid", "The request is invalid; see details.", details={"table": [str(exc)]}
@@ -100,14 +94,9 @@ class PhaseTable(APIView):
     ],
     responses={200: OpenApiTypes.OBJECT},
 )
-class PhasePairwise(APIView):
-    permission_classes = [AllowAny]
-    renderer_classes = [JSONRenderer]
-
+class PhasePairwise(_Open):
     def get(self, request: Request, pk: int) -> Response:
-        phase = get_object_or_404(Phase.objects.select_related("challenge"), pk=pk)
-        if not access(phase, request.user).board:
-            raise ApiError("not_found", "This phase's leaderboard is not public.", status_code=404)
+        phase = _public_phase(request, pk)
         board = leaderboard(phase, "public")
         a, b = request.query_params.get("a", ""), request.query_params.get("b", "")
         try:
@@ -128,14 +117,9 @@ class PhasePairwise(APIView):
     tags=["leaderboards"],
     responses={200: OpenApiTypes.OBJECT},
 )
-class PhaseRobustness(APIView):
-    permission_classes = [AllowAny]
-    renderer_classes = [JSONRenderer]
-
+class PhaseRobustness(_Open):
     def get(self, request: Request, pk: int) -> Response:
-        phase = get_object_or_404(Phase.objects.select_related("challenge"), pk=pk)
-        if not access(phase, request.user).board:
-            raise ApiError("not_found", "This phase's leaderboard is not public.", status_code=404)
+        phase = _public_phase(request, pk)
         first, entries = changes(phase, leaderboard(phase, "public"))
         return Response(
             {
@@ -151,10 +135,7 @@ class PhaseRobustness(APIView):
     tags=["leaderboards"],
     responses={200: OpenApiTypes.OBJECT},
 )
-class PhaseErrors(APIView):
-    permission_classes = [AllowAny]
-    renderer_classes = [JSONRenderer]
-
+class PhaseErrors(_Open):
     def get(self, request: Request, pk: int) -> Response:
         phase = get_object_or_404(Phase.objects.select_related("challenge"), pk=pk)
         if not may_see(phase, request.user):

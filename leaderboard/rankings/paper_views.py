@@ -14,6 +14,9 @@ after the reveal."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.cache import add_never_cache_headers
@@ -57,28 +60,32 @@ def _list(text: str | None) -> list[str]:
     return [part.strip() for part in (text or "").split(",") if part.strip()]
 
 
+def requested_table(phase: Phase, user: Any, params: Mapping[str, str], fmt: str) -> str:
+    """The paper table a request asks for (``board``, ``snapshot``, ``conditions``,
+    ``metrics``), for the page and the API alike: ``Http404`` when the reader may not see that
+    board, ``TableError`` for an option the board does not have."""
+    number = params.get("snapshot", "")
+    board = shown_board(
+        phase, user, params.get("board", ""), int(number) if number.isdigit() else None
+    )
+    return render_table(
+        board,
+        fmt,
+        conditions=_list(params.get("conditions")),
+        metrics=_list(params.get("metrics")),
+        caption=f"{phase.challenge.title}, {phase.name}",
+    )
+
+
 def paper_table(request: HttpRequest, slug: str, phase: str, suffix: str) -> HttpResponse:
     if suffix not in SUFFIXES:
         raise Http404
     selected = get_object_or_404(
         Phase.objects.select_related("challenge"), challenge__slug=slug, slug=phase
     )
-    number = request.GET.get("snapshot", "")
-    board = shown_board(
-        selected,
-        request.user,
-        request.GET.get("board", ""),
-        int(number) if number.isdigit() else None,
-    )
     fmt, content_type = SUFFIXES[suffix]
     try:
-        text = render_table(
-            board,
-            fmt,
-            conditions=_list(request.GET.get("conditions")),
-            metrics=_list(request.GET.get("metrics")),
-            caption=f"{selected.challenge.title}, {selected.name}",
-        )
+        text = requested_table(selected, request.user, request.GET, fmt)
     except TableError as exc:
         response = HttpResponse(str(exc) + "\n", status=400, content_type="text/plain")
         add_never_cache_headers(response)
