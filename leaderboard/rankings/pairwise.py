@@ -94,13 +94,16 @@ def compare(phase: Phase, board: Leaderboard, a: int, b: int) -> list[PairedCond
                 PairedCondition(**base, note="Not both ranked on this condition's leaderboard.")
             )
             continue
-        stored = list(
-            counted(phase, only=(a, b))
+        stored = {
+            submission: (pk, reference, column)
+            for submission, pk, reference, column in counted(phase, only=(a, b))
             .filter(condition_id=condition.condition_id)
-            .values_list("submission_id", "dialogues__ids", f"dialogues__columns__{metric.name}")
-        )
-        ratios = _part_dialogues(phase, board.part, stored, metric.name)
-        first, second = ratios.get(a), ratios.get(b)
+            .values_list(
+                "submission_id", "pk", "reference_id", f"dialogues__columns__{metric.name}"
+            )
+        }
+        ratios = _part_dialogues(phase, board.part, list(stored.values()), metric.name)
+        first, second = (ratios.get(stored[s][0]) if s in stored else None for s in (a, b))
         try:
             if first is None or second is None:
                 raise ScoringError("no per-dialogue statistics")

@@ -57,14 +57,14 @@ def changes(phase: Phase, board: Leaderboard) -> tuple[str, list[EntryChanges]]:
     first, others = board.conditions[0], board.conditions[1:]
     ids = [r.submission_id for r in first.rows]
     stored: dict[tuple[int, int], tuple[int, Any, Any]] = {}
-    for pk, sid, condition_id, dialogue_ids, column in counted(phase, only=ids).values_list(
+    for pk, sid, condition_id, reference_id, column in counted(phase, only=ids).values_list(
         "pk",
         "submission_id",
         "condition_id",
-        "dialogues__ids",
+        "reference_id",
         f"dialogues__columns__{metric.name}",
     ):
-        stored[(sid, condition_id)] = (pk, dialogue_ids, column)
+        stored[(sid, condition_id)] = (pk, reference_id, column)
     ratios = _part_dialogues(phase, board.part, list(stored.values()), metric.name)
     out: list[EntryChanges] = []
     for row in first.rows:

@@ -184,29 +184,38 @@ def compute(phase: Phase, part: str = "public") -> Leaderboard:
 
 
 def _part_dialogues(
-    phase: Phase, part: str, stored: list[tuple[int, list[str], Any]], metric: str
+    phase: Phase, part: str, stored: list[tuple[int, int, Any]], metric: str
 ) -> dict[int, DialogueRatios | None]:
     """Result id -> its per-dialogue statistics of ``metric`` on the board's part of the
-    split (None when it has none). Results on one reference share their dialogue ids, so each
-    distinct list of ids is split once."""
+    split (None when it has none), from ``(result id, reference id, stored column)``.
+
+    Every Result's statistics list its reference's dialogues in the reference's order
+    (``DialogueRatios``), so the dialogue ids are read once per reference, from one of its
+    Results, and split once."""
     which = split_part(phase, part)
-    # distinct list of ids -> (the positions on this part, the ids there)
-    kept: dict[tuple[str, ...], tuple[list[int], tuple[str, ...]]] = {}
+    holders: dict[int, int] = {}  # reference id -> one of its Results with statistics
+    for pk, reference_id, column in stored:
+        if column:
+            holders.setdefault(reference_id, pk)
+    # reference id -> (its number of dialogues, the positions on this part, the ids there)
+    kept: dict[int, tuple[int, list[int], tuple[str, ...]]] = {}
+    for reference_id, ids in Result.objects.filter(pk__in=holders.values()).values_list(
+        "reference_id", "dialogues__ids"
+    ):
+        ids = ids or []
+        keep = [i for i, d in enumerate(ids) if which is None or part_of(phase, d) == which]
+        kept[reference_id] = (len(ids), keep, tuple(ids[i] for i in keep))
     found: dict[int, DialogueRatios | None] = {}
-    for pk, ids, column in stored:
-        if not ids or not column:
-            found[pk] = None
+    for key, reference_id, column in stored:
+        total, keep, kept_ids = kept.get(reference_id, (0, [], ()))
+        numerators, denominators = column or ((), ())
+        if not kept_ids or not len(numerators) == len(denominators) == total:
+            found[key] = None
             continue
-        key = tuple(ids)
-        if key not in kept:
-            keep = [i for i, d in enumerate(key) if which is None or part_of(phase, d) == which]
-            kept[key] = (keep, tuple(key[i] for i in keep))
-        keep, kept_ids = kept[key]
-        numerators, denominators = column
-        if len(keep) != len(key):
+        if len(keep) != total:
             numerators = [numerators[i] for i in keep]
             denominators = [denominators[i] for i in keep]
-        found[pk] = DialogueRatios(kept_ids, {metric: (numerators, denominators)})
+        found[key] = DialogueRatios(kept_ids, {metric: (numerators, denominators)})
     return found
 
 
@@ -241,7 +250,7 @@ def _condition_board(
     # Only the primary metric's per-dialogue statistics are needed for the rank groups.
     stored = list(
         Result.objects.filter(pk__in=[r.pk for r in ranked]).values_list(
-            "pk", "dialogues__ids", f"dialogues__columns__{primary}"
+            "pk", "reference_id", f"dialogues__columns__{primary}"
         )
     )
     dialogues = _part_dialogues(phase, part, stored, primary)

@@ -17,9 +17,10 @@ pytestmark = pytest.mark.django_db
 
 GOLD = json.dumps(make_gold(3, seed=1)).encode()
 #: sessions/auth are not touched by an anonymous visitor: the phase, then the ranking queries
-#: (counts, conditions, and per condition: best rows, ranked rows, per-dialogue counts, then
-#: the overview, the reported figures), whatever the number of teams.
-COLD_QUERIES = 15
+#: (counts, conditions, and per condition: best rows, ranked rows, per-dialogue counts, the
+#: reference's dialogue ids, then the overview, the reported figures), whatever the number
+#: of teams.
+COLD_QUERIES = 18
 WARM_QUERIES = 1
 
 
