@@ -2,10 +2,13 @@
 loopback, driven by concurrent leaderboard readers and uploaders of 7,372-turn files.
 
 The board holds ``--teams`` teams x 3 conditions of results of ``--dialogues`` dialogues each
-(default 1,000, a real DSTC11 result's size). ``--instances`` gunicorn instances listen on one
-address (SO_REUSEPORT: the kernel spreads connections between them) with ``--web-workers``
-each; the Celery workers are split between the queue of new submissions and the re-score queue
-(``TRACKBOARD_RESCORE_QUEUE``), as ``docs/operators.md`` describes.
+(default 1,000, a real DSTC11 result's size). The servers run as ``docs/operators.md`` deploys
+them, with the production configuration (``leaderboard/gunicorn.py``): ``--instances``
+instances of the readers' server on one address (SO_REUSEPORT: the kernel spreads connections
+between them), ``--web-workers`` processes of ``--web-threads`` threads each, and the uploads'
+server apart on the next port (``--upload-workers`` x ``--upload-threads``), where the HTTPS
+proxy of a deployment routes the uploads; the Celery workers are split between the queue of new
+submissions and the re-score queue (``TRACKBOARD_RESCORE_QUEUE``).
 
     .venv/bin/python benchmarks/load.py                      # 60 s, 200 readers, 20 uploaders
     .venv/bin/python benchmarks/load.py --duration 10 --readers 20 --uploaders 2   # smoke
@@ -13,8 +16,10 @@ each; the Celery workers are split between the queue of new submissions and the 
 It uses its own database (``--database-url``, dropped and created) and Redis database number
 (``--redis-url``, flushed: give it a number nothing else uses), starts every process itself and
 stops them all at the end. Prints p50/p95/p99 latency per endpoint, throughput, errors,
-submissions accepted vs scored, upload-to-scored times under load, and then upload-to-scored
-times of single uploads to an idle worker. Figures, not assertions: see benchmarks/README.md.
+submissions accepted vs scored, upload-to-scored times under load, then, with the load gone:
+the answer to a conditional GET of the unchanged board (304), the server time of a warm page
+and of a cold rebuild of the board, and upload-to-scored times of single uploads to an idle
+worker. Figures, not assertions: see benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -89,6 +94,35 @@ def seed(args: argparse.Namespace, workdir: Path) -> None:
     )
 
 
+def measure(phase_pk: int, path: str, repeat: int) -> dict[str, float]:
+    """Server time, in ms, of the board's cold rebuild (``compute``: the ranking queries, rank
+    groups and figures; median of ``repeat``) and of a warm page (median of 20 GETs through
+    Django's handler, the page already cached), on the benchmark's database and cache."""
+    import django
+
+    django.setup()
+    from django.test import Client
+
+    from leaderboard.challenges.models import Phase
+    from leaderboard.rankings.services import compute
+
+    def timed(function, n: int) -> float:
+        samples = []
+        for _ in range(n):
+            started = time.perf_counter()
+            function()
+            samples.append((time.perf_counter() - started) * 1000)
+        return statistics.median(samples)
+
+    rebuild = timed(
+        lambda: compute(Phase.objects.select_related("challenge").get(pk=phase_pk)), repeat
+    )
+    client = Client(HTTP_X_FORWARDED_PROTO="https", HTTP_HOST="127.0.0.1")
+    assert client.get(path).status_code == 200
+    warm = timed(lambda: client.get(path), 20)
+    return {"rebuild": rebuild, "warm": warm}
+
+
 def submission_times(ids: list[int]) -> dict[int, tuple[str, float | None, float]]:
     """status, scored_at (epoch) and created_at (epoch) of the given submissions."""
     import django
@@ -123,6 +157,23 @@ async def request(
         writer.close()
     status = int(raw[9:12]) if raw[:5] == b"HTTP/" else 0
     return status, raw[raw.find(b"\r\n\r\n") + 4 :]
+
+
+async def response(port: int, path: str, headers: dict) -> tuple[int, dict[str, str], bytes]:
+    """GET ``path``: the status, the headers (lower-case names) and the body."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        head = [f"GET {path} HTTP/1.1", "Host: 127.0.0.1", "Connection: close",
+                "X-Forwarded-Proto: https", *(f"{k}: {v}" for k, v in headers.items())]  # fmt: skip
+        writer.write(("\r\n".join(head) + "\r\n\r\n").encode())
+        await writer.drain()
+        raw = await reader.read()
+    finally:
+        writer.close()
+    top, _, body = raw.partition(b"\r\n\r\n")
+    lines = top.decode("latin-1").split("\r\n")
+    fields = dict(line.split(":", 1) for line in lines[1:] if ":" in line)
+    return int(lines[0][9:12]), {k.strip().lower(): v.strip() for k, v in fields.items()}, body
 
 
 def multipart(fields: dict[str, str], files: dict[str, bytes]) -> tuple[str, bytes]:
@@ -175,6 +226,7 @@ async def reader_loop(port, seed_info, stats: Stats, stop: float, n: int) -> Non
 
 
 async def uploader_loop(port, seed_info, body_files, stats: Stats, stop: float, n: int) -> None:
+    """Posts to ``port``: the uploads' server."""
     token = seed_info["tokens"][n]
     while time.monotonic() < stop:
         ctype, body = multipart({"method_name": f"load {n}"}, body_files)
@@ -215,6 +267,10 @@ def main() -> None:
     parser.add_argument("--dialogues", type=int, default=1000, help="per result on the board")
     parser.add_argument("--instances", type=int, default=2, help="gunicorn instances")
     parser.add_argument("--web-workers", type=int, default=2, help="worker processes each")
+    parser.add_argument("--web-threads", type=int, default=4, help="threads per process")
+    parser.add_argument("--upload-workers", type=int, default=2, help="the uploads' server")
+    parser.add_argument("--upload-threads", type=int, default=2)
+    parser.add_argument("--rebuilds", type=int, default=3, help="cold rebuilds timed")
     parser.add_argument(
         "--celery-workers", type=int, default=2, help="the first takes new submissions, the "
         "second re-scores, any more new submissions"
@@ -228,6 +284,7 @@ def main() -> None:
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/7")
     parser.add_argument("--_seed", help=argparse.SUPPRESS)
     parser.add_argument("--_times", help=argparse.SUPPRESS)
+    parser.add_argument("--_measure", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
     if args._seed:
@@ -236,6 +293,10 @@ def main() -> None:
     if args._times:
         ids = [int(x) for x in Path(args._times).read_text().split()]
         print(json.dumps(submission_times(ids)))
+        return
+    if args._measure:
+        info = json.loads(Path(args._measure).read_text())
+        print(json.dumps(measure(info["phase"], info["path"], args.rebuilds)))
         return
 
     workdir = Path(tempfile.mkdtemp(prefix="trackboard-load-"))
@@ -253,6 +314,7 @@ def main() -> None:
         "DEBUG": "false",
         "SECRET_KEY": secrets.token_urlsafe(50),
         "ALLOWED_HOSTS": "127.0.0.1",
+        "TRACKBOARD_READ_TIMEOUT": "120",
         "TRACKBOARD_PROXY_SSL_HEADER": "X-Forwarded-Proto",
         "TRACKBOARD_THROTTLE_SUBMIT_USER": "100000/hour",
         "TRACKBOARD_THROTTLE_SUBMIT_IP": "100000/hour",
@@ -288,13 +350,16 @@ def main() -> None:
               f"{time.monotonic() - t0:.1f} s")  # fmt: skip
         logs = workdir / "logs"
         logs.mkdir()
-        gunicorn = [python, "-m", "gunicorn", "leaderboard.wsgi", "-w", str(args.web_workers),
-                    "-b", f"127.0.0.1:{args.port}", "--reuse-port", "--backlog", "2048",
-                    "--timeout", "120"]  # fmt: skip
-        for n in range(args.instances):
-            log = open(logs / f"gunicorn-{n}.log", "wb")  # noqa: SIM115
+        servers = [(f"web-{n}", args.port, args.web_workers, args.web_threads)
+                   for n in range(args.instances)]  # fmt: skip
+        servers.append(("uploads", args.port + 1, args.upload_workers, args.upload_threads))
+        for label, port, workers, threads in servers:
+            log = open(logs / f"gunicorn-{label}.log", "wb")  # noqa: SIM115
+            command = [python, "-m", "gunicorn", "--config", "python:leaderboard.gunicorn",
+                       "-w", str(workers), "--threads", str(threads), "-b", f"127.0.0.1:{port}",
+                       "--reuse-port", "--backlog", "2048"]  # fmt: skip
             processes.append(
-                subprocess.Popen(gunicorn, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+                subprocess.Popen(command, env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
             )
         for n in range(args.celery_workers):
             processes.append(
@@ -322,6 +387,7 @@ def main() -> None:
                 )
             )
         _wait_for_server(args.port)
+        _wait_for_server(args.port + 1)
         time.sleep(3)  # let the workers connect
         body_files = {key: (workdir / "prediction.json").read_bytes() for key in KEYS}
         stats = asyncio.run(_drive(args, seed_info, body_files))
@@ -329,6 +395,7 @@ def main() -> None:
         accepted = [pk for pk, _ in stats.accepted]
         times = _drain(args, env, workdir, accepted)
         _report_scoring(stats, times)
+        _report_idle_board(args, env, workdir, seed_info)
         if args.idle_uploads:
             _idle_uploads(args, env, workdir, seed_info, body_files)
     finally:
@@ -365,7 +432,7 @@ async def _drive(args, seed_info, body_files) -> Stats:
     started = time.monotonic()
     tasks = [reader_loop(args.port, seed_info, stats, stop, n) for n in range(args.readers)]
     tasks += [
-        uploader_loop(args.port, seed_info, body_files, stats, stop, n)
+        uploader_loop(args.port + 1, seed_info, body_files, stats, stop, n)
         for n in range(args.uploaders)
     ]
     await asyncio.gather(*tasks)
@@ -417,6 +484,26 @@ def _report_scoring(stats: Stats, times: dict) -> None:
               f"max {max(delays):.1f} s")  # fmt: skip
 
 
+def _report_idle_board(args, env, workdir, seed_info) -> None:
+    """With the load gone: a conditional GET of the unchanged board (on the readers' server),
+    then the server time of a warm page and of cold rebuilds (in a child process)."""
+    path = seed_info["path"]
+    status, head, _ = asyncio.run(response(args.port, path, {}))
+    tag = head.get("etag", "")
+    again, _, body = asyncio.run(response(args.port, path, {"If-None-Match": tag}))
+    print(f"\nconditional GET of the unchanged board: HTTP {status} with ETag {tag}, then "
+          f"HTTP {again} with If-None-Match ({len(body)} bytes of body)")  # fmt: skip
+    (workdir / "measure.json").write_text(json.dumps(seed_info))
+    out = subprocess.run(
+        [sys.executable, __file__, "--_measure", str(workdir / "measure.json"),
+         "--rebuilds", str(args.rebuilds)],
+        env=env, cwd=ROOT, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    figures = json.loads(out.stdout.strip().splitlines()[-1])
+    print(f"server time: cold rebuild of the board {figures['rebuild']:.1f} ms (median of "
+          f"{args.rebuilds}), warm page {figures['warm']:.2f} ms (median of 20)")  # fmt: skip
+
+
 def _idle_uploads(args, env, workdir, seed_info, body_files) -> None:
     delays = []
     for n in range(args.idle_uploads):
@@ -424,7 +511,7 @@ def _idle_uploads(args, env, workdir, seed_info, body_files) -> None:
         started = time.time()
         status, payload = asyncio.run(
             request(
-                args.port, "POST", f"/api/v1/phases/{seed_info['phase']}/submissions/",
+                args.port + 1, "POST", f"/api/v1/phases/{seed_info['phase']}/submissions/",
                 {"Authorization": f"Bearer {seed_info['tokens'][0]}", "Content-Type": ctype},
                 body,
             )
