@@ -14,8 +14,9 @@ every process's next read builds the new board, whatever cache it has.
 One rebuild at a time per board: the process that builds a version holds a lock in the cache
 (``cache.add``) while the others serve the last board built (``previous``); the lock expires
 after ``LEADERBOARD_REBUILD_SECONDS``, so a reader gets a superseded board for at most that
-long, and a builder that died holds nobody up longer. The worker rebuilds the public board
-right after it writes a submission's Results (``rebuild``), so readers rarely pay for it.
+long, and a builder that died holds nobody up longer. A worker rebuilds the public board
+right after a submission's Results are written (``rebuild``, a task of its own on the re-score
+queue when there is one), so readers rarely pay for it.
 """
 
 from __future__ import annotations
@@ -113,9 +114,11 @@ def _build(phase: Phase, part: str) -> Leaderboard:
 
 
 def rebuild(phase_id: int, part: str = "public") -> None:
-    """Build the phase's current board unless it is cached or being built (the worker calls
-    this right after writing Results, so the next reader finds it)."""
-    phase = Phase.objects.select_related("challenge").get(pk=phase_id)
+    """Build the phase's current board unless it is cached or being built (a worker's task,
+    sent after a submission's Results are written, so the next reader finds it)."""
+    phase = Phase.objects.select_related("challenge").filter(pk=phase_id).first()
+    if phase is None:
+        return
     if cache.get(cache_key(phase, part)) is None and cache.add(
         lock_key(phase, part), cache_key(phase, part), settings.LEADERBOARD_REBUILD_SECONDS
     ):

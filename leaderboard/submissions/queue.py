@@ -17,6 +17,8 @@ log = logging.getLogger(__name__)
 SCORE_SUBMISSION = "leaderboard.submissions.tasks.score_submission"
 #: The name of ``leaderboard.submissions.tasks.notify_team``.
 NOTIFY_TEAM = "leaderboard.submissions.tasks.notify_team"
+#: The name of ``leaderboard.submissions.tasks.rebuild_board``.
+REBUILD_BOARD = "leaderboard.submissions.tasks.rebuild_board"
 
 
 def enqueue_scoring(submission_id: int, *, rescore: bool = False) -> None:
@@ -44,3 +46,17 @@ def enqueue_notification(submission_id: int) -> None:
     except Exception:
         # The outcome is stored and shown on the site; only the mail is lost.
         log.exception("could not send the notification task of submission %s", submission_id)
+
+
+def enqueue_rebuild(phase_id: int) -> None:
+    """Send the task that builds the phase's public board after a scored submission, to the
+    re-score queue when one is set: the worker of new submissions goes on to the next one
+    instead of building the board (seconds, at 500 teams), and a rebuild task that finds the
+    board of the phase's current version built already (by a later task or a reader) does
+    nothing. Call it from ``transaction.on_commit`` only."""
+    name = settings.CELERY_RESCORE_QUEUE or settings.CELERY_TASK_DEFAULT_QUEUE
+    try:
+        app.send_task(REBUILD_BOARD, args=[phase_id], queue=name)
+    except Exception:
+        # The Results are stored; the board's next reader builds it instead.
+        log.exception("could not send the board rebuild task of phase %s", phase_id)

@@ -69,17 +69,18 @@ def run_scoring(submission_id: int) -> str:
 
 
 def _rebuild_board(submission_id: int) -> None:
-    """Build the phase's public board now, in the worker, so its next reader need not."""
-    from leaderboard.rankings.services import rebuild
-
+    """Have a worker build the phase's public board now (``queue.enqueue_rebuild``), so its
+    next reader need not."""
     try:
         for phase_id in Submission.objects.filter(pk=submission_id).values_list(
             "phase_id", flat=True
         ):
-            rebuild(phase_id)
-    except Exception:
+            transaction.on_commit(
+                lambda phase_id=phase_id: queue.enqueue_rebuild(phase_id), robust=True
+            )
+    except DATABASE_FAULTS:
         # The Results are stored; a reader builds the board instead.
-        log.exception("could not rebuild the board after scoring submission %s", submission_id)
+        log.warning("could not ask for the board of submission %s to be rebuilt", submission_id)
 
 
 #: Errors of a database connection that may work again (dropped, restarted, unreachable).

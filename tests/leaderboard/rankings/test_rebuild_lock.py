@@ -1,8 +1,9 @@
 """One rebuild at a time per board: while one reader builds a changed board, the others get the
-previous board instead of building it too; the lock is released however the build ends; and
-the worker builds the public board right after it writes a submission's Results, so the next
-reader builds nothing. Numbers by hand from ``tests.leaderboard.web``: the shared prediction
-gets 3 of 4 turns right (JGA 75.00); the gold itself gets all four (100.00)."""
+previous board instead of building it too; the lock is released however the build ends; and a
+worker builds the public board right after a submission's Results are written (a task of its
+own, on the re-score queue when there is one), so the next reader builds nothing. Numbers by
+hand from ``tests.leaderboard.web``: the shared prediction gets 3 of 4 turns right (JGA
+75.00); the gold itself gets all four (100.00)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from django.core.cache import cache, caches
 from leaderboard.challenges.models import Phase
 from leaderboard.rankings import services as rankings
 from leaderboard.rankings.services import cache_key, leaderboard, lock_key
-from leaderboard.submissions import services
+from leaderboard.submissions import queue, services, tasks
 from tests.leaderboard.factories import approved_team, phase_with_references, uploads
 from tests.leaderboard.web import GOLD, GOLD_BYTES, scored_submission
 
@@ -98,7 +99,21 @@ def test_the_lock_is_released_when_a_build_fails(monkeypatch):
     assert leaderboard(current).conditions[0].rows == ()
 
 
-def test_the_worker_builds_the_board_after_scoring(monkeypatch):
+@pytest.fixture
+def sent(monkeypatch) -> list[tuple[str, int, str]]:
+    """The tasks sent to the broker: (name, first argument, queue)."""
+    found: list[tuple[str, int, str]] = []
+    monkeypatch.setattr(
+        queue.app, "send_task", lambda name, args, queue: found.append((name, args[0], queue))
+    )
+    return found
+
+
+def test_a_worker_builds_the_board_after_scoring(
+    monkeypatch, settings, sent, django_capture_on_commit_callbacks
+):
+    settings.CELERY_TASK_DEFAULT_QUEUE = "new"
+    settings.CELERY_RESCORE_QUEUE = "rescores"
     phase = phase_with_references(GOLD_BYTES)
     scored_submission(approved_team(phase), phase)
     assert _jga(leaderboard(_fresh(phase))) == [75.0]
@@ -107,17 +122,43 @@ def test_the_worker_builds_the_board_after_scoring(monkeypatch):
         team=team, phase=phase, user=team.created_by, files=uploads(GOLD),
         method_name="gold", enqueue=False,
     )  # fmt: skip
-    assert services.run_scoring(run.pk) == "scored"
+    sent.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.run_scoring(run.pk) == "scored"
+    # The scoring worker sends the rebuild to the re-score queue and goes on.
+    assert (queue.REBUILD_BOARD, phase.pk, "rescores") in sent
     current = _fresh(phase)
+    assert cache.get(cache_key(current)) is None
+    tasks.rebuild_board(phase.pk)  # as the worker of that queue runs it
     cached = cache.get(cache_key(current))
     assert cached is not None and _jga(cached) == [100.0, 75.0]
     assert cache.get(lock_key(current)) is None
-    # The reader builds nothing.
+    # The reader builds nothing, nor does a second rebuild task of the same version.
     monkeypatch.setattr(rankings, "compute", lambda p, part="public": pytest.fail("rebuilt"))
     assert _jga(leaderboard(current)) == [100.0, 75.0]
+    tasks.rebuild_board(phase.pk)
 
 
-def test_scoring_succeeds_when_the_board_cannot_be_built(monkeypatch):
+def test_without_a_re_score_queue_the_rebuild_follows_on_the_same_queue(
+    settings, sent, django_capture_on_commit_callbacks
+):
+    settings.CELERY_TASK_DEFAULT_QUEUE = "new"
+    settings.CELERY_RESCORE_QUEUE = ""
+    phase = phase_with_references(GOLD_BYTES)
+    run = services.submit(
+        team=approved_team(phase), phase=phase, user=approved_team(phase).created_by,
+        files=uploads(GOLD), method_name="gold", enqueue=False,
+    )  # fmt: skip
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.run_scoring(run.pk) == "scored"
+    assert [s for s in sent if s[0] == queue.REBUILD_BOARD] == [
+        (queue.REBUILD_BOARD, phase.pk, "new")
+    ]
+
+
+def test_scoring_succeeds_when_the_board_cannot_be_built(
+    monkeypatch, sent, django_capture_on_commit_callbacks
+):
     phase = phase_with_references(GOLD_BYTES)
     team = approved_team(phase)
     run = services.submit(
@@ -128,10 +169,18 @@ def test_scoring_succeeds_when_the_board_cannot_be_built(monkeypatch):
     def broken(p, part="public"):
         raise RuntimeError("cache went away")
 
+    def no_broker(name, args, queue):
+        raise OSError("broker down")
+
+    monkeypatch.setattr(queue.app, "send_task", no_broker)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.run_scoring(run.pk) == "scored"
     monkeypatch.setattr(rankings, "compute", broken)
-    assert services.run_scoring(run.pk) == "scored"
+    tasks.rebuild_board(phase.pk)  # logged, not raised
+    assert cache.get(lock_key(_fresh(phase))) is None
     monkeypatch.undo()
     assert _jga(leaderboard(_fresh(phase))) == [100.0]
+    tasks.rebuild_board(10**9)  # a phase deleted meanwhile: nothing to build
 
 
 def test_a_cache_that_is_down_never_makes_a_reader_wait(monkeypatch):
