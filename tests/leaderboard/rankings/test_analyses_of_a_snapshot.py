@@ -32,12 +32,22 @@ from django.test import Client
 from django.urls import reverse
 
 from leaderboard.challenges.models import Phase
+from leaderboard.challenges.services import add_reference
 from leaderboard.numbers import signed
 from leaderboard.rankings.snapshots import reveal
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Team
-from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references, upload
+from tests.leaderboard import task_data as td
+from tests.leaderboard.factories import (
+    ChallengeFactory,
+    ConditionFactory,
+    PhaseFactory,
+    UserFactory,
+    approved_team,
+    phase_with_references,
+    upload,
+)
 from tests.leaderboard.organiser.conftest import close
 from tests.leaderboard.organiser.construction import FRACTION, SEED, _public
 from tests.leaderboard.web import log_in
@@ -340,3 +350,60 @@ def test_errors_of_a_hidden_phase_without_a_split_are_the_snapshots_after_the_re
         assert "north" not in page.text and "south" not in page.text
         export = reader.get(reverse("rankings:export-json", args=slug)).json()
         assert export["final"]["errors"]["rates"] == api["rates"]
+
+
+@pytest.mark.parametrize("task", ["multiwoz22", "dvd"])
+def test_the_other_tasks_analyses_on_a_snapshot(db, task):
+    """The tiny references of ``task_data``, a perfect and a partial run (JGA 100.00 and
+    66.67 by hand there) on a hidden phase: after the reveal, the pairwise comparison gives
+    +33.33 with one dialogue won by the perfect run and one equal (MultiWOZ: d1 right in both,
+    d2 wrong in the partial one; DVD: v1 half right in the partial one, v2 right in both);
+    robustness needs two conditions and errors per-slot counts, which these tasks have not."""
+    gold, files, perfect, partial = {
+        "multiwoz22": (
+            td.MWZ_GOLD,
+            {"schema": (json.dumps(td.SCHEMA).encode(), "schema.json")},
+            td.MWZ_PERFECT,
+            td.MWZ_PARTIAL,
+        ),
+        "dvd": (td.DVD_GOLD, None, td.DVD_PERFECT, td.DVD_PARTIAL),
+    }[task]
+    challenge = ChallengeFactory(task=task, scorer_options=td.OPTIONS)
+    phase = PhaseFactory(challenge=challenge, results_visibility=Phase.Visibility.HIDDEN)
+    condition = ConditionFactory(phase=phase, key="test", label="Test set")
+    add_reference(condition, json.dumps(gold).encode(), "gold.json", files)
+    ids = []
+    for prediction_data in (perfect, partial):
+        team = approved_team(phase)
+        submission = services.submit(
+            team=team,
+            phase=phase,
+            user=team.created_by,
+            files={"test": upload(prediction_data, "test.json")},
+            method_name="run",
+            enqueue=False,
+        )
+        assert services.run_scoring(submission.pk) == "scored"
+        ids.append(submission.pk)
+    organiser = UserFactory()
+    phase.challenge.organisers.add(organiser)
+    api = f"/api/v1/phases/{phase.pk}/"
+    pair = {"a": ids[0], "b": ids[1]}
+    assert Client().get(api + "pairwise/", pair).status_code == 404
+    close(phase)
+    reveal(phase, organiser)
+    found = Client().get(api + "pairwise/", pair).json()
+    assert (found["board"], found["snapshot"]) == ("final", 1)
+    (row,) = found["conditions"]
+    assert (f"{row['a']:.2f}", f"{row['b']:.2f}", f"{row['difference']:.2f}") == (
+        "100.00",
+        "66.67",
+        "33.33",
+    )
+    assert (row["wins_a"], row["wins_b"], row["ties"]) == (1, 0, 1)
+    assert Client().get(api + "robustness/").json()["entries"] == []
+    errors = Client().get(api + "errors/").json()
+    assert [(c["entries"], c["slots"], c["domains"]) for c in errors["conditions"]] == [(2, [], [])]
+    slug = (phase.challenge.slug, phase.slug)
+    for name in ("pairwise", "robustness", "errors"):
+        assert Client().get(reverse(f"rankings:{name}", args=slug), pair).status_code == 200
