@@ -22,7 +22,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlencode
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -53,7 +52,7 @@ class Shown:
     snapshot: Snapshot | None = None
 
     def query(self) -> dict[str, str]:
-        """The query that asks for this board again (for links and forms)."""
+        """The query that asks for this board again (the pairwise form carries it)."""
         if self.snapshot is None:
             return {"board": "public"}
         return {"board": "final", "snapshot": str(self.snapshot.number)}
@@ -150,7 +149,6 @@ def _context(selected: Phase, shown: Shown) -> dict[str, Any]:
         "phase": selected,
         "challenge": selected.challenge,
         "snapshot": shown.snapshot,
-        "board_query": urlencode(shown.query()),
         "board_fields": shown.query().items(),
     }
 
