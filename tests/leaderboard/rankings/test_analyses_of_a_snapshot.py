@@ -298,6 +298,8 @@ def test_errors_of_a_split_phase_stay_with_organisers_after_the_reveal(db):
         not in Client().get(reverse("rankings:snapshot", args=[*slug, 1])).text
     )
     assert "errors across teams" in staff.get(reverse("rankings:snapshot", args=[*slug, 1])).text
+    page = staff.get(reverse("rankings:errors", args=slug)).text
+    assert "snapshot 1" in page and "The counts are on the whole test set" in page
 
 
 def test_errors_of_a_hidden_phase_without_a_split_are_the_snapshots_after_the_reveal(db):
