@@ -145,7 +145,7 @@ def snapshot(request: HttpRequest, slug: str, phase: str, number: int) -> HttpRe
         "board": load(found),
         "visible": True,
         # the cross-team error analysis of this snapshot, for whoever may have it
-        "errors": may_see(selected, request.user),
+        "show_errors": may_see(selected, request.user),
         "chart_limit": CHART_LIMIT,
         "table_limit": None,
     }
