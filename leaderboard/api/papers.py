@@ -1,5 +1,11 @@
-"""``GET /api/v1/phases/<pk>/pairwise/?a=ID&b=ID``: two entries of the public board compared
-per condition (``rankings.pairwise``), aggregates only.
+"""A phase's paper table and the readers' analyses, on the board the query asks for: the live
+public board, or a published snapshot once the reader may see it (``board=public|final``,
+``snapshot=N``; default: the latest visible snapshot, else the public board), read through the
+pages' own ``requested_board``. Whatever the reader may not see (a hidden phase before the
+reveal) is a 404, as on the pages.
+
+``GET /api/v1/phases/<pk>/pairwise/?a=ID&b=ID``: two entries of the board compared per
+condition (``rankings.pairwise``), aggregates only.
 
 ``GET /api/v1/phases/<pk>/robustness/``: each entry's change from the first condition, tested
 (``rankings.robustness``).
@@ -8,12 +14,16 @@ per condition (``rankings.pairwise``), aggregates only.
 
 ``GET /api/v1/phases/<pk>/table/``: a phase's paper table (see ``rankings.papers``) as
 JSON, for ``trackboard table``: ``{"format", "table"}``. Query: ``as=latex|markdown``,
-``board=public|final``, ``snapshot=N``, ``conditions=a,b``, ``metrics=x,y``. Whatever the
-reader may not see (a hidden phase before the reveal) is a 404, as on the pages."""
+``conditions=a,b``, ``metrics=x,y``.
+
+The analyses say which board they are on: ``board`` (``public`` or ``final``) and
+``snapshot`` (its number, or null)."""
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
+from typing import Any
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404
@@ -27,13 +37,26 @@ from rest_framework.views import APIView
 
 from leaderboard.api.errors import ApiError
 from leaderboard.challenges.models import Phase
-from leaderboard.challenges.visibility import access
-from leaderboard.rankings.crossteam import analyse, may_see
+from leaderboard.rankings.crossteam import analyse
 from leaderboard.rankings.pairwise import PairError, compare
-from leaderboard.rankings.paper_views import requested_table
+from leaderboard.rankings.paper_views import (
+    Shown,
+    requested_board,
+    requested_errors,
+    requested_table,
+)
 from leaderboard.rankings.papers import FORMATS, TableError
 from leaderboard.rankings.robustness import changes
-from leaderboard.rankings.services import leaderboard
+
+BOARD_PARAMETERS = [
+    OpenApiParameter(
+        "board",
+        str,
+        enum=["public", "final"],
+        description="default: the latest published snapshot if any, else the public board",
+    ),
+    OpenApiParameter("snapshot", int, description="a published snapshot's number"),
+]
 
 
 class _Open(APIView):
@@ -43,12 +66,27 @@ class _Open(APIView):
     renderer_classes = [JSONRenderer]
 
 
-def _public_phase(request: Request, pk: int) -> Phase:
-    """The phase, when its public leaderboard is open to this reader; else a 404."""
+def _board(
+    request: Request,
+    pk: int,
+    choose: Callable[[Phase, Any, Any], Shown] = requested_board,
+) -> tuple[Phase, Shown]:
+    """The phase and the board the query asks for (``choose``: the pages' own choice); a 404
+    for whatever this reader may not see."""
     phase = get_object_or_404(Phase.objects.select_related("challenge"), pk=pk)
-    if not access(phase, request.user).board:
-        raise ApiError("not_found", "This phase's leaderboard is not public.", status_code=404)
-    return phase
+    try:
+        return phase, choose(phase, request.user, request.query_params)
+    except Http404:
+        raise ApiError(
+            "not_found", "There is no board of this phase you may see.", status_code=404
+        ) from None
+
+
+def _which(shown: Shown) -> dict[str, Any]:
+    return {
+        "board": "public" if shown.snapshot is None else "final",
+        "snapshot": None if shown.snapshot is None else shown.snapshot.number,
+    }
 
 
 @extend_schema(
@@ -56,13 +94,7 @@ def _public_phase(request: Request, pk: int) -> Phase:
     tags=["leaderboards"],
     parameters=[
         OpenApiParameter("as", str, enum=list(FORMATS), description="default: latex"),
-        OpenApiParameter(
-            "board",
-            str,
-            enum=["public", "final"],
-            description="default: the latest published snapshot if any, else the public board",
-        ),
-        OpenApiParameter("snapshot", int, description="a published snapshot's number"),
+        *BOARD_PARAMETERS,
         OpenApiParameter("conditions", str, description="condition keys, comma-separated"),
         OpenApiParameter("metrics", str, description="metric names, comma-separated"),
     ],
@@ -86,43 +118,50 @@ class PhaseTable(_Open):
 
 
 @extend_schema(
-    summary="Two entries of a phase's public leaderboard compared per condition (paired test)",
+    summary="Two entries of a phase's leaderboard compared per condition (paired test)",
     tags=["leaderboards"],
     parameters=[
         OpenApiParameter("a", int, required=True, description="an entry's submission id"),
         OpenApiParameter("b", int, required=True, description="another entry's submission id"),
+        *BOARD_PARAMETERS,
     ],
     responses={200: OpenApiTypes.OBJECT},
 )
 class PhasePairwise(_Open):
     def get(self, request: Request, pk: int) -> Response:
-        phase = _public_phase(request, pk)
-        board = leaderboard(phase, "public")
+        phase, shown = _board(request, pk)
         a, b = request.query_params.get("a", ""), request.query_params.get("b", "")
         try:
             if not (a.isdigit() and b.isdigit()):
                 raise PairError("Pick two entries of this leaderboard to compare.")
-            rows = compare(phase, board, int(a), int(b))
+            rows = compare(phase, shown.board, int(a), int(b))
         except PairError as exc:
             raise ApiError(
                 "invalid", "The request is invalid; see details.", details={"a": [str(exc)]}
             ) from None
         return Response(
-            {"a": int(a), "b": int(b), "conditions": [dataclasses.asdict(r) for r in rows]}
+            {
+                **_which(shown),
+                "a": int(a),
+                "b": int(b),
+                "conditions": [dataclasses.asdict(r) for r in rows],
+            }
         )
 
 
 @extend_schema(
     summary="Each entry's change from the first condition to every other, with paired tests",
     tags=["leaderboards"],
+    parameters=BOARD_PARAMETERS,
     responses={200: OpenApiTypes.OBJECT},
 )
 class PhaseRobustness(_Open):
     def get(self, request: Request, pk: int) -> Response:
-        phase = _public_phase(request, pk)
-        first, entries = changes(phase, leaderboard(phase, "public"))
+        phase, shown = _board(request, pk)
+        first, entries = changes(phase, shown.board)
         return Response(
             {
+                **_which(shown),
                 "metric": phase.challenge.primary,
                 "first": first,
                 "entries": [dataclasses.asdict(e) for e in entries],
@@ -133,13 +172,10 @@ class PhaseRobustness(_Open):
 @extend_schema(
     summary="Cross-team error analysis: slots and domains by share of the entries' errors",
     tags=["leaderboards"],
+    parameters=BOARD_PARAMETERS,
     responses={200: OpenApiTypes.OBJECT},
 )
 class PhaseErrors(_Open):
     def get(self, request: Request, pk: int) -> Response:
-        phase = get_object_or_404(Phase.objects.select_related("challenge"), pk=pk)
-        if not may_see(phase, request.user):
-            raise ApiError(
-                "not_found", "This phase's error analysis is not public.", status_code=404
-            )
-        return Response(dataclasses.asdict(analyse(phase, leaderboard(phase, "public"))))
+        phase, shown = _board(request, pk, requested_errors)
+        return Response({**_which(shown), **dataclasses.asdict(analyse(phase, shown.board))})

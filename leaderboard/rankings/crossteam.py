@@ -1,8 +1,9 @@
 """Cross-team error analysis: which slots and domains the teams get wrong, per condition.
 
-The entries are the rows of the live public board: per condition, each entry's Result there.
-From the per-slot and per-domain counts the scorer stores (``breakdown["details"]``; the
-``dstc11`` task has them), per condition:
+The entries are the rows of a board (the live public one or a published snapshot, whose
+frozen rows name the submissions): per condition, each entry's Result there. From the
+per-slot and per-domain counts the scorer stores (``breakdown["details"]``; the ``dstc11``
+task has them), per condition:
 
 - a slot's errors are its substitutions, deletions and insertions summed over the entries,
   and its **share** is that over the entries' errors on every slot of the reference (slots the
@@ -12,7 +13,9 @@ From the per-slot and per-domain counts the scorer stores (``breakdown["details"
 - a domain's errors are its wrong turns summed over the entries, and its share is that over
   the wrong turns of every domain.
 
-Only these totals are shown: no gold value, no dialogue, no team's own counts.
+Only these totals are shown: no gold value, no dialogue, no team's own counts. The scorer
+keeps these counts on the whole reference only, so on a phase with a split they cannot be
+restricted to the part a board ranks (see ``may_see``).
 """
 
 from __future__ import annotations
@@ -51,10 +54,12 @@ class Analysis:
 
 
 def may_see(phase: Phase, user: object) -> bool:
-    """Organisers always; readers when the public board is theirs and its counts hold nothing
-    private: a phase without a split, or one revealed (the counts are on the whole reference)."""
-    rights = access(phase, user)
-    return rights.organiser or (rights.board and (not phase.has_split or phase.revealed))
+    """Whether ``user`` may have the analysis of a board they may see: organisers always,
+    readers on a phase without a split. The counts are on the whole reference: on a split
+    phase they would mix in the part the board does not rank, private figures before the
+    reveal, and after it the figures of runs no board publishes (the totals minus the
+    published parts give them away)."""
+    return access(phase, user).organiser or not phase.has_split
 
 
 def _ranked(items: dict[str, tuple[int, int]]) -> tuple[Share, ...]:

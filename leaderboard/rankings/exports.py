@@ -1,7 +1,8 @@
 """Exports: the leaderboard as readers may see it (JSON, CSV), and the organisers' archive.
 
-The reader JSON also holds the public board's tested robustness (``rankings.robustness``) and,
-for whoever may see it, its cross-team error analysis (``rankings.crossteam``).
+The reader JSON also holds, for the public board and for the published snapshot alike, the
+board's tested robustness (``rankings.robustness``) and, for whoever may see it, its
+cross-team error analysis (``rankings.crossteam``).
 
 The reader export is built from the same boards and snapshots as the page, behind the same
 ``challenges.visibility`` rule, so it can never show more than the page. The archive (for the
@@ -18,12 +19,12 @@ from typing import Any
 
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
-from leaderboard.rankings.board import team_label
+from leaderboard.rankings.board import Leaderboard, team_label
 from leaderboard.rankings.crossteam import analyse, may_see
 from leaderboard.rankings.finals import final_submission_ids
 from leaderboard.rankings.robustness import changes
 from leaderboard.rankings.services import leaderboard, reported_rows
-from leaderboard.rankings.snapshots import latest, serialise, shown_data
+from leaderboard.rankings.snapshots import from_data, latest, serialise, shown_data
 from leaderboard.submissions.models import Result
 
 
@@ -38,33 +39,41 @@ def _phase_info(phase: Phase) -> dict[str, Any]:
     }
 
 
+def _analyses(phase: Phase, user: Any, board: Leaderboard) -> dict[str, Any]:
+    """A board's tested robustness and, for whoever may see it, its cross-team errors."""
+    first, entries = changes(phase, board)
+    return {
+        "robustness": {"first": first, "entries": [dataclasses.asdict(e) for e in entries]},
+        "errors": dataclasses.asdict(analyse(phase, board)) if may_see(phase, user) else None,
+    }
+
+
 def reader_export(phase: Phase, user: Any) -> dict[str, Any]:
     """What the leaderboard page shows ``user``: the live public board (if visible), the
-    latest published snapshot (after the reveal) and the shown reported figures."""
+    latest published snapshot (after the reveal) and the shown reported figures, each board
+    with its analyses."""
     rights = access(phase, user)
     snapshot = latest(phase) if rights.snapshots else None
     final = None
     if snapshot is not None:
+        data = shown_data(snapshot)
         final = {
             "snapshot": snapshot.number,
             "published_at": snapshot.published_at.isoformat(),
-            **shown_data(snapshot),
+            **data,
+            # the snapshot's own: its entries and labels, its part of the split
+            **_analyses(phase, user, from_data(data)),
         }
     board = leaderboard(phase, "public") if rights.board else None
-    robustness = None
-    if board is not None:
-        first, entries = changes(phase, board)
-        robustness = {"first": first, "entries": [dataclasses.asdict(e) for e in entries]}
+    public = _analyses(phase, user, board) if board is not None else {}
     return {
         **_phase_info(phase),
         "public": serialise(board) if board is not None else None,
         "final": final,
         "reported": reported_rows(phase) if rights.board else [],
         # the public board's tested robustness and its cross-team error analysis
-        "robustness": robustness,
-        "errors": dataclasses.asdict(analyse(phase, board))
-        if board is not None and may_see(phase, user)
-        else None,
+        "robustness": public.get("robustness"),
+        "errors": public.get("errors"),
     }
 
 

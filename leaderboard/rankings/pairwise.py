@@ -1,4 +1,5 @@
-"""Two rows of a public board compared, per condition, with the paired test.
+"""Two rows of a board (the live public one or a published snapshot) compared, per
+condition, with the paired test.
 
 For each condition where both submissions are ranked, the difference (A minus B) in the
 primary metric with its paired bootstrap interval and p-value (``scoring``'s paired test over
@@ -80,7 +81,8 @@ def wins(a: DialogueRatios, b: DialogueRatios, metric: str, direction: str) -> t
 
 
 def compare(phase: Phase, board: Leaderboard, a: int, b: int) -> list[PairedCondition]:
-    """Per condition of ``board`` (the live board of ``board.part``), A against B."""
+    """Per condition of ``board``, A against B, on the dialogues of ``board.part`` (a
+    snapshot's: the private part of a split)."""
     sides(board, a, b)
     challenge = phase.challenge
     task = challenge.scoring_task()

@@ -1,20 +1,26 @@
-"""The paper tables and the pairwise comparison of a phase.
+"""The paper tables and the readers' analyses of a phase, each on one board.
 
-Paper tables (``table.tex``, ``table.md``): the live public board, or a published snapshot
-once readers may see it, behind the same ``challenges.visibility`` rule as the page. Options:
+Every view here reads the board it shows through ``requested_board``: the live public board,
+or a published snapshot once readers may see it, behind the same ``challenges.visibility`` rule
+as the leaderboard page (a hidden phase shows nothing before the reveal). Options:
 ``board=public|final`` (default: the latest snapshot when one is visible, else the public
-board), ``snapshot=N``, ``conditions=a,b`` and ``metrics=x,y``.
+board) and ``snapshot=N``. A snapshot ranks on the private part of a split: the analyses of a
+snapshot read its submissions' per-dialogue statistics of that part, and its frozen labels.
 
-The pairwise comparison (``pairwise/?a=ID&b=ID``): two entries of the live public board, per
-condition (see ``rankings.pairwise``); the robustness page (``robustness/``): each entry's
-change from the first condition, tested (``rankings.robustness``). Neither shows anything to
-whoever may not see the public board. The cross-team error analysis (``errors/``,
-``rankings.crossteam``): organisers always, readers of a public board without a split or
-after the reveal."""
+- Paper tables (``table.tex``, ``table.md``, ``rankings.papers``), with ``conditions=a,b``
+  and ``metrics=x,y``.
+- The pairwise comparison (``pairwise/?a=ID&b=ID``, ``rankings.pairwise``): two entries of
+  the board, per condition; the paired test's aggregates only.
+- Robustness (``robustness/``, ``rankings.robustness``): each entry's change from the first
+  condition, tested.
+- The cross-team error analysis (``errors/``, ``rankings.crossteam``): its counts are on the
+  whole reference, so readers get it only on a phase without a split (``may_see``);
+  organisers always."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
@@ -25,6 +31,7 @@ from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.rankings.board import Leaderboard
 from leaderboard.rankings.crossteam import analyse, may_see
+from leaderboard.rankings.models import Snapshot
 from leaderboard.rankings.pairwise import PairedCondition, PairError, compare
 from leaderboard.rankings.papers import TableError
 from leaderboard.rankings.papers import render as render_table
@@ -36,12 +43,25 @@ from leaderboard.rankings.snapshots import latest, load
 SUFFIXES = {"tex": ("latex", "application/x-tex"), "md": ("markdown", "text/markdown")}
 
 
-def shown_board(
-    phase: Phase, user: object, which: str = "", number: int | None = None
-) -> Leaderboard:
-    """The board ``user`` may make a table of: ``public``, ``final`` (a published snapshot,
-    ``number`` or the latest) or "" (the latest snapshot if visible, else the public board).
-    Http404 for whatever the user may not see, hidden phases before the reveal included."""
+@dataclass(frozen=True)
+class Shown:
+    """A board a reader may see, and the published snapshot it is (None: the live public
+    board)."""
+
+    board: Leaderboard
+    snapshot: Snapshot | None = None
+
+    def query(self) -> dict[str, str]:
+        """The query that asks for this board again (the pairwise form carries it)."""
+        if self.snapshot is None:
+            return {"board": "public"}
+        return {"board": "final", "snapshot": str(self.snapshot.number)}
+
+
+def shown_board(phase: Phase, user: object, which: str = "", number: int | None = None) -> Shown:
+    """The board ``user`` may see: ``public``, ``final`` (a published snapshot, ``number`` or
+    the latest) or "" (the latest snapshot if visible, else the public board). Http404 for
+    whatever the user may not see, hidden phases before the reveal included."""
     rights = access(phase, user)
     if which not in ("", "public", "final"):
         raise Http404
@@ -50,10 +70,19 @@ def shown_board(
             phase.snapshots.filter(number=number).first() if number is not None else latest(phase)
         )
         if found is not None:
-            return load(found)
+            return Shown(load(found), found)
     if which in ("", "public") and rights.board:
-        return leaderboard(phase, "public")
+        return Shown(leaderboard(phase, "public"))
     raise Http404
+
+
+def requested_board(phase: Phase, user: Any, params: Mapping[str, str]) -> Shown:
+    """The board a request asks for (``board``, ``snapshot``), for every page and API view of
+    this module alike (see ``shown_board``)."""
+    number = params.get("snapshot", "")
+    return shown_board(
+        phase, user, params.get("board", ""), int(number) if number.isdigit() else None
+    )
 
 
 def _list(text: str | None) -> list[str]:
@@ -64,12 +93,8 @@ def requested_table(phase: Phase, user: Any, params: Mapping[str, str], fmt: str
     """The paper table a request asks for (``board``, ``snapshot``, ``conditions``,
     ``metrics``), for the page and the API alike: ``Http404`` when the reader may not see that
     board, ``TableError`` for an option the board does not have."""
-    number = params.get("snapshot", "")
-    board = shown_board(
-        phase, user, params.get("board", ""), int(number) if number.isdigit() else None
-    )
     return render_table(
-        board,
+        requested_board(phase, user, params).board,
         fmt,
         conditions=_list(params.get("conditions")),
         metrics=_list(params.get("metrics")),
@@ -77,12 +102,24 @@ def requested_table(phase: Phase, user: Any, params: Mapping[str, str], fmt: str
     )
 
 
+def requested_errors(phase: Phase, user: Any, params: Mapping[str, str]) -> Shown:
+    """The board of a cross-team error analysis: ``requested_board``'s, when ``may_see``."""
+    shown = requested_board(phase, user, params)
+    if not may_see(phase, user):
+        raise Http404
+    return shown
+
+
+def _selected(slug: str, phase: str) -> Phase:
+    return get_object_or_404(
+        Phase.objects.select_related("challenge"), challenge__slug=slug, slug=phase
+    )
+
+
 def paper_table(request: HttpRequest, slug: str, phase: str, suffix: str) -> HttpResponse:
     if suffix not in SUFFIXES:
         raise Http404
-    selected = get_object_or_404(
-        Phase.objects.select_related("challenge"), challenge__slug=slug, slug=phase
-    )
+    selected = _selected(slug, phase)
     fmt, content_type = SUFFIXES[suffix]
     try:
         text = requested_table(selected, request.user, request.GET, fmt)
@@ -106,16 +143,22 @@ def _entries(board: Leaderboard) -> list[tuple[int, str]]:
     return list(seen.items())
 
 
+def _context(selected: Phase, shown: Shown) -> dict[str, Any]:
+    """What every analysis page says of the board it is on."""
+    return {
+        "phase": selected,
+        "challenge": selected.challenge,
+        "snapshot": shown.snapshot,
+        "board_fields": shown.query().items(),
+    }
+
+
 def pairwise(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
-    """Two entries of the live public board compared per condition (``?a=ID&b=ID``, the
-    entries' submission ids): the paired test's aggregates only."""
-    selected = get_object_or_404(
-        Phase.objects.select_related("challenge"), challenge__slug=slug, slug=phase
-    )
-    if not access(selected, request.user).board:
-        raise Http404
-    board = leaderboard(selected, "public")
-    entries = _entries(board)
+    """Two entries of the board compared per condition (``?a=ID&b=ID``, the entries'
+    submission ids): the paired test's aggregates only."""
+    selected = _selected(slug, phase)
+    shown = requested_board(selected, request.user, request.GET)
+    entries = _entries(shown.board)
     a, b = request.GET.get("a", ""), request.GET.get("b", "")
     rows: list[PairedCondition] = []
     error = ""
@@ -123,13 +166,12 @@ def pairwise(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         try:
             if not (a.isdigit() and b.isdigit()):
                 raise PairError("Pick two entries of this leaderboard to compare.")
-            rows = compare(selected, board, int(a), int(b))
+            rows = compare(selected, shown.board, int(a), int(b))
         except PairError as exc:
             error = str(exc)
     labels = dict(entries)
     context = {
-        "phase": selected,
-        "challenge": selected.challenge,
+        **_context(selected, shown),
         "entries": entries,
         "a": int(a) if a.isdigit() else None,
         "b": int(b) if b.isdigit() else None,
@@ -146,22 +188,17 @@ def pairwise(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
 
 def robustness(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     """Each entry's change from the first condition to every other, with its paired interval
-    and a chart of the changes (the live public board; aggregates only)."""
-    selected = get_object_or_404(
-        Phase.objects.select_related("challenge"), challenge__slug=slug, slug=phase
-    )
-    if not access(selected, request.user).board:
-        raise Http404
-    board = leaderboard(selected, "public")
+    and a chart of the changes (aggregates only)."""
+    selected = _selected(slug, phase)
+    shown = requested_board(selected, request.user, request.GET)
     metric = selected.challenge.scoring_task().metric(selected.challenge.primary)
-    first, entries = changes(selected, board)
+    first, entries = changes(selected, shown.board)
     context = {
-        "phase": selected,
-        "challenge": selected.challenge,
+        **_context(selected, shown),
         "metric": metric,
         "first": first,
         "entries": entries,
-        "others": [c.label for c in board.conditions[1:]],
+        "others": [c.label for c in shown.board.conditions[1:]],
         "charts": {"chart-changes": chart(first, entries, metric.label)} if entries else {},
     }
     response = render(request, "rankings/robustness.html", context)
@@ -170,17 +207,12 @@ def robustness(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
 
 
 def errors(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
-    """The cross-team error analysis of the live public board (``rankings.crossteam``)."""
-    selected = get_object_or_404(
-        Phase.objects.select_related("challenge"), challenge__slug=slug, slug=phase
-    )
-    if not may_see(selected, request.user):
-        raise Http404
-    board = leaderboard(selected, "public")
-    found = analyse(selected, board)
+    """The cross-team error analysis of the board (``rankings.crossteam``)."""
+    selected = _selected(slug, phase)
+    shown = requested_errors(selected, request.user, request.GET)
+    found = analyse(selected, shown.board)
     context = {
-        "phase": selected,
-        "challenge": selected.challenge,
+        **_context(selected, shown),
         "analysis": found,
         "labels": [(c.key, c.label) for c in found.conditions],
         "has_counts": any(c.slots or c.domains for c in found.conditions),

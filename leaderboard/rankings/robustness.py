@@ -1,7 +1,8 @@
-"""Robustness, tested: per entry of the public board, the change of the primary metric from
-the first condition to each other one, with the paired interval and p-value over the same
-dialogues (``scoring``'s paired test on the submission's per-dialogue statistics of the two
-conditions, on the board's part of the split), and a chart of the changes.
+"""Robustness, tested: per entry of a board (the live public one or a published snapshot),
+the change of the primary metric from the first condition to each other one, with the paired
+interval and p-value over the same dialogues (``scoring``'s paired test on the submission's
+per-dialogue statistics of the two conditions, on the board's part of the split), and a chart
+of the changes.
 
 An entry is the submission ranked on the first condition; its change on another condition is
 that same submission's, so both sides are the same system. The change is the other condition

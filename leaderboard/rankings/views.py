@@ -23,6 +23,7 @@ from leaderboard.challenges.visibility import access
 from leaderboard.rankings import caching, exports
 from leaderboard.rankings.board import Leaderboard
 from leaderboard.rankings.charts import CHART_LIMIT
+from leaderboard.rankings.crossteam import may_see
 from leaderboard.rankings.services import leaderboard
 from leaderboard.rankings.snapshots import RevealError, latest, load, preview, reveal
 
@@ -143,6 +144,8 @@ def snapshot(request: HttpRequest, slug: str, phase: str, number: int) -> HttpRe
         "snapshot": found,
         "board": load(found),
         "visible": True,
+        # the cross-team error analysis of this snapshot, for whoever may have it
+        "show_errors": may_see(selected, request.user),
         "chart_limit": CHART_LIMIT,
         "table_limit": None,
     }

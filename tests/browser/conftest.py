@@ -1,6 +1,9 @@
 """Browser tests: Python playwright driving the system's Chromium (never a downloaded one).
 
-Screenshots of the pages go to ``artifacts/screenshots/`` (kept by CI as test artefacts).
+Screenshots of the pages go to ``artifacts/screenshots/`` (kept by CI as test artefacts). With
+``TRACKBOARD_DOC_IMAGES=1`` the tests that make the docs' pictures also write them, cropped to
+the part of the page the docs describe, to ``docs/images/`` (committed; never rewritten
+otherwise, so a test run leaves the docs alone).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from tests.leaderboard.conftest import (  # noqa: F401
 CHROMIUM = os.environ.get("TRACKBOARD_CHROMIUM", "/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
+DOC_IMAGES = ROOT / "docs" / "images"
 
 # Playwright's synchronous API runs an event loop in this thread; the ORM calls the tests make
 # between browser steps are ordinary synchronous code, which Django must be told to allow.
@@ -58,3 +62,12 @@ def page(browser, live_server) -> Iterator[object]:
 def screenshot(page, name: str) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+
+
+def doc_image(locator, name: str) -> None:
+    """``locator``'s element as the docs' picture ``docs/images/NAME.png``, when
+    ``TRACKBOARD_DOC_IMAGES=1`` asks for the pictures to be made again."""
+    if os.environ.get("TRACKBOARD_DOC_IMAGES") != "1":
+        return
+    DOC_IMAGES.mkdir(parents=True, exist_ok=True)
+    locator.screenshot(path=str(DOC_IMAGES / f"{name}.png"), animations="disabled")

@@ -1,14 +1,16 @@
 """The readers' analyses in Chromium on the demo's public phase, on a desktop and a phone:
 the pairwise comparison, the tested robustness (its chart drawn) and the errors across teams,
 reached from the leaderboard's links; no page scrolls sideways on a 390 px screen (wide
-tables scroll in their own box). Screenshots of each go with the others."""
+tables scroll in their own box). Screenshots of each go with the others; on a desktop, with
+``TRACKBOARD_DOC_IMAGES=1``, the docs' pictures of the paper table links and the three pages
+are made again (``doc_image``)."""
 
 from __future__ import annotations
 
 import pytest
 
 from leaderboard.challenges import demo
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import doc_image, screenshot
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -26,6 +28,10 @@ def test_the_pairwise_robustness_and_errors_pages(page, size):
     phase = demo.build().phases.get(slug="test")
     base = f"/challenges/{demo.SLUG}/{phase.slug}/"
     page.goto(base + "leaderboard/")
+    links = page.locator("p.exports")
+    assert links.get_by_role("link", name="LaTeX").count() == 1
+    if size == "desktop":
+        doc_image(links, "paper-links")
     page.get_by_role("link", name="compare two entries").click()
     page.wait_for_url("**/pairwise/")
     page.select_option("#pair-a", index=0)
@@ -35,6 +41,8 @@ def test_the_pairwise_robustness_and_errors_pages(page, size):
     assert page.locator("table.pairwise tbody tr").count() == 3
     _fits(page, width)
     screenshot(page, f"pairwise-{size}")
+    if size == "desktop":
+        doc_image(page.locator("main"), "pairwise")
 
     page.goto(base + "leaderboard/")
     page.get_by_role("link", name="robustness, tested").click()
@@ -46,6 +54,8 @@ def test_the_pairwise_robustness_and_errors_pages(page, size):
     assert page.locator("table.robustness tbody tr").count() == 3
     _fits(page, width)
     screenshot(page, f"robustness-{size}")
+    if size == "desktop":
+        doc_image(page.locator("main"), "robustness")
 
     page.goto(base + "leaderboard/")
     page.get_by_role("link", name="errors across teams").click()
@@ -54,3 +64,5 @@ def test_the_pairwise_robustness_and_errors_pages(page, size):
     assert page.locator("table.slot-rates tbody tr").count() > 1
     _fits(page, width)
     screenshot(page, f"errors-{size}")
+    if size == "desktop":
+        doc_image(page.locator("table.slot-rates"), "errors")

@@ -367,6 +367,8 @@ def test_the_cross_team_slot_ranking_is_the_sum_of_the_three_teams_counts(three_
     rates = api["rates"][by_hand[0]]
     assert set(rates) == set(KEYS) and len({round(v, 6) for v in rates.values()}) == 1
 
+    # the API says which board it is on; the export, the same analysis of the public board
+    assert (api.pop("board"), api.pop("snapshot")) == ("public", None)
     export = client.get(reverse("rankings:export-json", args=[phase.challenge.slug, phase.slug]))
     assert export.json()["errors"] == api
     page = client.get(reverse("rankings:errors", args=[phase.challenge.slug, phase.slug]))
@@ -381,9 +383,10 @@ def test_the_cross_team_slot_ranking_is_the_sum_of_the_three_teams_counts(three_
     assert "cambridge" not in page.text.lower() and "guesthouse" not in page.text.lower()
 
 
-def test_errors_of_a_public_split_phase_wait_for_the_reveal_but_not_for_organisers(db):
+def test_errors_of_a_public_split_phase_are_for_organisers_only(db):
     """A public phase with a split: the per-slot counts are on the whole reference, which
-    mixes in the private part, so readers get them only after the reveal."""
+    mixes in the private part, so readers do not get them (after the reveal neither: see
+    test_analyses_of_a_snapshot)."""
     from tests.leaderboard.web import log_in
 
     gold = json.dumps({f"d{i}": [{"hotel": {"area": "north"}}] for i in range(6)}).encode()
