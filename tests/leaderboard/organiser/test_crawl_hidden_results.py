@@ -50,8 +50,9 @@ EXTRA_QUERIES = {
     "/robustness/": ["?board=public", "?board=final", "?board=final&snapshot=1"],
     "/errors/": ["?board=public", "?board=final", "?board=final&snapshot=1"],
 }  # fmt: skip
-#: the analyses of each board, on pairs of real submissions (``pairs``)
-BOARD_QUERIES = ("", "&board=public", "&board=final", "&board=final&snapshot=1")
+#: the analyses of each board, on pairs of real submissions (``pairs``); ``snapshot=N`` is
+#: crawled on the other analyses (``EXTRA_QUERIES``), read by the same function
+BOARD_QUERIES = ("", "&board=public", "&board=final")
 
 
 def _routes(patterns=None, prefix: str = ""):
@@ -108,11 +109,11 @@ def urls(world) -> list[str]:
 
 
 def pairs(world) -> list[str]:
-    """Every pair of the world's submissions, on every board (A against B tells what B
-    against A does, signs turned)."""
+    """Every pair of the world's submissions once (B against A is A against B with the signs
+    turned), on every board."""
     ids = sorted(s.pk for s in world.runs.values())
     return [
-        f"?a={a}&b={b}{board}" for a, b in itertools.permutations(ids, 2) for board in BOARD_QUERIES
+        f"?a={a}&b={b}{board}" for a, b in itertools.combinations(ids, 2) for board in BOARD_QUERIES
     ]
 
 
