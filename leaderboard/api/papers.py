@@ -38,7 +38,7 @@ from rest_framework.views import APIView
 from leaderboard.api.errors import ApiError
 from leaderboard.challenges.models import Phase
 from leaderboard.rankings.crossteam import analyse
-from leaderboard.rankings.pairwise import PairError, compare
+from leaderboard.rankings.pairwise import PairError, compare, requested_pair
 from leaderboard.rankings.paper_views import (
     Shown,
     requested_board,
@@ -130,11 +130,9 @@ class PhaseTable(_Open):
 class PhasePairwise(_Open):
     def get(self, request: Request, pk: int) -> Response:
         phase, shown = _board(request, pk)
-        a, b = request.query_params.get("a", ""), request.query_params.get("b", "")
         try:
-            if not (a.isdigit() and b.isdigit()):
-                raise PairError("Pick two entries of this leaderboard to compare.")
-            rows = compare(phase, shown.board, int(a), int(b))
+            a, b = requested_pair(request.query_params)
+            rows = compare(phase, shown.board, a, b)
         except PairError as exc:
             raise ApiError(
                 "invalid", "The request is invalid; see details.", details={"a": [str(exc)]}
@@ -142,8 +140,8 @@ class PhasePairwise(_Open):
         return Response(
             {
                 **_which(shown),
-                "a": int(a),
-                "b": int(b),
+                "a": a,
+                "b": b,
                 "conditions": [dataclasses.asdict(r) for r in rows],
             }
         )

@@ -11,13 +11,15 @@ module: no per-dialogue verdict of either team, and only rows the reader's board
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from leaderboard.challenges.models import Phase
 from leaderboard.rankings.board import Leaderboard, Row, counted
-from leaderboard.rankings.services import _part_dialogues
-from scoring import ScoringError
-from scoring.taskapi import DialogueRatios, paired_tests
+from leaderboard.rankings.services import part_dialogues
+from scoring import Resampling, ScoringError
+from scoring.stats import PairedTest
+from scoring.taskapi import DialogueRatios, MetricSpec, paired_tests
 
 
 class PairError(ValueError):
@@ -62,6 +64,27 @@ def sides(board: Leaderboard, a: int, b: int) -> tuple[Row, Row]:
     return found[0], found[1]
 
 
+def requested_pair(params: Mapping[str, str]) -> tuple[int, int]:
+    """The two submission ids a request names (``a``, ``b``), for the page and the API alike."""
+    a, b = params.get("a", ""), params.get("b", "")
+    if not (a.isdigit() and b.isdigit()):
+        raise PairError("Pick two entries of this leaderboard to compare.")
+    return int(a), int(b)
+
+
+def paired(
+    a: DialogueRatios | None, b: DialogueRatios | None, metric: MetricSpec, resampling: Resampling
+) -> PairedTest | None:
+    """The paired test of ``metric``, A minus B; None when either side has no per-dialogue
+    statistics, or the two are not on the same dialogues with the same denominators."""
+    if a is None or b is None:
+        return None
+    try:
+        return paired_tests(a, b, [metric], resampling).get(metric.name)
+    except ScoringError:
+        return None
+
+
 def wins(a: DialogueRatios, b: DialogueRatios, metric: str, direction: str) -> tuple[int, int, int]:
     """(dialogues A wins, B wins, ties) on the per-dialogue ratio of ``metric``; dialogues
     with nothing to count are left out."""
@@ -104,15 +127,9 @@ def compare(phase: Phase, board: Leaderboard, a: int, b: int) -> list[PairedCond
                 "submission_id", "pk", "reference_id", f"dialogues__columns__{metric.name}"
             )
         }
-        ratios = _part_dialogues(phase, board.part, list(stored.values()), metric.name)
+        ratios = part_dialogues(phase, board.part, list(stored.values()), metric.name)
         first, second = (ratios.get(stored[s][0]) if s in stored else None for s in (a, b))
-        try:
-            if first is None or second is None:
-                raise ScoringError("no per-dialogue statistics")
-            tests = paired_tests(first, second, [metric], challenge.resampling())
-        except ScoringError:
-            tests = {}
-        test = tests.get(metric.name)
+        test = paired(first, second, metric, challenge.resampling())
         if test is None or first is None or second is None:
             out.append(
                 PairedCondition(

@@ -32,7 +32,7 @@ from leaderboard.challenges.visibility import access
 from leaderboard.rankings.board import Leaderboard
 from leaderboard.rankings.crossteam import analyse, may_see
 from leaderboard.rankings.models import Snapshot
-from leaderboard.rankings.pairwise import PairedCondition, PairError, compare
+from leaderboard.rankings.pairwise import PairedCondition, PairError, compare, requested_pair
 from leaderboard.rankings.papers import TableError
 from leaderboard.rankings.papers import render as render_table
 from leaderboard.rankings.robustness import changes, chart
@@ -104,10 +104,9 @@ def requested_table(phase: Phase, user: Any, params: Mapping[str, str], fmt: str
 
 def requested_errors(phase: Phase, user: Any, params: Mapping[str, str]) -> Shown:
     """The board of a cross-team error analysis: ``requested_board``'s, when ``may_see``."""
-    shown = requested_board(phase, user, params)
     if not may_see(phase, user):
         raise Http404
-    return shown
+    return requested_board(phase, user, params)
 
 
 def _selected(slug: str, phase: str) -> Phase:
@@ -164,9 +163,7 @@ def pairwise(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     error = ""
     if a and b:
         try:
-            if not (a.isdigit() and b.isdigit()):
-                raise PairError("Pick two entries of this leaderboard to compare.")
-            rows = compare(selected, shown.board, int(a), int(b))
+            rows = compare(selected, shown.board, *requested_pair(request.GET))
         except PairError as exc:
             error = str(exc)
     labels = dict(entries)

@@ -20,9 +20,8 @@ from leaderboard.numbers import signed
 from leaderboard.plotting import FONT, text, wrap
 from leaderboard.rankings.board import Leaderboard, counted
 from leaderboard.rankings.charts import CHART_LIMIT, CONDITION_SYMBOLS
-from leaderboard.rankings.services import _part_dialogues
-from scoring import ScoringError
-from scoring.taskapi import paired_tests
+from leaderboard.rankings.pairwise import paired
+from leaderboard.rankings.services import part_dialogues
 
 
 @dataclass(frozen=True)
@@ -66,7 +65,7 @@ def changes(phase: Phase, board: Leaderboard) -> tuple[str, list[EntryChanges]]:
         f"dialogues__columns__{metric.name}",
     ):
         stored[(sid, condition_id)] = (pk, reference_id, column)
-    ratios = _part_dialogues(phase, board.part, list(stored.values()), metric.name)
+    ratios = part_dialogues(phase, board.part, list(stored.values()), metric.name)
     out: list[EntryChanges] = []
     for row in first.rows:
         here = stored.get((row.submission_id, first.condition_id))
@@ -78,12 +77,7 @@ def changes(phase: Phase, board: Leaderboard) -> tuple[str, list[EntryChanges]]:
             if base is None or other_ratios is None:
                 found.append(Change(other.key, other.label, note="not scored on both"))
                 continue
-            try:
-                test = paired_tests(base, other_ratios, [metric], challenge.resampling()).get(
-                    metric.name
-                )
-            except ScoringError:
-                test = None
+            test = paired(base, other_ratios, metric, challenge.resampling())
             if test is None:
                 found.append(
                     Change(other.key, other.label, note="not the same dialogues: no paired test")

@@ -186,7 +186,7 @@ def compute(phase: Phase, part: str = "public") -> Leaderboard:
     return replace(board, charts=figures(board))
 
 
-def _part_dialogues(
+def part_dialogues(
     phase: Phase, part: str, stored: list[tuple[int, int, Any]], metric: str
 ) -> dict[int, DialogueRatios | None]:
     """Result id -> its per-dialogue statistics of ``metric`` on the board's part of the
@@ -256,7 +256,7 @@ def _condition_board(
             "pk", "reference_id", f"dialogues__columns__{primary}"
         )
     )
-    dialogues = _part_dialogues(phase, part, stored, primary)
+    dialogues = part_dialogues(phase, part, stored, primary)
     at = next((i for i, c in enumerate(shown) if c.name == primary), None)
     tested = [
         dialogues.get(r.pk) if at is not None and cells[r.pk][at][0] is not None else None
