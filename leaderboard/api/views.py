@@ -4,6 +4,7 @@ both places by construction."""
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from django.conf import settings
@@ -119,8 +120,10 @@ def _overview_csv(row: dict[str, Any], names: list[str], keys: list[str]) -> dic
     },
 )
 class PhaseLeaderboard(APIView):
-    """The board from the cache (one query, the phase's, when nothing changed), revalidated by
-    its version (``rankings.caching``); compressed by ``gzip_page`` in ``urls``."""
+    """The board, revalidated by its version (``rankings.caching``); each answer (one page of
+    rows, or the CSV) is kept in the cache per version of the board and address, so a reader
+    of an unchanged board costs one query, the phase's; compressed by ``gzip_page`` in
+    ``urls``."""
 
     permission_classes = [AllowAny]
     renderer_classes = [JSONRenderer, CSVRenderer]
@@ -128,14 +131,14 @@ class PhaseLeaderboard(APIView):
     def get(self, request: Request, pk: int) -> Any:
         phase = _phase(pk)
         require_results_visible(phase, request.user)
-        key = request.query_params.get("condition") or None
         fmt = request.accepted_renderer.format
         tag = caching.etag(phase, request.user, "api", fmt, request.get_full_path())
         anonymous = "HTTP_AUTHORIZATION" not in request.META
         shared = anonymous and caching.public(phase, request.user)
         answer = caching.not_modified(request._request, tag)
         if answer is None:
-            answer = self._board(request, phase, key)
+            data, headers = self._answer(request, phase)
+            answer = Response(data, headers=headers)
         return caching.finish(
             request._request,
             answer,
@@ -145,7 +148,23 @@ class PhaseLeaderboard(APIView):
             compress=False,
         )
 
-    def _board(self, request: Request, phase: Phase, key: str | None) -> Response:
+    def _answer(self, request: Request, phase: Phase) -> tuple[Any, dict[str, str]]:
+        """The answer's data and headers: from the cache, or built from the board and kept
+        when the query string holds nothing but the board's own parameters (so a reader
+        cannot fill the cache with query strings of their own)."""
+        fmt = request.accepted_renderer.format
+        kept = set(request.query_params) <= BOARD_QUERY
+        address = hashlib.sha256(request.build_absolute_uri().encode()).hexdigest()
+        cached = f"api-board:v2:{phase.pk}:{phase.board_version}:{fmt}:{address}"
+        found = cache.get(cached) if kept else None
+        if found is None:
+            found = self._build(request, phase)
+            if kept:
+                cache.set(cached, found, settings.LEADERBOARD_CACHE_SECONDS)
+        return found
+
+    def _build(self, request: Request, phase: Phase) -> tuple[Any, dict[str, str]]:
+        key = request.query_params.get("condition") or None
         data = _board_data(phase, key)
         if data is None:
             raise ApiError(
@@ -161,29 +180,27 @@ class PhaseLeaderboard(APIView):
                 _condition_csv(r, names) if key else _overview_csv(r, names[:2], keys) for r in rows
             ]
             name = f"{phase.challenge.slug}-{phase.slug}-{key or 'overview'}.csv"
-            return Response(flat, headers={"Content-Disposition": f'attachment; filename="{name}"'})
+            return flat, {"Content-Disposition": f'attachment; filename="{name}"'}
         paginator = Pagination()
         page = paginator.paginate_queryset(rows, request, view=self)
-        return Response(
-            {
-                "count": paginator.page.paginator.count,
-                "next": paginator.get_next_link(),
-                "previous": paginator.get_previous_link(),
-                **head,
-                "condition": key,
-                "results": page,
-            }
-        )
+        return {
+            "count": paginator.page.paginator.count,
+            "next": paginator.get_next_link(),
+            "previous": paginator.get_previous_link(),
+            **head,
+            "condition": key,
+            "results": page,
+        }, {}
+
+
+#: The query parameters of the API's board.
+BOARD_QUERY = frozenset({"condition", "page", "page_size", "format"})
 
 
 def _board_data(phase: Phase, key: str | None) -> tuple[dict[str, Any], list[Any]] | None:
     """The serialised public board of ``phase`` (the overview, or condition ``key``'s
     ranking; None if the phase has no such condition): the fields every page of it shares,
-    and its rows. Cached per version of the board, like the board itself."""
-    cached = f"api-board:v1:{phase.pk}:{phase.board_version}:{key or ''}"
-    found = cache.get(cached)
-    if found is not None:
-        return found
+    and its rows."""
     board = leaderboard(phase, "public")
     context = {"columns": board.columns}
     if key is None:
@@ -203,9 +220,7 @@ def _board_data(phase: Phase, key: str | None) -> tuple[dict[str, Any], list[Any
         "metrics": list(s.ColumnSerializer(board.columns, many=True).data),
         "conditions": list(s.ConditionSerializer(conditions, many=True).data),
     }
-    found = (head, rows)
-    cache.set(cached, found, settings.LEADERBOARD_CACHE_SECONDS)
-    return found
+    return head, rows
 
 
 # --- submissions ---------------------------------------------------------------------------

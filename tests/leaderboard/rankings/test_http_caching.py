@@ -182,3 +182,35 @@ def test_a_warm_board_costs_one_query_the_phases(client, phase, django_assert_nu
             assert client.get(urls[kind]).status_code == 200
         with django_assert_num_queries(1):
             assert client.get(urls[kind], HTTP_IF_NONE_MATCH="nothing-like-it").status_code == 200
+
+
+def test_the_api_keeps_each_answer_per_version_and_address(client, phase, monkeypatch):
+    for n in range(3):
+        scored_submission(approved_team(phase), phase, f"Run {n}")
+    url = _urls(phase)["api"]
+    first, second = client.get(url + "?page_size=2"), client.get(url + "?page_size=2&page=2")
+    assert [r["method_name"] for r in first.json()["results"]] != [
+        r["method_name"] for r in second.json()["results"]
+    ]
+    assert first.json()["next"] == "http://testserver" + url + "?page=2&page_size=2"
+    other_host = client.get(url + "?page_size=2", HTTP_HOST="127.0.0.1")
+    assert other_host.json()["next"] == "http://127.0.0.1" + url + "?page=2&page_size=2"
+
+    # Warm: the answers come from the cache, the board is never loaded.
+    def refuse(*args, **kwargs):
+        raise AssertionError("the board was loaded for a kept answer")
+
+    monkeypatch.setattr("leaderboard.api.views.leaderboard", refuse)
+    assert client.get(url + "?page_size=2&page=2").json() == second.json()
+    assert client.get(url + "?page_size=2").json() == first.json()
+    # A query string of the reader's own is answered, and never kept.
+    monkeypatch.undo()
+    invented = client.get(url + "?page_size=2&page=2&anything=1")
+    assert invented.json()["results"] == second.json()["results"]
+    monkeypatch.setattr("leaderboard.api.views.leaderboard", refuse)
+    with pytest.raises(AssertionError, match="was loaded"):
+        client.get(url + "?page_size=2&page=2&anything=1")
+    # A change to the board is a new version: the next answer is built again.
+    monkeypatch.undo()
+    scored_submission(approved_team(phase), phase, "Run 3")
+    assert client.get(url + "?page_size=2").json()["count"] == first.json()["count"] + 1
