@@ -193,3 +193,66 @@ def test_a_cache_that_is_down_never_makes_a_reader_wait(monkeypatch):
     monkeypatch.setattr(backend, "add", lambda *args, **kwargs: False)
     monkeypatch.setattr(rankings.time, "sleep", lambda seconds: pytest.fail("waited"))
     assert _jga(leaderboard(_fresh(phase))) == [75.0]
+
+
+def test_a_worker_keeps_the_lock_while_the_board_keeps_changing(monkeypatch, settings):
+    """Submissions scored one after another: the worker builds again without letting go of
+    the lock (readers get the last board built and build nothing), no sooner than half
+    ``LEADERBOARD_REBUILD_SECONDS`` after its last build started."""
+    settings.LEADERBOARD_REBUILD_SECONDS = 4
+    phase = phase_with_references(GOLD_BYTES)
+    scored_submission(approved_team(phase), phase)
+    Phase.changed(phase.pk)
+    first = _fresh(phase).board_version
+    compute = rankings.compute
+    builds: list[int] = []
+
+    def scored_meanwhile(p, part="public"):
+        builds.append(p.board_version)
+        board = compute(p, part)
+        if len(builds) == 1:  # the gold itself is scored meanwhile: a new version
+            team = approved_team(phase)
+            run = services.submit(
+                team=team, phase=phase, user=team.created_by, files=uploads(GOLD),
+                method_name="gold", enqueue=False,
+            )  # fmt: skip
+            assert services.run_scoring(run.pk) == "scored"
+        return board
+
+    pauses: list[float] = []
+    readers: list[list[float]] = []
+
+    def pause(seconds):
+        pauses.append(seconds)
+        # Between two builds the lock is held: a reader gets the board just built.
+        monkeypatch.setattr(rankings, "compute", lambda p, part="public": pytest.fail("read"))
+        readers.append(_jga(leaderboard(_fresh(phase))))
+        monkeypatch.setattr(rankings, "compute", scored_meanwhile)
+
+    monkeypatch.setattr(rankings, "compute", scored_meanwhile)
+    monkeypatch.setattr(rankings.time, "sleep", pause)
+    tasks.rebuild_board(phase.pk)
+    assert len(builds) == 2 and builds[0] == first < builds[1]
+    assert readers == [[75.0]]
+    assert len(pauses) == 1 and 0 < pauses[0] <= 2
+    assert cache.get(lock_key(_fresh(phase))) is None
+    assert _jga(cache.get(cache_key(_fresh(phase)))) == [100.0, 75.0]
+
+
+def test_a_worker_stops_rebuilding_after_its_time(monkeypatch):
+    phase = phase_with_references(GOLD_BYTES)
+    scored_submission(approved_team(phase), phase)
+    Phase.changed(phase.pk)
+    builds: list[int] = []
+    compute = rankings.compute
+
+    def changed_meanwhile(p, part="public"):
+        builds.append(p.board_version)
+        Phase.changed(phase.pk)
+        return compute(p, part)
+
+    monkeypatch.setattr(rankings, "REBUILD_LOOP_SECONDS", 0)
+    monkeypatch.setattr(rankings, "compute", changed_meanwhile)
+    monkeypatch.setattr(rankings.time, "sleep", lambda seconds: pytest.fail("went on"))
+    tasks.rebuild_board(phase.pk)
+    assert len(builds) == 1 and cache.get(lock_key(_fresh(phase))) is None
