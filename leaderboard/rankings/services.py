@@ -35,6 +35,7 @@ from django.db.models.functions import Rank, RowNumber
 
 from leaderboard.challenges.models import Condition, Phase
 from leaderboard.challenges.split import part_of
+from leaderboard.rankings import locks
 from leaderboard.rankings.board import (
     HIDDEN_STATUSES,
     Cell,
@@ -54,12 +55,11 @@ from leaderboard.rankings.board import (
 from leaderboard.rankings.charts import figures
 from leaderboard.rankings.finals import final_submission_ids
 from leaderboard.rankings.groups import comparable_on, rank_groups
+from leaderboard.rankings.locks import CACHE_VERSION
 from leaderboard.rankings.models import ReportedResult
 from leaderboard.rankings.overview import overview_rows
 from leaderboard.submissions.models import Result, Submission
 from scoring.taskapi import DialogueRatios
-
-CACHE_VERSION = 7
 
 
 def cache_key(phase: Phase, part: str = "public") -> str:
@@ -72,7 +72,7 @@ def previous_key(phase: Phase, part: str = "public") -> str:
 
 
 def lock_key(phase: Phase, part: str = "public") -> str:
-    return f"leaderboard:v{CACHE_VERSION}:phase:{phase.pk}:{part}:rebuilding"
+    return locks.lock_key(phase.pk, part)
 
 
 #: How often a reader with no board to show looks again for the one being built.
@@ -125,9 +125,10 @@ def _store(phase: Phase, part: str, board: Leaderboard) -> None:
 REBUILD_LOOP_SECONDS = 60
 
 
-def rebuild(phase_id: int, part: str = "public") -> None:
-    """Build the phase's current board unless it is cached or being built (a worker's task,
-    sent after a submission's Results are written, so the next reader finds it).
+def rebuild(phase_id: int, token: str = "", part: str = "public") -> None:
+    """Build the phase's current board unless it is cached or someone else builds it (a
+    worker's task, sent after a submission's Results are written, with the ``token`` of the
+    lock the scoring reserved for it, ``locks.reserve``), so the next reader finds it.
 
     While the board keeps changing (submissions scored one after another), the worker builds
     it again without letting go of the lock, so readers get the last board built instead of
@@ -135,11 +136,16 @@ def rebuild(phase_id: int, part: str = "public") -> None:
     ``LEADERBOARD_REBUILD_SECONDS``, so a board changed every second costs a few builds a
     minute, not one after another, and readers see a change within that half plus one build.
     """
+    lock, hold = locks.lock_key(phase_id, part), settings.LEADERBOARD_REBUILD_SECONDS
+    ours = bool(token) and cache.get(lock) == token
     phase = _current(phase_id)
     if phase is None or cache.get(cache_key(phase, part)) is not None:
+        if ours:
+            cache.delete(lock)
         return
-    lock, hold = lock_key(phase, part), settings.LEADERBOARD_REBUILD_SECONDS
-    if not cache.add(lock, cache_key(phase, part), hold):
+    if ours:
+        cache.set(lock, token, hold)  # the time the task waited in the queue is given back
+    elif not cache.add(lock, "worker", hold):
         return
     deadline = time.monotonic() + REBUILD_LOOP_SECONDS
     try:
@@ -150,7 +156,7 @@ def rebuild(phase_id: int, part: str = "public") -> None:
             if phase is None or phase.board_version == built or time.monotonic() >= deadline:
                 return
             # Changed meanwhile: hold the lock through the pause and the next build.
-            cache.set(lock, cache_key(phase, part), hold)
+            cache.set(lock, "worker", hold)
             time.sleep(max(0.0, started + hold / 2 - time.monotonic()))
             phase = _current(phase_id)
             if phase is None:

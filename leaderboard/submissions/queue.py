@@ -1,4 +1,4 @@
-"""Sending the scoring and notification tasks to the workers.
+"""Sending the scoring, notification and board rebuild tasks to the workers.
 
 The task is sent by its registered name, so the services that queue work need not import the
 task module (which imports them to do the work)."""
@@ -10,6 +10,7 @@ import logging
 from django.conf import settings
 
 from leaderboard.celery import app
+from leaderboard.rankings import locks
 
 log = logging.getLogger(__name__)
 
@@ -49,14 +50,18 @@ def enqueue_notification(submission_id: int) -> None:
 
 
 def enqueue_rebuild(phase_id: int) -> None:
-    """Send the task that builds the phase's public board after a scored submission, to the
-    re-score queue when one is set: the worker of new submissions goes on to the next one
-    instead of building the board (seconds, at 500 teams), and a rebuild task that finds the
-    board of the phase's current version built already (by a later task or a reader) does
-    nothing. Call it from ``transaction.on_commit`` only."""
+    """Reserve the phase's board for a worker (``rankings.locks``) and send the task that
+    builds it after a scored submission, to the re-score queue when one is set: the worker of
+    new submissions goes on to the next one instead of building the board (seconds, at 500
+    teams), and a rebuild task that finds the board of the phase's current version built
+    already (by a later task or a reader) does nothing. Call it from
+    ``transaction.on_commit`` only, first of the scoring's callbacks: until the reservation is
+    taken, a reader may take the lock and build the board itself."""
     name = settings.CELERY_RESCORE_QUEUE or settings.CELERY_TASK_DEFAULT_QUEUE
+    token = locks.reserve(phase_id)
     try:
-        app.send_task(REBUILD_BOARD, args=[phase_id], queue=name)
+        app.send_task(REBUILD_BOARD, args=[phase_id, token], queue=name)
     except Exception:
         # The Results are stored; the board's next reader builds it instead.
+        locks.release(phase_id, token)
         log.exception("could not send the board rebuild task of phase %s", phase_id)

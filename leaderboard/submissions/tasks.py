@@ -33,13 +33,14 @@ def score_submission(self, submission_id: int) -> str:  # type: ignore[no-untype
 
 
 @shared_task(name=REBUILD_BOARD, ignore_result=True)
-def rebuild_board(phase_id: int) -> None:
-    """Build the phase's public board unless it is built or being built (sent after a
-    submission is scored, ``queue.enqueue_rebuild``)."""
+def rebuild_board(phase_id: int, token: str = "") -> None:
+    """Build the phase's public board unless it is built or someone else builds it (sent
+    after a submission is scored, with the token of the lock reserved for it,
+    ``queue.enqueue_rebuild``)."""
     from leaderboard.rankings.services import rebuild
 
     try:
-        rebuild(phase_id)
+        rebuild(phase_id, token)
     except Exception:
         # The Results are stored; the board's next reader builds it instead.
         log.exception("could not rebuild the board of phase %s", phase_id)

@@ -63,8 +63,9 @@ def run_scoring(submission_id: int) -> str:
     except Exception:
         log.exception("scoring submission %s failed", submission_id)
         return _failed(submission_id, INTERNAL_ERROR_MESSAGE)
-    transaction.on_commit(lambda: queue.enqueue_notification(submission_id), robust=True)
+    # The rebuild first: until its lock is reserved, a reader may build the board itself.
     _rebuild_board(submission_id)
+    transaction.on_commit(lambda: queue.enqueue_notification(submission_id), robust=True)
     return "scored"
 
 

@@ -129,7 +129,17 @@ def test_a_worker_builds_the_board_after_scoring(
     assert (queue.REBUILD_BOARD, phase.pk, "rescores") in sent
     current = _fresh(phase)
     assert cache.get(cache_key(current)) is None
-    tasks.rebuild_board(phase.pk)  # as the worker of that queue runs it
+    # The lock is reserved for that task: until it runs, readers get the last board built
+    # and build nothing, nor does a task of another scoring.
+    token = cache.get(lock_key(current))
+    assert token
+    compute = rankings.compute
+    monkeypatch.setattr(rankings, "compute", lambda p, part="public": pytest.fail("built"))
+    assert _jga(leaderboard(current)) == [75.0]
+    tasks.rebuild_board(phase.pk)
+    assert cache.get(lock_key(current)) == token
+    monkeypatch.setattr(rankings, "compute", compute)
+    tasks.rebuild_board(phase.pk, token)  # as the worker of that queue runs it
     cached = cache.get(cache_key(current))
     assert cached is not None and _jga(cached) == [100.0, 75.0]
     assert cache.get(lock_key(current)) is None
@@ -175,6 +185,8 @@ def test_scoring_succeeds_when_the_board_cannot_be_built(
     monkeypatch.setattr(queue.app, "send_task", no_broker)
     with django_capture_on_commit_callbacks(execute=True):
         assert services.run_scoring(run.pk) == "scored"
+    # The task could not be sent: its reservation is given back to the next reader.
+    assert cache.get(lock_key(_fresh(phase))) is None
     monkeypatch.setattr(rankings, "compute", broken)
     tasks.rebuild_board(phase.pk)  # logged, not raised
     assert cache.get(lock_key(_fresh(phase))) is None
