@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from django.conf import settings
 from django.core.cache import cache
 from django.db import DatabaseError, connection
 from django.db.models import Prefetch, QuerySet
@@ -31,8 +30,8 @@ from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.ids import row_id
 from leaderboard.rankings import caching
-from leaderboard.rankings.board import split_part
-from leaderboard.rankings.services import leaderboard
+from leaderboard.rankings.board import Leaderboard, split_part
+from leaderboard.rankings.services import built, leaderboard
 from leaderboard.submissions import selectors, services
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.teams.models import Membership, Team
@@ -137,8 +136,12 @@ class PhaseLeaderboard(APIView):
         shared = anonymous and caching.public(phase, request.user)
         answer = caching.not_modified(request._request, tag)
         if answer is None:
-            data, headers = self._answer(request, phase)
+            data, headers, served = self._answer(request, phase)
             answer = Response(data, headers=headers)
+            if served is not None:
+                # made from the last board built while the current one is built
+                path = request.get_full_path()
+                tag = caching.etag(phase, request.user, "api", fmt, path, served=served)
         return caching.finish(
             request._request,
             answer,
@@ -148,24 +151,30 @@ class PhaseLeaderboard(APIView):
             compress=False,
         )
 
-    def _answer(self, request: Request, phase: Phase) -> tuple[Any, dict[str, str]]:
-        """The answer's data and headers: from the cache, or built from the board and kept
-        when the query string holds nothing but the board's own parameters (so a reader
-        cannot fill the cache with query strings of their own)."""
+    def _answer(self, request: Request, phase: Phase) -> tuple[Any, dict[str, str], str | None]:
+        """The answer's data, headers and ``served`` version (``caching.served``): from the
+        cache, or built from the board and kept when the query string holds nothing but the
+        board's own parameters (so a reader cannot fill the cache with query strings of their
+        own); an answer made from the last board built, while the current one is built, for
+        ``LEADERBOARD_REBUILD_SECONDS`` only."""
         fmt = request.accepted_renderer.format
         kept = set(request.query_params) <= BOARD_QUERY
         address = hashlib.sha256(request.build_absolute_uri().encode()).hexdigest()
-        cached = f"api-board:v2:{phase.pk}:{phase.board_version}:{fmt}:{address}"
+        cached = f"api-board:v3:{phase.pk}:{phase.board_version}:{fmt}:{address}"
         found = cache.get(cached) if kept else None
+        if found is not None and found[2] is not None and built(phase):
+            found = None  # made from an older board, and the current one is built now
         if found is None:
             found = self._build(request, phase)
             if kept:
-                cache.set(cached, found, settings.LEADERBOARD_CACHE_SECONDS)
+                cache.set(cached, found, caching.kept_for(found[2]))
         return found
 
-    def _build(self, request: Request, phase: Phase) -> tuple[Any, dict[str, str]]:
+    def _build(self, request: Request, phase: Phase) -> tuple[Any, dict[str, str], str | None]:
         key = request.query_params.get("condition") or None
-        data = _board_data(phase, key)
+        board = leaderboard(phase, "public")
+        served = caching.served(phase, board.version)
+        data = _board_data(phase, board, key)
         if data is None:
             raise ApiError(
                 "invalid",
@@ -180,28 +189,33 @@ class PhaseLeaderboard(APIView):
                 _condition_csv(r, names) if key else _overview_csv(r, names[:2], keys) for r in rows
             ]
             name = f"{phase.challenge.slug}-{phase.slug}-{key or 'overview'}.csv"
-            return flat, {"Content-Disposition": f'attachment; filename="{name}"'}
+            return flat, {"Content-Disposition": f'attachment; filename="{name}"'}, served
         paginator = Pagination()
         page = paginator.paginate_queryset(rows, request, view=self)
-        return {
-            "count": paginator.page.paginator.count,
-            "next": paginator.get_next_link(),
-            "previous": paginator.get_previous_link(),
-            **head,
-            "condition": key,
-            "results": page,
-        }, {}
+        return (
+            {
+                "count": paginator.page.paginator.count,
+                "next": paginator.get_next_link(),
+                "previous": paginator.get_previous_link(),
+                **head,
+                "condition": key,
+                "results": page,
+            },
+            {},
+            served,
+        )
 
 
 #: The query parameters of the API's board.
 BOARD_QUERY = frozenset({"condition", "page", "page_size", "format"})
 
 
-def _board_data(phase: Phase, key: str | None) -> tuple[dict[str, Any], list[Any]] | None:
-    """The serialised public board of ``phase`` (the overview, or condition ``key``'s
+def _board_data(
+    phase: Phase, board: Leaderboard, key: str | None
+) -> tuple[dict[str, Any], list[Any]] | None:
+    """The serialised public ``board`` of ``phase`` (the overview, or condition ``key``'s
     ranking; None if the phase has no such condition): the fields every page of it shares,
     and its rows."""
-    board = leaderboard(phase, "public")
     context = {"columns": board.columns}
     if key is None:
         rows: list[Any] = list(

@@ -5,8 +5,11 @@ What a board response shows is a function of the phase's ``board_version`` (ever
 what a board is built from increments it, ``Phase.changed``), the phase's state (dates move it
 from open to closed without a write) and what the viewer may see (``challenges.visibility``).
 That is the validator (``ETag``): a conditional GET of an unchanged board answers 304 after one
-query, the phase's. There is no ``Last-Modified``: the board keeps no time of its last change,
-and the version already says whether it changed.
+query, the phase's. A response made from the last board built while the current one is being
+built carries that board's version instead (``served``), and what is kept of it in the cache
+(the page, the API's answers) is kept for ``LEADERBOARD_REBUILD_SECONDS`` at most, and made
+again as soon as the current board is built. There is no ``Last-Modified``:
+the board keeps no time of its last change, and the version already says whether it changed.
 
 ``Cache-Control``: anonymous readers of a board they may see (a public or revealed phase) get
 ``public, max-age=..., stale-while-revalidate=...``, so a proxy or CDN may answer them. Anything
@@ -42,16 +45,22 @@ def public(phase: Phase, user: Any) -> bool:
     return not user.is_authenticated and access(phase, user).board
 
 
-def etag(phase: Phase, user: Any, *variant: object) -> str:
+def etag(phase: Phase, user: Any, *variant: object, served: str | None = None) -> str:
     """The validator of a board response for ``user``: the board's version, the phase's state,
-    what ``user`` may see, and ``variant`` (the view's own choices: format, page, query)."""
+    what ``user`` may see, and ``variant`` (the view's own choices: format, page, query).
+
+    ``served``: the version of the board the response was made from, when it is not the
+    phase's (a reader gets the last board built while the current one is being built, see
+    ``services.leaderboard``). Such a response never matches the phase's own validator, so
+    a client that kept it gets the current board, not a 304, once it is built."""
     rights = access(phase, user)
     seen = "".join(
         "1" if r else "0"
         for r in (rights.organiser, rights.board, rights.snapshots, rights.own_full)
     )
     who = f"user{user.pk}" if user.is_authenticated else "anonymous"
-    parts = [RELEASE, phase.pk, phase.board_version, phase.state, seen, who, *variant]
+    version = phase.board_version if served is None else served
+    parts = [RELEASE, phase.pk, version, phase.state, seen, who, *variant]
     digest = hashlib.sha256(":".join(map(str, parts)).encode()).hexdigest()[:32]
     return f'"{digest}"'
 
@@ -95,3 +104,18 @@ def finish(
     if compress and response.status_code == 200:
         response = GZipMiddleware(lambda r: response).process_response(request, response)
     return response
+
+
+def served(phase: Phase, version: str | None) -> str | None:
+    """``version`` (the board a response was made from) when it is not the phase's current
+    one, else None: the ``served`` of ``etag``."""
+    return None if version is None or version == str(phase.board_version) else version
+
+
+def kept_for(version: str | None) -> int:
+    """Seconds to keep a response made from a board of ``served`` ``version``."""
+    return (
+        settings.LEADERBOARD_CACHE_SECONDS
+        if version is None
+        else settings.LEADERBOARD_REBUILD_SECONDS
+    )

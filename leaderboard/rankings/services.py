@@ -104,6 +104,12 @@ def leaderboard(phase: Phase, part: str = "public") -> Leaderboard:
         time.sleep(POLL_SECONDS)
 
 
+def built(phase: Phase, part: str = "public") -> bool:
+    """Whether the board of the phase's current version is built (in the cache), without
+    loading it."""
+    return bool(cache.has_key(cache_key(phase, part)))
+
+
 def _build(phase: Phase, part: str) -> Leaderboard:
     """Build and cache ``part``'s board (the caller holds the lock), then release the lock."""
     try:

@@ -24,7 +24,7 @@ from leaderboard.rankings import caching, exports
 from leaderboard.rankings.board import Leaderboard
 from leaderboard.rankings.charts import CHART_LIMIT
 from leaderboard.rankings.crossteam import may_see
-from leaderboard.rankings.services import leaderboard
+from leaderboard.rankings.services import built, leaderboard
 from leaderboard.rankings.snapshots import RevealError, latest, load, preview, reveal
 
 #: Seconds between two refreshes of the tables by the page's script.
@@ -60,20 +60,32 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
     if found is None:
         # kept for the addresses the page links to, not for any query string a reader invents
         kept = set(request.GET) <= {"fragment", "all"}
-        key = f"leaderboard-page:v1:{tag}"
-        html = cache.get(key) if kept else None
-        if html is None:
-            html = _page(request, selected, show_all).content.decode()
+        key = f"leaderboard-page:v2:{tag}"
+        page = cache.get(key) if kept else None
+        if page is not None and page[1] is not None and built(selected):
+            page = None  # made from an older board, and the current one is built now
+        if page is None:
+            board = leaderboard(selected, "public") if access(selected, user).board else None
+            made = _page(request, selected, show_all, board).content.decode()
+            page = (made, caching.served(selected, board.version if board else None))
             if kept:
-                cache.set(key, html, settings.LEADERBOARD_CACHE_SECONDS)
+                cache.set(key, page, caching.kept_for(page[1]))
+        html, served = page
         found = HttpResponse(html)
+        if served is not None:
+            # made from the last board built while the current one is built
+            tag = caching.etag(selected, user, *variant, served=served)
     return caching.finish(request, found, tag=tag, shared=shared)
 
 
-def _page(request: HttpRequest, selected: Phase, show_all: bool) -> HttpResponse:
+def _page(
+    request: HttpRequest, selected: Phase, show_all: bool, board: Leaderboard | None = None
+) -> HttpResponse:
+    """The page (or its tables), from ``board`` when the caller has loaded it already."""
     rights = access(selected, request.user)
     snapshot = latest(selected) if rights.snapshots and selected.revealed else None
-    board = leaderboard(selected, "public") if rights.board else None
+    if board is None and rights.board:
+        board = leaderboard(selected, "public")
     challenge = selected.challenge
     task = challenge.scoring_task()
     context = {
@@ -212,6 +224,12 @@ def _export(request: HttpRequest, selected: Phase, kind: str) -> HttpResponseBas
     tag = caching.etag(selected, user, kind)
     response = caching.not_modified(request, tag)
     if response is None:
+        # the version of the board the export is made from (the last built, while the
+        # current one is built): loaded first, so that the validator never claims a newer one
+        board = leaderboard(selected, "public") if access(selected, user).board else None
+        served = caching.served(selected, board.version if board else None)
+        if served is not None:
+            tag = caching.etag(selected, user, kind, served=served)
         data = exports.reader_export(selected, user)
         if kind == "json":
             text = json.dumps(data, cls=DjangoJSONEncoder, indent=1)

@@ -9,11 +9,13 @@ import gzip
 import pytest
 from django.contrib import messages
 from django.contrib.messages.storage.cookie import CookieStorage
+from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.test import Client
 from django.urls import reverse
 
 from leaderboard.challenges.models import Phase
+from leaderboard.rankings.services import lock_key, rebuild
 from tests.leaderboard.api.conftest import token_client
 from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references
 from tests.leaderboard.web import GOLD_BYTES, log_in, scored_submission
@@ -214,3 +216,28 @@ def test_the_api_keeps_each_answer_per_version_and_address(client, phase, monkey
     monkeypatch.undo()
     scored_submission(approved_team(phase), phase, "Run 3")
     assert client.get(url + "?page_size=2").json()["count"] == first.json()["count"] + 1
+
+
+@pytest.mark.parametrize("kind", ["page", "fragment", "json", "csv", "api"])
+def test_an_answer_made_from_the_previous_board_is_never_taken_for_the_current_one(
+    client, phase, kind
+):
+    """While a worker builds the changed board, readers get the last one built: the answer
+    made from it carries that board's validator and is made again once the new one is
+    built, so neither the server's cache nor a client's copy holds it longer."""
+    url = _urls(phase)[kind]
+    old = client.get(url)
+    assert "Second run" not in old.text
+    scored_submission(approved_team(phase), phase, "Second run")
+    current = Phase.objects.get(pk=phase.pk)
+    assert cache.add(lock_key(current), "a worker", 60)  # building it
+    stale = client.get(url)
+    assert stale.status_code == 200 and "Second run" not in stale.text
+    assert stale["ETag"] == old["ETag"]  # the same board, the same validator
+    assert client.get(url).text == stale.text
+    cache.delete(lock_key(current))
+    rebuild(current.pk)  # the worker is done
+    fresh = client.get(url, HTTP_IF_NONE_MATCH=stale["ETag"])
+    assert fresh.status_code == 200 and "Second run" in fresh.text
+    assert fresh["ETag"] != stale["ETag"]
+    assert client.get(url, HTTP_IF_NONE_MATCH=fresh["ETag"]).status_code == 304
