@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import DatabaseError, connection
 from django.db.models import Prefetch, QuerySet
@@ -31,7 +32,7 @@ from leaderboard.challenges.visibility import access
 from leaderboard.ids import row_id
 from leaderboard.rankings import caching
 from leaderboard.rankings.board import Leaderboard, split_part
-from leaderboard.rankings.services import built, leaderboard
+from leaderboard.rankings.services import leaderboard, served_version
 from leaderboard.submissions import selectors, services
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.teams.models import Membership, Team
@@ -131,17 +132,16 @@ class PhaseLeaderboard(APIView):
         phase = _phase(pk)
         require_results_visible(phase, request.user)
         fmt = request.accepted_renderer.format
-        tag = caching.etag(phase, request.user, "api", fmt, request.get_full_path())
+        variant = ("api", fmt, request.get_full_path())
+        served = served_version(phase)
+        tag = caching.etag(phase, request.user, *variant, served=served)
         anonymous = "HTTP_AUTHORIZATION" not in request.META
         shared = anonymous and caching.public(phase, request.user)
         answer = caching.not_modified(request._request, tag)
         if answer is None:
-            data, headers, served = self._answer(request, phase)
+            data, headers, version = self._answer(request, phase, served)
             answer = Response(data, headers=headers)
-            if served is not None:
-                # made from the last board built while the current one is built
-                path = request.get_full_path()
-                tag = caching.etag(phase, request.user, "api", fmt, path, served=served)
+            tag = caching.etag(phase, request.user, *variant, served=version)
         return caching.finish(
             request._request,
             answer,
@@ -151,29 +151,33 @@ class PhaseLeaderboard(APIView):
             compress=False,
         )
 
-    def _answer(self, request: Request, phase: Phase) -> tuple[Any, dict[str, str], str | None]:
-        """The answer's data, headers and ``served`` version (``caching.served``): from the
-        cache, or built from the board and kept when the query string holds nothing but the
-        board's own parameters (so a reader cannot fill the cache with query strings of their
-        own); an answer made from the last board built, while the current one is built, for
-        ``LEADERBOARD_REBUILD_SECONDS`` only."""
+    def _answer(
+        self, request: Request, phase: Phase, served: str | None
+    ) -> tuple[Any, dict[str, str], str]:
+        """The answer's data, its headers and the version of the board it is made from: from
+        the cache when the board ``served`` is known (``served_version``), else made from the
+        board and kept under that board's version, when the query string holds nothing but
+        the board's own parameters (so a reader cannot fill the cache with query strings of
+        their own)."""
         fmt = request.accepted_renderer.format
         kept = set(request.query_params) <= BOARD_QUERY
         address = hashlib.sha256(request.build_absolute_uri().encode()).hexdigest()
-        cached = f"api-board:v3:{phase.pk}:{phase.board_version}:{fmt}:{address}"
-        found = cache.get(cached) if kept else None
-        if found is not None and found[2] is not None and built(phase):
-            found = None  # made from an older board, and the current one is built now
+        found = (
+            cache.get(f"api-board:v3:{phase.pk}:{served}:{fmt}:{address}")
+            if kept and served
+            else None
+        )
         if found is None:
             found = self._build(request, phase)
             if kept:
-                cache.set(cached, found, caching.kept_for(found[2]))
+                key = f"api-board:v3:{phase.pk}:{found[2]}:{fmt}:{address}"
+                cache.set(key, found, settings.LEADERBOARD_CACHE_SECONDS)
         return found
 
-    def _build(self, request: Request, phase: Phase) -> tuple[Any, dict[str, str], str | None]:
+    def _build(self, request: Request, phase: Phase) -> tuple[Any, dict[str, str], str]:
         key = request.query_params.get("condition") or None
         board = leaderboard(phase, "public")
-        served = caching.served(phase, board.version)
+        served = board.version
         data = _board_data(phase, board, key)
         if data is None:
             raise ApiError(

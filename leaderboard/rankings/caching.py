@@ -5,10 +5,12 @@ What a board response shows is a function of the phase's ``board_version`` (ever
 what a board is built from increments it, ``Phase.changed``), the phase's state (dates move it
 from open to closed without a write) and what the viewer may see (``challenges.visibility``).
 That is the validator (``ETag``): a conditional GET of an unchanged board answers 304 after one
-query, the phase's. A response made from the last board built while the current one is being
-built carries that board's version instead (``served``), and what is kept of it in the cache
-(the page, the API's answers) is kept for ``LEADERBOARD_REBUILD_SECONDS`` at most, and made
-again as soon as the current board is built. There is no ``Last-Modified``:
+query, the phase's, and one look in the cache. While the current board is being built, readers
+get the last board built (``services.leaderboard``): the version in the validator is the one of
+the board a response is made from (``services.served_version``), never the phase's alone, so
+a client's copy of an older board is never confirmed as current, and what the views keep in
+the cache (the page, the API's answers) is kept under the version it was made from. There is
+no ``Last-Modified``:
 the board keeps no time of its last change, and the version already says whether it changed.
 
 ``Cache-Control``: anonymous readers of a board they may see (a public or revealed phase) get
@@ -49,10 +51,8 @@ def etag(phase: Phase, user: Any, *variant: object, served: str | None = None) -
     """The validator of a board response for ``user``: the board's version, the phase's state,
     what ``user`` may see, and ``variant`` (the view's own choices: format, page, query).
 
-    ``served``: the version of the board the response was made from, when it is not the
-    phase's (a reader gets the last board built while the current one is being built, see
-    ``services.leaderboard``). Such a response never matches the phase's own validator, so
-    a client that kept it gets the current board, not a 304, once it is built."""
+    ``served``: the version of the board the response is made from, when it is known and may
+    not be the phase's (``services.served_version``)."""
     rights = access(phase, user)
     seen = "".join(
         "1" if r else "0"
@@ -104,18 +104,3 @@ def finish(
     if compress and response.status_code == 200:
         response = GZipMiddleware(lambda r: response).process_response(request, response)
     return response
-
-
-def served(phase: Phase, version: str | None) -> str | None:
-    """``version`` (the board a response was made from) when it is not the phase's current
-    one, else None: the ``served`` of ``etag``."""
-    return None if version is None or version == str(phase.board_version) else version
-
-
-def kept_for(version: str | None) -> int:
-    """Seconds to keep a response made from a board of ``served`` ``version``."""
-    return (
-        settings.LEADERBOARD_CACHE_SECONDS
-        if version is None
-        else settings.LEADERBOARD_REBUILD_SECONDS
-    )

@@ -71,6 +71,11 @@ def previous_key(phase: Phase, part: str = "public") -> str:
     return f"leaderboard:v{CACHE_VERSION}:phase:{phase.pk}:{part}:previous"
 
 
+def served_key(phase: Phase, part: str = "public") -> str:
+    """Where the version of the last board built (``previous``) is kept, to be read alone."""
+    return f"leaderboard:v{CACHE_VERSION}:phase:{phase.pk}:{part}:previous-version"
+
+
 def lock_key(phase: Phase, part: str = "public") -> str:
     return locks.lock_key(phase.pk, part)
 
@@ -104,10 +109,17 @@ def leaderboard(phase: Phase, part: str = "public") -> Leaderboard:
         time.sleep(POLL_SECONDS)
 
 
-def built(phase: Phase, part: str = "public") -> bool:
-    """Whether the board of the phase's current version is built (in the cache), without
-    loading it."""
-    return bool(cache.has_key(cache_key(phase, part)))
+def served_version(phase: Phase, part: str = "public") -> str | None:
+    """The version of the board ``leaderboard`` returns now without building one, read
+    without loading a board: the phase's current version when its board is built; while
+    another process builds it, the last board built (None if that is gone too); None when
+    the next reader has to build it."""
+    if cache.has_key(cache_key(phase, part)):
+        return str(phase.board_version)
+    if cache.has_key(lock_key(phase, part)):
+        found = cache.get(served_key(phase, part))
+        return None if found is None else str(found)
+    return None
 
 
 def _build(phase: Phase, part: str) -> Leaderboard:
@@ -123,7 +135,14 @@ def _build(phase: Phase, part: str) -> Leaderboard:
 def _store(phase: Phase, part: str, board: Leaderboard) -> None:
     """Keep ``board`` as ``phase``'s current board and as the last one built."""
     seconds = settings.LEADERBOARD_CACHE_SECONDS
-    cache.set_many({cache_key(phase, part): board, previous_key(phase, part): board}, seconds)
+    cache.set_many(
+        {
+            cache_key(phase, part): board,
+            previous_key(phase, part): board,
+            served_key(phase, part): str(phase.board_version),
+        },
+        seconds,
+    )
 
 
 #: How long a worker goes on rebuilding a board that keeps changing before it lets the next

@@ -24,7 +24,7 @@ from leaderboard.rankings import caching, exports
 from leaderboard.rankings.board import Leaderboard
 from leaderboard.rankings.charts import CHART_LIMIT
 from leaderboard.rankings.crossteam import may_see
-from leaderboard.rankings.services import built, leaderboard
+from leaderboard.rankings.services import leaderboard, served_version
 from leaderboard.rankings.snapshots import RevealError, latest, load, preview, reveal
 
 #: Seconds between two refreshes of the tables by the page's script.
@@ -54,27 +54,24 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
         add_never_cache_headers(response)
         return response
     variant = ("page", fragment, show_all, caching.countdown(selected), request.get_full_path())
-    tag = caching.etag(selected, user, *variant)
+    rights = access(selected, user)
+    served = served_version(selected) if rights.board else None
+    tag = caching.etag(selected, user, *variant, served=served)
     shared = caching.public(selected, user)
     found = caching.not_modified(request, tag)
     if found is None:
         # kept for the addresses the page links to, not for any query string a reader invents
         kept = set(request.GET) <= {"fragment", "all"}
-        key = f"leaderboard-page:v2:{tag}"
-        page = cache.get(key) if kept else None
-        if page is not None and page[1] is not None and built(selected):
-            page = None  # made from an older board, and the current one is built now
-        if page is None:
-            board = leaderboard(selected, "public") if access(selected, user).board else None
-            made = _page(request, selected, show_all, board).content.decode()
-            page = (made, caching.served(selected, board.version if board else None))
+        html = cache.get(f"leaderboard-page:v2:{tag}") if kept and served else None
+        if html is None:
+            board = leaderboard(selected, "public") if rights.board else None
+            html = _page(request, selected, show_all, board).content.decode()
+            if board is not None:
+                # the board it was made from (another process may have built one meanwhile)
+                tag = caching.etag(selected, user, *variant, served=board.version)
             if kept:
-                cache.set(key, page, caching.kept_for(page[1]))
-        html, served = page
+                cache.set(f"leaderboard-page:v2:{tag}", html, settings.LEADERBOARD_CACHE_SECONDS)
         found = HttpResponse(html)
-        if served is not None:
-            # made from the last board built while the current one is built
-            tag = caching.etag(selected, user, *variant, served=served)
     return caching.finish(request, found, tag=tag, shared=shared)
 
 
@@ -221,14 +218,16 @@ def _export(request: HttpRequest, selected: Phase, kind: str) -> HttpResponseBas
     """The reader export: what this viewer's rights show, revalidated by the board's version
     (``caching``)."""
     user = request.user
-    tag = caching.etag(selected, user, kind)
+    board_seen = access(selected, user).board
+    tag = caching.etag(
+        selected, user, kind, served=served_version(selected) if board_seen else None
+    )
     response = caching.not_modified(request, tag)
     if response is None:
-        # the version of the board the export is made from (the last built, while the
-        # current one is built): loaded first, so that the validator never claims a newer one
-        board = leaderboard(selected, "public") if access(selected, user).board else None
-        served = caching.served(selected, board.version if board else None)
-        if served is not None:
+        if board_seen:
+            # loaded first: the export is made from this board or a newer one, so the
+            # validator never claims a newer board than it holds
+            served = leaderboard(selected, "public").version
             tag = caching.etag(selected, user, kind, served=served)
         data = exports.reader_export(selected, user)
         if kind == "json":

@@ -220,11 +220,12 @@ def test_the_api_keeps_each_answer_per_version_and_address(client, phase, monkey
 
 @pytest.mark.parametrize("kind", ["page", "fragment", "json", "csv", "api"])
 def test_an_answer_made_from_the_previous_board_is_never_taken_for_the_current_one(
-    client, phase, kind
+    client, phase, kind, monkeypatch
 ):
     """While a worker builds the changed board, readers get the last one built: the answer
-    made from it carries that board's validator and is made again once the new one is
-    built, so neither the server's cache nor a client's copy holds it longer."""
+    made from it carries that board's validator and is kept under its version (further
+    changes meanwhile make nothing again), and once the new board is built, neither the
+    server's cache nor a client's copy is taken for it."""
     url = _urls(phase)[kind]
     old = client.get(url)
     assert "Second run" not in old.text
@@ -234,7 +235,15 @@ def test_an_answer_made_from_the_previous_board_is_never_taken_for_the_current_o
     stale = client.get(url)
     assert stale.status_code == 200 and "Second run" not in stale.text
     assert stale["ETag"] == old["ETag"]  # the same board, the same validator
+    assert client.get(url, HTTP_IF_NONE_MATCH=old["ETag"]).status_code == 304
+    Phase.changed(phase.pk)  # more changes while it is built: the same board is served
+    if kind in ("page", "fragment", "api"):
+        # kept under the version of the board it was made from: the board is not loaded
+        monkeypatch.setattr(f"leaderboard.{'api' if kind == 'api' else 'rankings'}.views."
+                            "leaderboard", lambda *a, **k: pytest.fail("loaded"))  # fmt: skip
     assert client.get(url).text == stale.text
+    monkeypatch.undo()
+    current = Phase.objects.get(pk=phase.pk)
     cache.delete(lock_key(current))
     rebuild(current.pk)  # the worker is done
     fresh = client.get(url, HTTP_IF_NONE_MATCH=stale["ETag"])
