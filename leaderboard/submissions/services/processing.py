@@ -264,8 +264,10 @@ def rescore(submission: Submission, *, enqueue: bool = True, include_failed: boo
         if not Submission.requeue(submission.pk, include_failed=include_failed):
             return False
         Phase.changed(submission.phase_id)
-        pk = submission.pk
+        pk, phase_id = submission.pk, submission.phase_id
         if enqueue:
+            # its status on the board: a worker builds it anew (``queue.enqueue_rebuild``)
+            transaction.on_commit(lambda: queue.enqueue_rebuild(phase_id), robust=True)
             transaction.on_commit(lambda: queue.enqueue_scoring(pk, rescore=True), robust=True)
     return True
 

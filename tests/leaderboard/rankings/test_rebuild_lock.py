@@ -268,3 +268,26 @@ def test_a_worker_stops_rebuilding_after_its_time(monkeypatch):
     monkeypatch.setattr(rankings.time, "sleep", lambda seconds: pytest.fail("went on"))
     tasks.rebuild_board(phase.pk)
     assert len(builds) == 1 and cache.get(lock_key(_fresh(phase))) is None
+
+
+def test_an_upload_and_a_re_score_have_a_worker_rebuild_the_board(
+    sent, django_capture_on_commit_callbacks
+):
+    """Both change the board (a count, a status): the lock is reserved for a worker's
+    rebuild, sent before the scoring, so readers do not build the board meanwhile."""
+    phase = phase_with_references(GOLD_BYTES)
+    team = approved_team(phase)
+    with django_capture_on_commit_callbacks(execute=True):
+        run = services.submit(
+            team=team, phase=phase, user=team.created_by, files=uploads(GOLD),
+            method_name="gold",
+        )  # fmt: skip
+    assert [name for name, _, _ in sent] == [queue.REBUILD_BOARD, queue.SCORE_SUBMISSION]
+    assert cache.get(lock_key(_fresh(phase)))
+    cache.delete(lock_key(_fresh(phase)))
+    assert services.run_scoring(run.pk) == "scored"
+    sent.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.rescore(run)
+    assert [name for name, _, _ in sent] == [queue.REBUILD_BOARD, queue.SCORE_SUBMISSION]
+    assert cache.get(lock_key(_fresh(phase)))

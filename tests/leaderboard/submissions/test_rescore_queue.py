@@ -7,6 +7,7 @@ import pytest
 
 from leaderboard.submissions import queue, services
 from leaderboard.submissions.models import Submission
+from leaderboard.submissions.queue import SCORE_SUBMISSION
 from tests.leaderboard.factories import approved_team, phase_with_references
 from tests.leaderboard.web import GOLD_BYTES, scored_submission
 
@@ -15,10 +16,14 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def sent(monkeypatch) -> list[tuple[int, str]]:
+    """The scoring tasks sent: (submission id, queue)."""
     found: list[tuple[int, str]] = []
-    monkeypatch.setattr(
-        queue.app, "send_task", lambda name, args, queue: found.append((args[0], queue))
-    )
+
+    def send_task(name, args, queue):
+        if name == SCORE_SUBMISSION:
+            found.append((args[0], queue))
+
+    monkeypatch.setattr(queue.app, "send_task", send_task)
     return found
 
 
