@@ -1,14 +1,19 @@
 """The lock of a board's rebuild, in the cache: one builder at a time per board
-(``services.leaderboard``), and the reservation a scored submission makes for the worker that
-builds its phase's board next (``reserve``).
+(``services.leaderboard``), and the reservation that an upload, a re-score or a scored
+submission makes for the worker that builds its phase's board next (``reserve``).
 
 Without the reservation, the lock is free from the moment a scoring commits until that
 worker's task arrives, and under steady reading a reader nearly always takes it first: the
 web processes then build every board (a second or more of CPU each at 500 teams) while the
 worker finds the lock taken and does nothing. Reserved, readers get the last board built
 until the worker has built the new one; a reservation whose task never comes (broker down,
-worker gone) expires after ``LEADERBOARD_REBUILD_SECONDS`` like any lock, and the next reader
-builds the board.
+worker gone) expires after ``LEADERBOARD_REBUILD_SECONDS``, and the next reader builds the
+board.
+
+A builder holds the lock for up to ``HOLD_SECONDS``: a build takes a second or two at 500 teams
+on an idle machine and many more on a busy one, where a second builder taking over would only
+slow the first down further. That bound is for a builder that died: readers get the last board
+built meanwhile.
 """
 
 from __future__ import annotations
@@ -21,6 +26,9 @@ from django.core.cache import cache
 #: Part of every key of the boards' cache entries (``services``): bump it when a release
 #: changes what a cached board holds.
 CACHE_VERSION = 7
+
+#: Seconds a builder holds a board's lock at most (a builder that died holds it that long).
+HOLD_SECONDS = 60
 
 
 def lock_key(phase_id: int, part: str = "public") -> str:

@@ -12,13 +12,15 @@ shows increments in the database (``Phase.changed``): whichever process wrote th
 every process's next read builds the new board, whatever cache it has.
 
 One rebuild at a time per board: the process that builds a version holds a lock in the cache
-(``cache.add``) while the others serve the last board built (``previous``); the lock expires
-after ``LEADERBOARD_REBUILD_SECONDS``, so a reader gets a superseded board for at most that
-long, and a builder that died holds nobody up longer. A worker rebuilds the public board
-right after a submission's Results are written (``rebuild``, a task of its own on the re-score
-queue when there is one), so readers rarely pay for it; while submissions keep being scored,
-that worker keeps the lock and builds again at most every half ``LEADERBOARD_REBUILD_SECONDS``,
-so readers do not take turns at building a board that changes every second.
+(``cache.add``, ``locks``) while the others serve the last board built (``previous``); a reader
+with no board to show waits for the builder at most ``LEADERBOARD_REBUILD_SECONDS``, and the
+lock expires after ``locks.HOLD_SECONDS``, so a builder that died holds nobody up longer. A
+worker rebuilds the public board right after an upload, a re-score or a scored submission (a
+task of its own, ``rebuild``, on the re-score queue when there is one, for which each of them
+reserves the lock, ``locks.reserve``), so readers rarely pay for it; while submissions keep
+coming, that worker keeps the lock and builds again at most every half
+``LEADERBOARD_REBUILD_SECONDS``, so readers do not take turns at building a board that changes
+every second.
 """
 
 from __future__ import annotations
@@ -93,7 +95,7 @@ def leaderboard(phase: Phase, part: str = "public") -> Leaderboard:
         board = cache.get(key)
         if board is not None:
             return board
-        if cache.add(lock_key(phase, part), key, settings.LEADERBOARD_REBUILD_SECONDS):
+        if cache.add(lock_key(phase, part), key, locks.HOLD_SECONDS):
             return _build(phase, part)
         previous = cache.get(previous_key(phase, part))
         if previous is not None:
@@ -161,7 +163,7 @@ def rebuild(phase_id: int, token: str = "", part: str = "public") -> None:
     ``LEADERBOARD_REBUILD_SECONDS``, so a board changed every second costs a few builds a
     minute, not one after another, and readers see a change within that half plus one build.
     """
-    lock, hold = locks.lock_key(phase_id, part), settings.LEADERBOARD_REBUILD_SECONDS
+    lock, hold = locks.lock_key(phase_id, part), locks.HOLD_SECONDS
     ours = bool(token) and cache.get(lock) == token
     phase = _current(phase_id)
     if phase is None or cache.get(cache_key(phase, part)) is not None:
@@ -182,7 +184,8 @@ def rebuild(phase_id: int, token: str = "", part: str = "public") -> None:
                 return
             # Changed meanwhile: hold the lock through the pause and the next build.
             cache.set(lock, "worker", hold)
-            time.sleep(max(0.0, started + hold / 2 - time.monotonic()))
+            pause = settings.LEADERBOARD_REBUILD_SECONDS / 2
+            time.sleep(max(0.0, started + pause - time.monotonic()))
             phase = _current(phase_id)
             if phase is None:
                 return
