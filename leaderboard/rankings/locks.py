@@ -44,6 +44,14 @@ def reserve(phase_id: int, part: str = "public") -> str:
     return token if held else ""
 
 
+def handed_over(phase_id: int, part: str = "public") -> str:
+    """The lock, held by the caller, reserved for the worker task about to be sent instead:
+    its new token (as ``reserve``)."""
+    token = secrets.token_hex(8)
+    cache.set(lock_key(phase_id, part), token, settings.LEADERBOARD_REBUILD_SECONDS)
+    return token
+
+
 def release(phase_id: int, token: str, part: str = "public") -> None:
     """Give back a reservation whose task could not be sent (the next reader builds)."""
     if token and cache.get(lock_key(phase_id, part)) == token:

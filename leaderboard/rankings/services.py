@@ -60,6 +60,7 @@ from leaderboard.rankings.groups import comparable_on, rank_groups
 from leaderboard.rankings.locks import CACHE_VERSION
 from leaderboard.rankings.models import ReportedResult
 from leaderboard.rankings.overview import overview_rows
+from leaderboard.submissions import queue
 from leaderboard.submissions.models import Result, Submission
 from scoring.taskapi import DialogueRatios
 
@@ -125,13 +126,29 @@ def served_version(phase: Phase, part: str = "public") -> str | None:
 
 
 def _build(phase: Phase, part: str) -> Leaderboard:
-    """Build and cache ``part``'s board (the caller holds the lock), then release the lock."""
+    """Build and cache ``part``'s board (the caller holds the lock), then release the lock, or
+    pass it to a worker when the board changed meanwhile (``_hand_over``)."""
+    passed = False
     try:
         board = compute(phase, part)
         _store(phase, part, board)
+        passed = _hand_over(phase.pk, part, phase.board_version)
     finally:
-        cache.delete(lock_key(phase, part))
+        if not passed:
+            cache.delete(lock_key(phase, part))
     return board
+
+
+def _hand_over(phase_id: int, part: str, built: int) -> bool:
+    """After a build of version ``built`` of the public board: if the phase changed meanwhile,
+    keep the lock, reserved for a worker's rebuild (``queue.enqueue_rebuild``), instead of
+    freeing it for the next reader, who would otherwise build it in a web process. True when
+    the lock was passed on (the caller must not release it)."""
+    if part != "public" or not Phase.objects.filter(pk=phase_id).exclude(board_version=built):
+        return False
+    token = locks.handed_over(phase_id, part)
+    queue.enqueue_rebuild(phase_id, token)
+    return True
 
 
 def _store(phase: Phase, part: str, board: Leaderboard) -> None:
@@ -175,12 +192,17 @@ def rebuild(phase_id: int, token: str = "", part: str = "public") -> None:
     elif not cache.add(lock, "worker", hold):
         return
     deadline = time.monotonic() + REBUILD_LOOP_SECONDS
+    handed = False
     try:
         while True:
             started, built = time.monotonic(), phase.board_version
             _store(phase, part, compute(phase, part))
             phase = _current(phase_id)
-            if phase is None or phase.board_version == built or time.monotonic() >= deadline:
+            if phase is None or phase.board_version == built:
+                return
+            if time.monotonic() >= deadline:
+                # the queue's other tasks go first; the next rebuild is a task of its own
+                handed = _hand_over(phase_id, part, built)
                 return
             # Changed meanwhile: hold the lock through the pause and the next build.
             cache.set(lock, "worker", hold)
@@ -190,7 +212,8 @@ def rebuild(phase_id: int, token: str = "", part: str = "public") -> None:
             if phase is None:
                 return
     finally:
-        cache.delete(lock)
+        if not handed:
+            cache.delete(lock)
 
 
 def _current(phase_id: int) -> Phase | None:

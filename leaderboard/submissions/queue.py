@@ -49,16 +49,17 @@ def enqueue_notification(submission_id: int) -> None:
         log.exception("could not send the notification task of submission %s", submission_id)
 
 
-def enqueue_rebuild(phase_id: int) -> None:
+def enqueue_rebuild(phase_id: int, token: str | None = None) -> None:
     """Reserve the phase's board for a worker (``rankings.locks``) and send the task that
     builds it after a scored submission, to the re-score queue when one is set: the worker of
     new submissions goes on to the next one instead of building the board (seconds, at 500
     teams), and a rebuild task that finds the board of the phase's current version built
     already (by a later task or a reader) does nothing. Call it from
     ``transaction.on_commit`` only, first of the scoring's callbacks: until the reservation is
-    taken, a reader may take the lock and build the board itself."""
+    taken, a reader may take the lock and build the board itself. ``token``: the lock is
+    reserved already (``locks.handed_over``, by a builder that passes it on)."""
     name = settings.CELERY_RESCORE_QUEUE or settings.CELERY_TASK_DEFAULT_QUEUE
-    token = locks.reserve(phase_id)
+    token = locks.reserve(phase_id) if token is None else token
     try:
         app.send_task(REBUILD_BOARD, args=[phase_id, token], queue=name)
     except Exception:

@@ -18,9 +18,10 @@ pytestmark = pytest.mark.django_db
 GOLD = json.dumps(make_gold(3, seed=1)).encode()
 #: sessions/auth are not touched by an anonymous visitor: the phase, then the ranking queries
 #: (counts, conditions, and per condition: best rows, ranked rows, per-dialogue counts, the
-#: reference's dialogue ids, then the overview, the reported figures), whatever the number
-#: of teams.
-COLD_QUERIES = 18
+#: reference's dialogue ids, then the overview, the reported figures, and after the build
+#: the phase's version, to pass the lock on if it moved meanwhile), whatever the number of
+#: teams.
+COLD_QUERIES = 19
 WARM_QUERIES = 1
 
 

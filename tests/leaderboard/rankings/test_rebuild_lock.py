@@ -50,6 +50,8 @@ def test_readers_get_the_previous_board_while_one_builds_the_new_one(monkeypatch
         return new
 
     monkeypatch.setattr(rankings, "compute", slow_build)
+    # (nothing changes during this build: the lock is released, not passed on)
+    monkeypatch.setattr(rankings, "_hand_over", lambda *args: False)
     seen: list[object] = []
     builder = threading.Thread(target=lambda: seen.append(leaderboard(changed)))
     builder.start()
@@ -251,7 +253,8 @@ def test_a_worker_keeps_the_lock_while_the_board_keeps_changing(monkeypatch, set
     assert _jga(cache.get(cache_key(_fresh(phase)))) == [100.0, 75.0]
 
 
-def test_a_worker_stops_rebuilding_after_its_time(monkeypatch):
+def test_a_worker_stops_rebuilding_after_its_time(monkeypatch, sent):
+    """Then it passes the lock on to a rebuild task of its own, behind the queue's others."""
     phase = phase_with_references(GOLD_BYTES)
     scored_submission(approved_team(phase), phase)
     Phase.changed(phase.pk)
@@ -267,7 +270,9 @@ def test_a_worker_stops_rebuilding_after_its_time(monkeypatch):
     monkeypatch.setattr(rankings, "compute", changed_meanwhile)
     monkeypatch.setattr(rankings.time, "sleep", lambda seconds: pytest.fail("went on"))
     tasks.rebuild_board(phase.pk)
-    assert len(builds) == 1 and cache.get(lock_key(_fresh(phase))) is None
+    assert len(builds) == 1
+    assert [(name, pk) for name, pk, _ in sent] == [(queue.REBUILD_BOARD, phase.pk)]
+    assert cache.get(lock_key(_fresh(phase)))  # reserved for that task
 
 
 def test_an_upload_and_a_re_score_have_a_worker_rebuild_the_board(
@@ -291,3 +296,29 @@ def test_an_upload_and_a_re_score_have_a_worker_rebuild_the_board(
         assert services.rescore(run)
     assert [name for name, _, _ in sent] == [queue.REBUILD_BOARD, queue.SCORE_SUBMISSION]
     assert cache.get(lock_key(_fresh(phase)))
+
+
+def test_a_reader_whose_board_changed_meanwhile_passes_the_lock_to_a_worker(monkeypatch, sent):
+    """Freed, the lock would go to the next reader, who would build the changed board in a
+    web process too: it is kept, reserved for the worker's rebuild sent with it."""
+    phase = phase_with_references(GOLD_BYTES)
+    scored_submission(approved_team(phase), phase)
+    compute = rankings.compute
+
+    def changed_meanwhile(p, part="public"):
+        board = compute(p, part)
+        Phase.changed(phase.pk)
+        return board
+
+    monkeypatch.setattr(rankings, "compute", changed_meanwhile)
+    built = leaderboard(_fresh(phase))
+    assert _jga(built) == [75.0]
+    assert [(name, pk) for name, pk, _ in sent] == [(queue.REBUILD_BOARD, phase.pk)]
+    token = cache.get(lock_key(_fresh(phase)))
+    assert token
+    monkeypatch.setattr(rankings, "compute", lambda p, part="public": pytest.fail("built"))
+    assert leaderboard(_fresh(phase)) == built  # the next reader builds nothing
+    monkeypatch.setattr(rankings, "compute", compute)
+    tasks.rebuild_board(phase.pk, token)
+    assert cache.get(cache_key(_fresh(phase))) is not None
+    assert cache.get(lock_key(_fresh(phase))) is None
