@@ -16,7 +16,9 @@ submissions and the re-score queue (``TRACKBOARD_RESCORE_QUEUE``).
 It uses its own database (``--database-url``, dropped and created) and Redis database number
 (``--redis-url``, flushed: give it a number nothing else uses), starts every process itself and
 stops them all at the end. Prints p50/p95/p99 latency per endpoint, throughput, errors,
-submissions accepted vs scored, upload-to-scored times under load, then, with the load gone:
+submissions accepted vs scored, upload-to-scored times under load, the CPU each part of the
+run used (the servers, the workers, Postgres, Redis, the load generator) and per read and per
+upload, then, with the load gone:
 the answer to a conditional GET of the unchanged board (304), the server time of a warm page
 and of a cold rebuild of the board, and upload-to-scored times of single uploads to an idle
 worker. Figures, not assertions: see benchmarks/README.md.
@@ -390,11 +392,14 @@ def main() -> None:
         _wait_for_server(args.port + 1)
         time.sleep(3)  # let the workers connect
         body_files = {key: (workdir / "prediction.json").read_bytes() for key in KEYS}
+        before = cpu_seconds(args, name)
         stats = asyncio.run(_drive(args, seed_info, body_files))
+        driven = cpu_seconds(args, name)
         _report_requests(stats, args)
         accepted = [pk for pk, _ in stats.accepted]
         times = _drain(args, env, workdir, accepted)
         _report_scoring(stats, times)
+        _report_cpu(stats, before, driven, cpu_seconds(args, name))
         _report_idle_board(args, env, workdir, seed_info)
         if args.idle_uploads:
             _idle_uploads(args, env, workdir, seed_info, body_files)
@@ -503,6 +508,73 @@ def _report_idle_board(args, env, workdir, seed_info) -> None:
     figures = json.loads(out.stdout.strip().splitlines()[-1])
     print(f"server time: cold rebuild of the board {figures['rebuild']:.1f} ms (median of "
           f"{args.rebuilds}), warm page {figures['warm']:.2f} ms (median of 20)")  # fmt: skip
+
+
+COMPONENTS = (
+    "readers' servers",
+    "uploads' server",
+    "worker, new submissions",
+    "worker, re-scores and rebuilds",
+    "postgres (this database)",
+    "redis",
+    "load generator",
+)
+
+
+def cpu_seconds(args, database: str) -> dict[str, float]:
+    """CPU seconds (user + system) used so far by each component of the run, from
+    ``/proc/<pid>/stat`` (every thread of a process counts): the servers and workers this
+    script started, the Postgres backends of its database, Redis, and this process, which
+    drives the load."""
+    tick = os.sysconf("SC_CLK_TCK")
+    found = dict.fromkeys(COMPONENTS, 0.0)
+    marks = {
+        f"127.0.0.1:{args.port} ": COMPONENTS[0],
+        f"127.0.0.1:{args.port + 1} ": COMPONENTS[1],
+        "--hostname=load-0@": COMPONENTS[2],
+        "--hostname=load-1@": COMPONENTS[3],
+    }
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # gone meanwhile
+        seconds = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+        label = next((label for mark, label in marks.items() if mark in command), None)
+        if label is None and command.startswith("postgres: ") and f" {database} " in command:
+            label = COMPONENTS[4]
+        if label is None and command.startswith("redis-server"):
+            label = COMPONENTS[5]
+        if label is not None:
+            found[label] += seconds
+    mine = os.times()
+    found[COMPONENTS[6]] = mine.user + mine.system
+    return found
+
+
+def _report_cpu(stats: Stats, before: dict, driven: dict, drained: dict) -> None:
+    """Where the two cores went while the load ran, and per unit of work."""
+    elapsed = stats.elapsed  # type: ignore[attr-defined]
+    print(f"\nCPU while the load ran ({elapsed:.1f} s; cores busy = CPU s / elapsed s), and "
+          "until every submission was scored:")  # fmt: skip
+    for label in COMPONENTS:
+        used, total = driven[label] - before[label], drained[label] - before[label]
+        print(f"  {label:32s} {used:7.1f} s  {used / elapsed:5.2f} cores   "
+              f"until scored {total:7.1f} s")  # fmt: skip
+    busy = sum(driven[label] - before[label] for label in COMPONENTS)
+    print(f"  {'all':32s} {busy:7.1f} s  {busy / elapsed:5.2f} cores")
+    reads = sum(len(stats.latency[e]) for e in stats.latency if e != "upload")
+    uploads = len(stats.accepted)
+    if reads:
+        server = driven[COMPONENTS[0]] - before[COMPONENTS[0]]
+        print(f"  per read: readers' servers {1000 * server / reads:.2f} ms of CPU")
+    if uploads:
+        per = {label: (drained[label] - before[label]) / uploads for label in COMPONENTS[1:4]}
+        shares = ", ".join(f"{label} {seconds:.2f} s" for label, seconds in per.items())
+        print(f"  per accepted upload, until scored: {shares}")
 
 
 def _idle_uploads(args, env, workdir, seed_info, body_files) -> None:
