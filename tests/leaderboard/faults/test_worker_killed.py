@@ -61,9 +61,13 @@ def _reap_as_beat_would() -> None:
 
 
 def test_twenty_kills_mid_scoring_leave_every_submission_scored_once_or_failed(
-    start_worker, tmp_path, settings
+    start_worker, tmp_path, settings, isolation
 ):
     settings.SCORING_MAX_ATTEMPTS = MAX_ATTEMPTS
+    # The board's rebuilds (sent after each upload and each scoring) go to a queue of their
+    # own that no worker here takes: the one pool process holding a connection is the scorer.
+    rebuilds = f"{isolation['tag']}-rebuilds"
+    settings.CELERY_RESCORE_QUEUE = rebuilds
     master = start_worker(
         pool="prefork",
         # Spare pool processes take the next message at once: Celery replaces a killed one
@@ -71,6 +75,7 @@ def test_twenty_kills_mid_scoring_leave_every_submission_scored_once_or_failed(
         concurrency=6,
         TRACKBOARD_TEST_SCORE_DELAY="0.4",
         TRACKBOARD_SCORING_MAX_ATTEMPTS=str(MAX_ATTEMPTS),
+        TRACKBOARD_RESCORE_QUEUE=rebuilds,
     )
     phase = phase_with_references(json.dumps(GOLD).encode(), keys=("tts-verbatim",))
     team = approved_team(phase)
