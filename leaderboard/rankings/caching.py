@@ -10,8 +10,8 @@ get the last board built (``services.leaderboard``): the version in the validato
 the board a response is made from (``services.served_version``), never the phase's alone, so
 a client's copy of an older board is never confirmed as current, and what the views keep in
 the cache (the page, the API's answers) is kept under the version it was made from. There is
-no ``Last-Modified``:
-the board keeps no time of its last change, and the version already says whether it changed.
+no ``Last-Modified``: the board keeps no time of its last change, and the version already says
+whether it changed.
 
 ``Cache-Control``: anonymous readers of a board they may see (a public or revealed phase) get
 ``public, max-age=..., stale-while-revalidate=...``, so a proxy or CDN may answer them. Anything

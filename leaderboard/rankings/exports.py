@@ -48,10 +48,10 @@ def _analyses(phase: Phase, user: Any, board: Leaderboard) -> dict[str, Any]:
     }
 
 
-def reader_export(phase: Phase, user: Any) -> dict[str, Any]:
-    """What the leaderboard page shows ``user``: the live public board (if visible), the
-    latest published snapshot (after the reveal) and the shown reported figures, each board
-    with its analyses."""
+def reader_export(phase: Phase, user: Any, board: Leaderboard | None = None) -> dict[str, Any]:
+    """What the leaderboard page shows ``user``: the live public board (if visible; ``board``
+    when the caller has loaded it), the latest published snapshot (after the reveal) and the
+    shown reported figures, each board with its analyses."""
     rights = access(phase, user)
     snapshot = latest(phase) if rights.snapshots else None
     final = None
@@ -64,7 +64,10 @@ def reader_export(phase: Phase, user: Any) -> dict[str, Any]:
             # the snapshot's own: its entries and labels, its part of the split
             **_analyses(phase, user, from_data(data)),
         }
-    board = leaderboard(phase, "public") if rights.board else None
+    if not rights.board:
+        board = None
+    elif board is None:
+        board = leaderboard(phase, "public")
     public = _analyses(phase, user, board) if board is not None else {}
     return {
         **_phase_info(phase),

@@ -144,7 +144,8 @@ def _hand_over(phase_id: int, part: str, built: int) -> bool:
     keep the lock, reserved for a worker's rebuild (``queue.enqueue_rebuild``), instead of
     freeing it for the next reader, who would otherwise build it in a web process. True when
     the lock was passed on (the caller must not release it)."""
-    if part != "public" or not Phase.objects.filter(pk=phase_id).exclude(board_version=built):
+    moved = Phase.objects.filter(pk=phase_id).exclude(board_version=built)
+    if part != "public" or not moved.exists():
         return False
     token = locks.handed_over(phase_id, part)
     queue.enqueue_rebuild(phase_id, token)
@@ -183,7 +184,7 @@ def rebuild(phase_id: int, token: str = "", part: str = "public") -> None:
     lock, hold = locks.lock_key(phase_id, part), locks.HOLD_SECONDS
     ours = bool(token) and cache.get(lock) == token
     phase = _current(phase_id)
-    if phase is None or cache.get(cache_key(phase, part)) is not None:
+    if phase is None or cache.has_key(cache_key(phase, part)):
         if ours:
             cache.delete(lock)
         return

@@ -62,7 +62,10 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
     if found is None:
         # kept for the addresses the page links to, not for any query string a reader invents
         kept = set(request.GET) <= {"fragment", "all"}
-        html = cache.get(f"leaderboard-page:v2:{tag}") if kept and served else None
+        # a page that shows a board is kept under that board's version: looked up when the
+        # board to be served is known (a reader that builds it learns its version after)
+        known = served is not None or not rights.board
+        html = cache.get(f"leaderboard-page:v2:{tag}") if kept and known else None
         if html is None:
             board = leaderboard(selected, "public") if rights.board else None
             html = _page(request, selected, show_all, board).content.decode()
@@ -224,12 +227,11 @@ def _export(request: HttpRequest, selected: Phase, kind: str) -> HttpResponseBas
     )
     response = caching.not_modified(request, tag)
     if response is None:
-        if board_seen:
-            # loaded first: the export is made from this board or a newer one, so the
-            # validator never claims a newer board than it holds
-            served = leaderboard(selected, "public").version
-            tag = caching.etag(selected, user, kind, served=served)
-        data = exports.reader_export(selected, user)
+        board = leaderboard(selected, "public") if board_seen else None
+        if board is not None:
+            # the board the export is made from (another process may have built one meanwhile)
+            tag = caching.etag(selected, user, kind, served=board.version)
+        data = exports.reader_export(selected, user, board)
         if kind == "json":
             text = json.dumps(data, cls=DjangoJSONEncoder, indent=1)
             response = HttpResponse(text, content_type="application/json")

@@ -35,7 +35,7 @@ def score_submission(self, submission_id: int) -> str:  # type: ignore[no-untype
 @shared_task(name=REBUILD_BOARD, ignore_result=True)
 def rebuild_board(phase_id: int, token: str = "") -> None:
     """Build the phase's public board unless it is built or someone else builds it (sent
-    after a submission is scored, with the token of the lock reserved for it,
+    after an upload, a re-score or a scoring, with the token of the lock reserved for it,
     ``queue.enqueue_rebuild``)."""
     from leaderboard.rankings.services import rebuild
 
