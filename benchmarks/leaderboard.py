@@ -77,9 +77,10 @@ def main() -> None:
     from django.urls import reverse
 
     from leaderboard.challenges.models import Phase
-    from leaderboard.rankings.services import compute, leaderboard
+    from leaderboard.rankings.compute import compute
     from scoring.synth import make_gold
     from tests.leaderboard import bulk
+    from tests.leaderboard.boards import leaderboard
     from tests.leaderboard.factories import phase_with_references
 
     call_command("migrate", verbosity=0)

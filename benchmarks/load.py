@@ -60,10 +60,10 @@ def seed(args: argparse.Namespace, workdir: Path) -> None:
 
     from leaderboard.api.services import create_token
     from leaderboard.challenges.models import Challenge
-    from leaderboard.rankings.services import leaderboard
     from scoring.synth import make_prediction
     from tests.fixturedata import fixture_bytes
     from tests.leaderboard import bulk
+    from tests.leaderboard.boards import leaderboard
     from tests.leaderboard.factories import ParticipationFactory, TeamFactory, phase_with_references
 
     call_command("migrate", verbosity=0)
@@ -106,7 +106,7 @@ def measure(phase_pk: int, path: str, repeat: int) -> dict[str, float]:
     from django.test import Client
 
     from leaderboard.challenges.models import Phase
-    from leaderboard.rankings.services import compute
+    from leaderboard.rankings.compute import compute
 
     def timed(function, n: int) -> float:
         samples = []

@@ -179,11 +179,9 @@ else:
 #: Loaded references a process keeps, bounded by the size of their files (the parsed form is
 #: larger: see ``challenges.references``); the least recently used go first.
 REFERENCE_CACHE_MB = env_int("TRACKBOARD_REFERENCE_CACHE_MB", 64, minimum=1)
-#: Seconds a computed leaderboard stays cached; writes of Results invalidate it earlier.
+#: Seconds a rendered board response (a page's tables, an API answer) stays in the cache,
+#: kept under the version of the board it shows: a new board is a new entry.
 LEADERBOARD_CACHE_SECONDS = env_int("TRACKBOARD_LEADERBOARD_CACHE_SECONDS", 300, minimum=0)
-#: The longest one process holds a board's rebuild lock: meanwhile other readers get the
-#: previous board (or, with none, wait for the new one up to this long).
-LEADERBOARD_REBUILD_SECONDS = env_int("TRACKBOARD_LEADERBOARD_REBUILD_SECONDS", 5, minimum=1)
 
 # --- storage ------------------------------------------------------------------------------
 STATIC_URL = "static/"
@@ -366,6 +364,9 @@ else:
         "processed_folder": str(_broker / "processed"),
         "control_folder": str(_broker / "control"),
         "store_processed": False,
+        # How often the worker looks for a new message (kombu's default is every second):
+        # a scored run reaches the board within a fraction of a second, as with Redis.
+        "polling_interval": 0.1,
     }
 # Results live in our own tables; Celery's result backend would only duplicate them.
 CELERY_RESULT_BACKEND = None
@@ -375,6 +376,9 @@ CELERY_TASK_DEFAULT_QUEUE = env_str("TRACKBOARD_QUEUE", "trackboard")
 #: of their own (``celery worker -Q <name>``), so new submissions are never queued behind them;
 #: empty: the same queue as new submissions.
 CELERY_RESCORE_QUEUE = env_str("TRACKBOARD_RESCORE_QUEUE", "")
+#: The boards' builds (``rankings.builds``) go here when set, for a worker of their own;
+#: empty: the same queue as new submissions.
+CELERY_BOARD_QUEUE = env_str("TRACKBOARD_BOARD_QUEUE", "")
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -385,10 +389,16 @@ CELERY_TASK_TIME_LIMIT = env_int("TRACKBOARD_TASK_TIME_LIMIT", 600, minimum=1)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("TRACKBOARD_TASK_SOFT_TIME_LIMIT", 540, minimum=1)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+REAPER_INTERVAL = env_float("TRACKBOARD_REAPER_INTERVAL", 60.0, minimum=1.0)
 CELERY_BEAT_SCHEDULE = {
     "reap-expired-leases": {
         "task": "leaderboard.submissions.tasks.reap_expired_leases",
-        "schedule": env_float("TRACKBOARD_REAPER_INTERVAL", 60.0, minimum=1.0),
+        "schedule": REAPER_INTERVAL,
+    },
+    # a board's build task lost with the broker, or a worker that died building it
+    "resend-board-builds": {
+        "task": "leaderboard.rankings.tasks.resend_board_builds",
+        "schedule": REAPER_INTERVAL,
     },
 }
 #: Celery's file-backed scheduler, creating the folder of its schedule file first.

@@ -497,6 +497,14 @@ class LeaderboardSerializer(serializers.Serializer):
     part = serializers.ChoiceField(
         choices=PARTS, help_text="public: ranked on the public part of the phase's split"
     )
+    built_at = serializers.DateTimeField(
+        allow_null=True,
+        help_text="when the board's worker built this board; null: not built yet (no rows)",
+    )
+    updating = serializers.BooleanField(
+        help_text="the phase has changed since this board was built: a newer one is on its "
+        "way (within seconds)"
+    )
     metrics = ColumnSerializer(
         many=True, help_text="the board's columns: the rows' `metrics`, in order"
     )

@@ -4,17 +4,16 @@ both places by construction."""
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
-from django.conf import settings
-from django.core.cache import cache
 from django.db import DatabaseError, connection
 from django.db.models import Prefetch, QuerySet
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, generics, status
+from rest_framework.fields import DateTimeField
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
@@ -31,8 +30,8 @@ from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.ids import row_id
 from leaderboard.rankings import caching
-from leaderboard.rankings.board import Leaderboard, split_part
-from leaderboard.rankings.services import leaderboard, served_version
+from leaderboard.rankings.board import split_part
+from leaderboard.rankings.boards import Stored
 from leaderboard.submissions import selectors, services
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.teams.models import Membership, Team
@@ -120,10 +119,10 @@ def _overview_csv(row: dict[str, Any], names: list[str], keys: list[str]) -> dic
     },
 )
 class PhaseLeaderboard(APIView):
-    """The board, revalidated by its version (``rankings.caching``); each answer (one page of
-    rows, or the CSV) is kept in the cache per version of the board and address, so a reader
-    of an unchanged board costs one query, the phase's; compressed by ``gzip_page`` in
-    ``urls``."""
+    """The stored public board, revalidated by its version (``rankings.caching.respond``);
+    each answer (one page of rows, or the CSV) is kept in the cache per stored board and
+    address, so a reader of an unchanged board costs two small queries; compressed by
+    ``gzip_page`` in ``urls``."""
 
     permission_classes = [AllowAny]
     renderer_classes = [JSONRenderer, CSVRenderer]
@@ -131,54 +130,35 @@ class PhaseLeaderboard(APIView):
     def get(self, request: Request, pk: int) -> Any:
         phase = _phase(pk)
         require_results_visible(phase, request.user)
-        fmt = request.accepted_renderer.format
-        variant = ("api", fmt, request.get_full_path())
-        served = served_version(phase)
-        tag = caching.etag(phase, request.user, *variant, served=served)
-        anonymous = "HTTP_AUTHORIZATION" not in request.META
-        shared = anonymous and caching.public(phase, request.user)
-        answer = caching.not_modified(request._request, tag)
-        if answer is None:
-            data, headers, version = self._answer(request, phase, served)
-            answer = Response(data, headers=headers)
-            tag = caching.etag(phase, request.user, *variant, served=version)
-        return caching.finish(
+        renderer = request.accepted_renderer
+
+        def make(found: Stored | None) -> HttpResponse:
+            if found is None:  # may not see it: refused above
+                raise exceptions.NotFound()
+            data, headers = self._answer(request, phase, found)
+            return HttpResponse(
+                renderer.render(data, renderer.media_type, self.get_renderer_context()),
+                content_type=f"{renderer.media_type}; charset={renderer.charset}",
+                headers=headers,
+            )
+
+        return caching.respond(
             request._request,
-            answer,
-            tag=tag,
-            shared=shared,
+            phase,
+            make,
+            variant=("api", renderer.format, request.build_absolute_uri()),
+            # so a reader cannot fill the cache with query strings of their own
+            keep=set(request.query_params) <= BOARD_QUERY,
+            # a token's answer is never for a shared cache
+            shareable="HTTP_AUTHORIZATION" not in request.META,
             vary=("Authorization", "Accept"),
             compress=False,
         )
 
-    def _answer(
-        self, request: Request, phase: Phase, served: str | None
-    ) -> tuple[Any, dict[str, str], str]:
-        """The answer's data, its headers and the version of the board it is made from: from
-        the cache when the board ``served`` is known (``served_version``), else made from the
-        board and kept under that board's version, when the query string holds nothing but
-        the board's own parameters (so a reader cannot fill the cache with query strings of
-        their own)."""
-        fmt = request.accepted_renderer.format
-        kept = set(request.query_params) <= BOARD_QUERY
-        address = hashlib.sha256(request.build_absolute_uri().encode()).hexdigest()
-        found = (
-            cache.get(f"api-board:v3:{phase.pk}:{served}:{fmt}:{address}")
-            if kept and served
-            else None
-        )
-        if found is None:
-            found = self._build(request, phase)
-            if kept:
-                key = f"api-board:v3:{phase.pk}:{found[2]}:{fmt}:{address}"
-                cache.set(key, found, settings.LEADERBOARD_CACHE_SECONDS)
-        return found
-
-    def _build(self, request: Request, phase: Phase) -> tuple[Any, dict[str, str], str]:
+    def _answer(self, request: Request, phase: Phase, found: Stored) -> tuple[Any, dict[str, str]]:
+        """The answer's data and headers, from the stored board ``found``."""
         key = request.query_params.get("condition") or None
-        board = leaderboard(phase, "public")
-        served = board.version
-        data = _board_data(phase, board, key)
+        data = _board_data(phase, found, key)
         if data is None:
             raise ApiError(
                 "invalid",
@@ -193,7 +173,7 @@ class PhaseLeaderboard(APIView):
                 _condition_csv(r, names) if key else _overview_csv(r, names[:2], keys) for r in rows
             ]
             name = f"{phase.challenge.slug}-{phase.slug}-{key or 'overview'}.csv"
-            return flat, {"Content-Disposition": f'attachment; filename="{name}"'}, served
+            return flat, {"Content-Disposition": f'attachment; filename="{name}"'}
         paginator = Pagination()
         page = paginator.paginate_queryset(rows, request, view=self)
         return (
@@ -206,7 +186,6 @@ class PhaseLeaderboard(APIView):
                 "results": page,
             },
             {},
-            served,
         )
 
 
@@ -215,11 +194,12 @@ BOARD_QUERY = frozenset({"condition", "page", "page_size", "format"})
 
 
 def _board_data(
-    phase: Phase, board: Leaderboard, key: str | None
+    phase: Phase, found: Stored, key: str | None
 ) -> tuple[dict[str, Any], list[Any]] | None:
-    """The serialised public ``board`` of ``phase`` (the overview, or condition ``key``'s
-    ranking; None if the phase has no such condition): the fields every page of it shares,
-    and its rows."""
+    """The serialised stored public board ``found`` of ``phase`` (the overview, or condition
+    ``key``'s ranking; None if the phase has no such condition): the fields every page of it
+    shares, and its rows."""
+    board = found.board
     context = {"columns": board.columns}
     if key is None:
         rows: list[Any] = list(
@@ -235,6 +215,8 @@ def _board_data(
         "phase": dict(s.PhaseRefSerializer(phase).data),
         "primary_metric": board.primary_metric,
         "part": "public" if split_part(phase, "public") else "all",
+        "built_at": DateTimeField().to_representation(found.built_at) if found.built_at else None,
+        "updating": found.behind,
         "metrics": list(s.ColumnSerializer(board.columns, many=True).data),
         "conditions": list(s.ConditionSerializer(conditions, many=True).data),
     }

@@ -1,8 +1,9 @@
 """Admin for organisers: challenges, phases with their conditions, reference versions.
 
 Staff who organise a challenge but are not superusers see, and can choose in any form, only
-the challenges they organise (their phases and conditions). Saving a challenge or a phase here
-marks its leaderboards changed (a title, a label or the dates show on them); a change of the
+the challenges they organise (their phases and conditions). Saving or deleting anything here
+marks the leaderboards of its challenge changed (a title, a label or the dates show on them); a
+change of the
 scoring settings (task, ranked metric, scorer options) re-queues every scored submission
 concerned; a change of a phase's split re-computes every stored Result's public and private
 figures in the same save; a phase's results visibility is locked once it has scored
@@ -51,6 +52,22 @@ class OrganiserScoped(admin.ModelAdmin):
             field.label_from_instance = roles.path_label
         return field
 
+    # What is saved or deleted here may show on the boards of its challenge's phases: the
+    # admin's edits are changes like the services' (``Phase.changed``, built once committed).
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        Phase.changed(*_phases_of(form.instance))
+
+    def delete_model(self, request: HttpRequest, obj: Any) -> None:
+        phases = _phases_of(obj)
+        super().delete_model(request, obj)
+        Phase.changed(*phases)
+
+    def delete_queryset(self, request: HttpRequest, queryset: Any) -> None:
+        phases = {pk for obj in queryset for pk in _phases_of(obj)}
+        super().delete_queryset(request, queryset)
+        Phase.changed(*phases)
+
     def get_list_filter(self, request: HttpRequest) -> Any:
         # A related filter lists only the values of the rows this user sees, never every
         # challenge's or phase's name.
@@ -58,6 +75,17 @@ class OrganiserScoped(admin.ModelAdmin):
             (name, admin.RelatedOnlyFieldListFilter) if "__" in name or name in _RELATED else name
             for name in super().get_list_filter(request)
         ]
+
+
+def _phases_of(obj: models.Model) -> list[int]:
+    """The phases of the challenges ``obj`` belongs to (``roles.CHALLENGE_PATHS``)."""
+    if obj.pk is None:
+        return []
+    model = type(obj)
+    challenges = model._default_manager.filter(pk=obj.pk).values_list(
+        roles.challenge_path(model), flat=True
+    )
+    return list(Phase.objects.filter(challenge_id__in=challenges).values_list("pk", flat=True))
 
 
 #: list filters that follow a foreign key without a ``__`` in their name

@@ -429,6 +429,7 @@ def create_challenge(config: dict[str, Any], base_dir: Path, plan: Plan | None =
     files = [f.name for f in get_task(spec.get("task", NAMES[0])).reference_files]
     users = get_user_model().objects.filter(username__in=plan.organisers)
     pending: list[tuple[Condition, Path, ExtraFiles]] = []
+    created_phases: list[int] = []
     with transaction.atomic():
         challenge = Challenge.objects.create(
             slug=plan.slug, **{k: spec[k] for k in CHALLENGE_FIELDS if k in spec}
@@ -444,6 +445,7 @@ def create_challenge(config: dict[str, Any], base_dir: Path, plan: Plan | None =
                 closes_at=_when(phase["closes_at"], "closes_at"),
                 **{k: phase[k] for k in PHASE_FIELDS if k in phase},
             )
+            created_phases.append(created.pk)
             for c, condition in enumerate(phase["conditions"]):
                 row = Condition.objects.create(
                     phase=created,
@@ -460,6 +462,8 @@ def create_challenge(config: dict[str, Any], base_dir: Path, plan: Plan | None =
                         if condition.get(name)
                     }  # fmt: skip
                     pending.append((row, path, extra))
+        # their (empty) boards are built for the challenge's first readers
+        Phase.changed(*created_phases)
     # Storage writes stay outside the transaction above; add_reference has its own.
     for condition, path, extra in pending:
         add_reference(condition, path.read_bytes(), path.name, extra)

@@ -6,12 +6,17 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db import models
+from django.db import models, transaction
 from django.db.models import F, Q
+from django.dispatch import Signal
 from django.utils import timezone
 
 from leaderboard.storage import private_storage, reference_upload_to
 from scoring import NAMES, Resampling, Task, get_task
+
+#: Sent once a change to what the boards of some phases show has committed
+#: (``Phase.changed``), with ``phase_ids``: the rankings app, above this one, builds them.
+board_changed = Signal()
 
 #: ``scorer_options`` keys that set the bootstrap (the others are the task's options).
 RESAMPLING_KEYS = ("n_boot", "level", "seed")
@@ -128,8 +133,9 @@ class Phase(models.Model):
         default=False,
         help_text="while results are hidden, a team sees its own score on the public split",
     )
-    #: Counts the changes to anything the phase's leaderboard is built from; boards are cached
-    #: under it, so a change written by any process is seen by every process at once.
+    #: Counts the changes to anything the phase's leaderboard is built from (``changed``);
+    #: the stored board records the version it was built from, so whoever reads it knows
+    #: whether a newer one is on its way.
     board_version = models.PositiveBigIntegerField(default=0, editable=False)
 
     class Meta:
@@ -155,9 +161,15 @@ class Phase(models.Model):
 
     @classmethod
     def changed(cls, *phase_ids: int) -> None:
-        """Something the leaderboards of these phases show has changed: every process builds
-        them anew on its next read. Call it in the transaction of the change."""
-        cls.objects.filter(pk__in=phase_ids).update(board_version=F("board_version") + 1)
+        """Something the leaderboards of these phases show has changed: the one invalidation
+        seam. Call it once, in the transaction of the change: it increments each phase's
+        ``board_version`` there, and once the transaction commits, ``board_changed`` asks the
+        board's worker to build the new boards (``rankings.boards``)."""
+        ids = tuple(phase_ids)
+        if not ids:
+            return
+        cls.objects.filter(pk__in=ids).update(board_version=F("board_version") + 1)
+        transaction.on_commit(lambda: board_changed.send(cls, phase_ids=ids), robust=True)
 
     def is_open(self, now: Any = None) -> bool:
         now = now or timezone.now()

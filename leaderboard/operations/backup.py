@@ -10,9 +10,8 @@ matched by slug the same way, since a team may take part in several challenges.
 
 Primary keys are kept when they are free in the target database (always so in an empty one,
 so submission ids, permalinks and snapshots come back unchanged) and re-allocated otherwise;
-foreign keys follow either way. A restored phase's ``board_version`` starts past any version a
-board of the same phase id can have been cached under (a challenge deleted and restored on the
-same site), so no reader is ever served a board of what was there before. Written here rather
+foreign keys follow either way. Boards are not backed up: they are derived, and the board's
+worker builds them from the restored rows once the restore commits. Written here rather
 than with ``dumpdata``/``loaddata``: those cannot select one challenge's rows, remap keys, or
 carry the files.
 """
@@ -23,7 +22,6 @@ import datetime as dt
 import hashlib
 import json
 import shutil
-import time
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -213,8 +211,8 @@ def _insert(model: type[models.Model], rows: list[dict[str, Any]], state: _Resto
     taken = set(model.objects.filter(pk__in=[r["id"] for r in rows]).values_list("pk", flat=True))
     kept = [r for r in rows if r["id"] not in taken]
     moved = [r for r in rows if r["id"] in taken]
-    # bulk_create: no save() (snapshots refuse a second save of a set primary key) and no
-    # signals; the restore marks the phases' boards changed itself.
+    # bulk_create: no save() (snapshots refuse a second save of a set primary key); the
+    # restore marks the phases' boards changed itself.
     model.objects.bulk_create([model(**state.remap(model, r)) for r in kept])
     mapping.update({r["id"]: r["id"] for r in kept})
     _reset_sequences([model])
@@ -309,17 +307,9 @@ def _restore_rows(
 
         challenge = Challenge.objects.get(slug=manifest["slug"])
         challenge.organisers.set(User.objects.filter(username__in=manifest["organisers"]))
-        _fresh_board_versions(challenge)
+        # boards are built by their worker from the restored rows (they are not backed up)
+        Phase.changed(*challenge.phases.values_list("pk", flat=True))
     return counts
-
-
-def _fresh_board_versions(challenge: Challenge) -> None:
-    """Move each restored phase's ``board_version`` past the stored one and past any version
-    its id may have had on this site before: versions count changes from 0 one by one, so
-    none reaches the current time in microseconds, which a later restore exceeds again."""
-    now = time.time_ns() // 1000
-    for pk, stored in challenge.phases.values_list("pk", "board_version"):
-        Phase.objects.filter(pk=pk).update(board_version=max(stored + 1, now))
 
 
 def _match_teams(rows: list[dict[str, Any]], state: _Restore) -> list[dict[str, Any]]:

@@ -9,4 +9,8 @@ class RankingsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from leaderboard.rankings import signals  # noqa: F401  (connects receivers)
+        from leaderboard.challenges.models import board_changed
+        from leaderboard.rankings.builds import on_board_changed
+
+        # A committed change asks the board's worker for the new boards (``builds``).
+        board_changed.connect(on_board_changed, dispatch_uid="rankings.builds")

@@ -1,17 +1,16 @@
-"""HTTP caching of the boards: the validator, ``Cache-Control`` and ``Vary`` of the leaderboard
-page, the reader exports and the API's board, and their compression.
+"""HTTP caching of the board responses (the leaderboard page and its tables, the reader
+exports, the API's board): their one conditional GET (``respond``), validator, ``Cache-Control``,
+``Vary`` and compression, and every key under which a rendered board response is kept.
 
-What a board response shows is a function of the phase's ``board_version`` (every change to
-what a board is built from increments it, ``Phase.changed``), the phase's state (dates move it
-from open to closed without a write) and what the viewer may see (``challenges.visibility``).
-That is the validator (``ETag``): a conditional GET of an unchanged board answers 304 after one
-query, the phase's, and one look in the cache. While the current board is being built, readers
-get the last board built (``services.leaderboard``): the version in the validator is the one of
-the board a response is made from (``services.served_version``), never the phase's alone, so
-a client's copy of an older board is never confirmed as current, and what the views keep in
-the cache (the page, the API's answers) is kept under the version it was made from. There is
-no ``Last-Modified``: the board keeps no time of its last change, and the version already says
-whether it changed.
+What a board response shows is a function of the stored board it is made from (its version,
+and whether the phase has changed since: then the page says a newer board is on its way), the
+phase's state (dates move it from open to closed without a write) and what the viewer may see
+(``challenges.visibility``). That is the validator (``ETag``): a conditional GET of an
+unchanged board answers 304 after two small queries (the phase's, the stored board's version),
+whatever process built the board. A response is made from the stored board read after its
+version (``boards.stored``), which can only be as new or newer: its validator is the board's
+own, so a client's copy is never confirmed for a board it does not hold. There is no
+``Last-Modified``: the version already says whether the board changed.
 
 ``Cache-Control``: anonymous readers of a board they may see (a public or revealed phase) get
 ``public, max-age=..., stale-while-revalidate=...``, so a proxy or CDN may answer them. Anything
@@ -27,9 +26,11 @@ a reader can choose (the query string in the log-in link): it is sent uncompress
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import cache
 from django.http import HttpRequest, HttpResponseBase
 from django.middleware.gzip import GZipMiddleware
 from django.utils.cache import get_conditional_response, patch_cache_control, patch_vary_headers
@@ -37,9 +38,17 @@ from django.utils.timesince import timeuntil
 
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
+from leaderboard.rankings.boards import State, Stored, state, stored
 
-#: Bump when a release changes what a board response looks like for the same board version.
-RELEASE = 1
+#: Part of every key and validator: bump it when a release changes what a board response
+#: looks like for the same stored board.
+RELEASE = 2
+
+
+def cache_key(what: str, *parts: object) -> str:
+    """The key of a rendered board response kept in the cache: ``what`` it is and what it
+    depends on (a validator, or a stored board's row and version)."""
+    return ":".join(["board", str(RELEASE), what, *map(str, parts)])
 
 
 def public(phase: Phase, user: Any) -> bool:
@@ -47,22 +56,55 @@ def public(phase: Phase, user: Any) -> bool:
     return not user.is_authenticated and access(phase, user).board
 
 
-def etag(phase: Phase, user: Any, *variant: object, served: str | None = None) -> str:
-    """The validator of a board response for ``user``: the board's version, the phase's state,
-    what ``user`` may see, and ``variant`` (the view's own choices: format, page, query).
-
-    ``served``: the version of the board the response is made from, when it is known and may
-    not be the phase's (``services.served_version``)."""
+def etag(phase: Phase, user: Any, board: State | None, *variant: object) -> str:
+    """The validator of a board response for ``user``: the stored ``board`` it shows (None:
+    no board, for whoever may not see it), the phase's state, what ``user`` may see, and
+    ``variant`` (the view's own choices: format, page, query)."""
     rights = access(phase, user)
     seen = "".join(
         "1" if r else "0"
         for r in (rights.organiser, rights.board, rights.snapshots, rights.own_full)
     )
     who = f"user{user.pk}" if user.is_authenticated else "anonymous"
-    version = phase.board_version if served is None else served
-    parts = [RELEASE, phase.pk, version, phase.state, seen, who, *variant]
+    shown = "none" if board is None else f"{board.identity}:{int(board.behind)}"
+    parts = [RELEASE, phase.pk, shown, phase.state, seen, who, *variant]
     digest = hashlib.sha256(":".join(map(str, parts)).encode()).hexdigest()[:32]
     return f'"{digest}"'
+
+
+def respond(
+    request: HttpRequest,
+    phase: Phase,
+    make: Callable[[Stored | None], HttpResponseBase],
+    *,
+    variant: tuple[object, ...],
+    keep: bool = False,
+    shareable: bool = True,
+    vary: tuple[str, ...] = (),
+    compress: bool = True,
+) -> HttpResponseBase:
+    """Every board response's conditional GET: 304 when the client holds the validator of
+    the stored public board this viewer would be shown, else ``make(stored)`` (None for a
+    viewer who may not see the board), finished by ``finish``. With ``keep``, the response
+    made is kept in the cache under its validator, and the next reader of the same board with
+    the same rights gets it without loading the board (for addresses the pages link to, never
+    a query string a reader invents: the caller decides). ``shareable=False``: never for a
+    shared cache, whoever asks."""
+    user = request.user
+    known = state(phase) if access(phase, user).board else None
+    tag = etag(phase, user, known, *variant)
+    response = get_conditional_response(request, etag=tag)
+    if response is None:
+        response = cache.get(cache_key("response", tag)) if keep else None
+        if response is None:
+            found = None if known is None else stored(phase, known=known)
+            if found is not None and found.identity != known.identity:
+                tag = etag(phase, user, found, *variant)  # built since ``known`` was read
+            response = make(found)
+            if keep and response.status_code == 200:
+                cache.set(cache_key("response", tag), response, settings.LEADERBOARD_CACHE_SECONDS)
+    shared = shareable and public(phase, user)
+    return finish(request, response, tag=tag, shared=shared, vary=vary, compress=compress)
 
 
 def countdown(phase: Phase) -> str:
@@ -71,11 +113,6 @@ def countdown(phase: Phase) -> str:
     if phase.state == "open":
         return timeuntil(phase.closes_at)
     return timeuntil(phase.opens_at) if phase.state == "upcoming" else ""
-
-
-def not_modified(request: HttpRequest, tag: str) -> HttpResponseBase | None:
-    """The 304 (or 412) that answers ``request`` when it already holds ``tag``, else None."""
-    return get_conditional_response(request, etag=tag)
 
 
 def finish(

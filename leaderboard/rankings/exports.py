@@ -20,11 +20,13 @@ from typing import Any
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.rankings.board import Leaderboard, team_label
+from leaderboard.rankings.boards import Stored, stored
+from leaderboard.rankings.compute import reported_rows
 from leaderboard.rankings.crossteam import analyse, may_see
 from leaderboard.rankings.finals import final_submission_ids
 from leaderboard.rankings.robustness import changes
-from leaderboard.rankings.services import leaderboard, reported_rows
-from leaderboard.rankings.snapshots import from_data, latest, serialise, shown_data
+from leaderboard.rankings.serialised import from_data, serialise
+from leaderboard.rankings.snapshots import latest, shown_data
 from leaderboard.submissions.models import Result
 
 
@@ -48,10 +50,10 @@ def _analyses(phase: Phase, user: Any, board: Leaderboard) -> dict[str, Any]:
     }
 
 
-def reader_export(phase: Phase, user: Any, board: Leaderboard | None = None) -> dict[str, Any]:
-    """What the leaderboard page shows ``user``: the live public board (if visible; ``board``
-    when the caller has loaded it), the latest published snapshot (after the reveal) and the
-    shown reported figures, each board with its analyses."""
+def reader_export(phase: Phase, user: Any, found: Stored | None = None) -> dict[str, Any]:
+    """What the leaderboard page shows ``user``: the stored public board (if visible;
+    ``found`` when the caller has read it), the latest published snapshot (after the reveal)
+    and the shown reported figures, each board with its analyses."""
     rights = access(phase, user)
     snapshot = latest(phase) if rights.snapshots else None
     final = None
@@ -65,13 +67,17 @@ def reader_export(phase: Phase, user: Any, board: Leaderboard | None = None) -> 
             **_analyses(phase, user, from_data(data)),
         }
     if not rights.board:
-        board = None
-    elif board is None:
-        board = leaderboard(phase, "public")
+        found = None
+    elif found is None:
+        found = stored(phase)
+    board = found.board if found is not None else None
     public = _analyses(phase, user, board) if board is not None else {}
     return {
         **_phase_info(phase),
         "public": serialise(board) if board is not None else None,
+        # when the public board was built, and whether a newer one is on its way
+        "built_at": found.built_at.isoformat() if found and found.built_at else None,
+        "updating": found.behind if found is not None else False,
         "final": final,
         "reported": reported_rows(phase) if rights.board else [],
         # the public board's tested robustness and its cross-team error analysis

@@ -1,5 +1,5 @@
-"""Rankings are queries over ``submissions.Result``; the tables here are what an organiser
-publishes: frozen private-leaderboard snapshots, and figures reported elsewhere."""
+"""The boards as their worker built them, the frozen private-leaderboard snapshots an organiser
+publishes, and figures reported elsewhere."""
 
 from __future__ import annotations
 
@@ -7,8 +7,41 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import models
 from django.utils import timezone
+
+
+class Board(models.Model):
+    """A phase's board as the board's worker task last built it (``rankings.boards``): pages,
+    the API and the exports only read it. One row per phase and kind; only that task writes
+    it, claiming the row with a conditional UPDATE (``lease_until``, ``builder``) as a worker
+    claims a submission."""
+
+    class Kind(models.TextChoices):
+        PUBLIC = "public", "public"
+        PRIVATE = "private", "private"
+
+    phase = models.ForeignKey("challenges.Phase", on_delete=models.CASCADE, related_name="boards")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    #: the phase's ``board_version`` the stored board was built from; null: never built
+    version = models.PositiveBigIntegerField(null=True)
+    #: the built board (``rankings.snapshots.serialise``, with its charts)
+    data = models.JSONField(null=True, encoder=DjangoJSONEncoder)
+    built_at = models.DateTimeField(null=True)
+    #: how long its build took
+    build_seconds = models.FloatField(null=True)
+    #: the worker that builds the board now holds it until then; null: nobody builds it
+    lease_until = models.DateTimeField(null=True)
+    builder = models.CharField(max_length=32, blank=True, default="")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["phase", "kind"], name="board_unique_kind"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.phase_id} {self.kind} board v{self.version}"
 
 
 class ImmutableError(RuntimeError):

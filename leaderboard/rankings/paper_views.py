@@ -30,13 +30,13 @@ from django.utils.cache import add_never_cache_headers
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.rankings.board import Leaderboard
+from leaderboard.rankings.boards import stored
 from leaderboard.rankings.crossteam import analyse, may_see
 from leaderboard.rankings.models import Snapshot
 from leaderboard.rankings.pairwise import PairedCondition, PairError, compare, requested_pair
 from leaderboard.rankings.papers import TableError
 from leaderboard.rankings.papers import render as render_table
 from leaderboard.rankings.robustness import changes, chart
-from leaderboard.rankings.services import leaderboard
 from leaderboard.rankings.snapshots import latest, load
 
 #: file suffix -> (format, content type)
@@ -72,7 +72,7 @@ def shown_board(phase: Phase, user: object, which: str = "", number: int | None 
         if found is not None:
             return Shown(load(found), found)
     if which in ("", "public") and rights.board:
-        return Shown(leaderboard(phase, "public"))
+        return Shown(stored(phase).board)
     raise Http404
 
 

@@ -4,9 +4,12 @@ The snapshot stores the board's rows as JSON (no references to Results), so a la
 a new reference version or a change of selections never changes what was published. Another
 reveal publishes a new snapshot; the history stays listed under the phase.
 
-Before publishing, the organiser previews the board (``preview``): the same data, loaded back
-as a published snapshot is, under a fingerprint. Publishing with that fingerprint publishes
-exactly what was previewed, or nothing when the board has changed since.
+What is published is the phase's stored private board (``rankings.boards``; its worker keeps
+it up to date), never one computed in the request. Before publishing, the organiser previews
+it (``preview``): the same data, loaded back as a published snapshot is, under a fingerprint.
+Publishing with that fingerprint publishes exactly what was previewed, or nothing when the
+board has changed since, or when the phase has changed since the board was built (its worker
+is building the new one: the organiser previews again a few seconds later).
 
 Team labels are frozen as the board showed them at the reveal (an anonymous team's alias, no
 slug), with one exception readers always get (``shown_data``): a team that is anonymous now is
@@ -16,10 +19,9 @@ submissions under its label."""
 from __future__ import annotations
 
 import copy
-import dataclasses
-import datetime as dt
 import hashlib
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
@@ -27,49 +29,15 @@ from django.db import transaction
 from django.db.models import Max
 
 from leaderboard.challenges.models import Phase
-from leaderboard.rankings.board import Column, ConditionBoard, Leaderboard, OverviewRow, Row
-from leaderboard.rankings.charts import figures
-from leaderboard.rankings.models import Snapshot
-from leaderboard.rankings.services import compute
+from leaderboard.rankings.board import Leaderboard
+from leaderboard.rankings.boards import Stored, stored
+from leaderboard.rankings.models import Board, Snapshot
+from leaderboard.rankings.serialised import from_data, serialise
 from leaderboard.teams.models import Team
-
-FORMAT = 1
 
 
 class RevealError(ValueError):
     """The phase cannot be revealed now; the message is safe to show the organiser."""
-
-
-def serialise(board: Leaderboard) -> dict[str, Any]:
-    """The board as JSON-ready data (without its charts, which are rebuilt from the rows)."""
-
-    def row(value: Any) -> dict[str, Any]:
-        data = dataclasses.asdict(value)
-        data["submitted_at"] = value.submitted_at.isoformat()
-        if "per_condition" in data:
-            data["per_condition"] = {k: list(v) for k, v in value.per_condition.items()}
-            data["cells"] = {k: [list(c) for c in v] for k, v in value.cells.items()}
-        return data
-
-    return {
-        "format": FORMAT,
-        "phase_id": board.phase_id,
-        "part": board.part,
-        "primary_metric": board.primary_metric,
-        "task": board.task,
-        "columns": [dataclasses.asdict(c) for c in board.columns],
-        "conditions": [
-            {
-                "condition_id": c.condition_id,
-                "key": c.key,
-                "label": c.label,
-                "rows": [row(r) for r in c.rows],
-                "note": c.note,
-            }
-            for c in board.conditions
-        ],
-        "overview": [row(r) for r in board.overview],
-    }
 
 
 def fingerprint(data: dict[str, Any]) -> str:
@@ -78,13 +46,40 @@ def fingerprint(data: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def preview(phase: Phase) -> tuple[Leaderboard, str]:
-    """The private board as the next reveal would publish it, loaded back as a snapshot is,
-    and its fingerprint (for ``reveal(expected=...)``)."""
-    data = serialise(compute(phase, "private"))
-    # stored as JSON: the preview goes through the same round trip as the snapshot
-    data = json.loads(json.dumps(data, cls=DjangoJSONEncoder))
-    return from_data(data), fingerprint(data)
+def publishable(board: Leaderboard) -> dict[str, Any]:
+    """``board`` as a snapshot stores it: serialised, through JSON, without charts."""
+    return dict(json.loads(json.dumps(serialise(board), cls=DjangoJSONEncoder)))
+
+
+@dataclass(frozen=True)
+class Preview:
+    """The private board as the next reveal would publish it, loaded back as a snapshot is."""
+
+    board: Leaderboard
+    #: its fingerprint, for ``reveal(expected=...)``; "" when it cannot be published now
+    fingerprint: str
+    #: the stored private board it comes from
+    stored: Stored
+
+    @property
+    def ready(self) -> bool:
+        """Built, and built from the phase's current version."""
+        return self.stored.built and not self.stored.behind
+
+
+def preview(phase: Phase) -> Preview:
+    """The stored private board of ``phase`` as the next reveal would publish it."""
+    found = stored(phase, Board.Kind.PRIVATE)
+    data = publishable(found.board)
+    ready = found.built and not found.behind
+    return Preview(from_data(data), fingerprint(data) if ready else "", found)
+
+
+def _not_ready(phase: Phase) -> RevealError:
+    return RevealError(
+        f"The private leaderboard of {phase.name} is being brought up to date (something it "
+        "shows changed moments ago): nothing was published. Preview it again in a few seconds."
+    )
 
 
 def shown_data(snapshot: Snapshot) -> dict[str, Any]:
@@ -108,73 +103,18 @@ def load(snapshot: Snapshot) -> Leaderboard:
     return from_data(shown_data(snapshot))
 
 
-def from_data(data: dict[str, Any]) -> Leaderboard:
-    """A board (with charts) from its serialised form."""
-
-    def when(text: str) -> dt.datetime:
-        return dt.datetime.fromisoformat(text)
-
-    conditions = tuple(
-        ConditionBoard(
-            c["condition_id"],
-            c["key"],
-            c["label"],
-            tuple(
-                Row(
-                    **{
-                        **_upgraded(r),
-                        "submitted_at": when(r["submitted_at"]),
-                        "cells": tuple(tuple(x) for x in r["cells"]),
-                    }
-                )
-                for r in c["rows"]
-            ),
-            c["note"],
-        )
-        for c in data["conditions"]
-    )
-    overview = tuple(
-        OverviewRow(
-            **{
-                **_upgraded(r),
-                "submitted_at": when(r["submitted_at"]),
-                "per_condition": {k: tuple(v) for k, v in r["per_condition"].items()},
-                "means": tuple(r["means"]),
-                "cells": {k: tuple(tuple(c) for c in v) for k, v in (r.get("cells") or {}).items()},
-            }
-        )
-        for r in data["overview"]
-    )
-    board = Leaderboard(
-        phase_id=data["phase_id"],
-        primary_metric=data["primary_metric"],
-        conditions=conditions,
-        part=data["part"],
-        overview=overview,
-        columns=tuple(Column(**c) for c in data["columns"]),
-        task=data["task"],
-    )
-    return dataclasses.replace(board, charts=figures(board))
-
-
-def _upgraded(row: dict[str, Any]) -> dict[str, Any]:
-    """A stored row in today's shape: snapshots published before the method's link and
-    description were kept have none, and kept the change as a drop (first minus last)."""
-    row = {"method_url": "", "method_description": "", **row}
-    if "gap" in row:
-        gap = row.pop("gap")
-        row["change"] = None if gap is None else -gap
-    return row
-
-
 def reveal(phase: Phase, user: Any, expected: str | None = None) -> Snapshot:
-    """Organiser action: freeze the private leaderboard now and publish it; with
-    ``expected`` (a ``preview``'s fingerprint), only when it is still the board previewed."""
+    """Organiser action: publish the stored private board as a snapshot, when it was built
+    from the phase's current version; with ``expected`` (a ``preview``'s fingerprint), only
+    when it is still the board previewed."""
     if not phase.challenge.is_organised_by(user):
         raise RevealError("Only an organiser of this challenge can reveal its results.")
     if phase.state in ("upcoming", "open"):
         raise RevealError(f"{phase.name} is still {phase.state}; reveal it after it closes.")
-    data = json.loads(json.dumps(serialise(compute(phase, "private")), cls=DjangoJSONEncoder))
+    found = stored(phase, Board.Kind.PRIVATE)
+    if not found.built or found.behind:
+        raise _not_ready(phase)
+    data = publishable(found.board)
     if expected is not None and fingerprint(data) != expected:
         raise RevealError(
             f"The private leaderboard of {phase.name} changed since your preview (a re-score, "
@@ -183,6 +123,8 @@ def reveal(phase: Phase, user: Any, expected: str | None = None) -> Snapshot:
         )
     with transaction.atomic():
         locked = Phase.objects.select_for_update().get(pk=phase.pk)
+        if locked.board_version != found.version:
+            raise _not_ready(phase)
         number = (locked.snapshots.aggregate(n=Max("number"))["n"] or 0) + 1
         snapshot = Snapshot.objects.create(
             phase=locked, number=number, data=data, published_by=user

@@ -21,14 +21,15 @@ from django.views.decorators.http import require_http_methods
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.rankings import caching, exports
-from leaderboard.rankings.board import Leaderboard
+from leaderboard.rankings.boards import Stored, stored
 from leaderboard.rankings.charts import CHART_LIMIT
 from leaderboard.rankings.crossteam import may_see
-from leaderboard.rankings.services import leaderboard, served_version
 from leaderboard.rankings.snapshots import RevealError, latest, load, preview, reveal
 
-#: Seconds between two refreshes of the tables by the page's script.
-REFRESH_SECONDS = 5
+#: Seconds between two refreshes of the tables by the page's script (a 304 when unchanged),
+#: while the phase is open; a closed phase's board changes seldom (a re-score, a reveal).
+REFRESH_SECONDS = 1
+REFRESH_CLOSED_SECONDS = 10
 #: Rows of each table on the page; ``?all=1`` shows every row.
 TABLE_LIMIT = 20
 
@@ -40,54 +41,40 @@ def _phase(slug: str, phase: str) -> Phase:
 
 
 def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpResponseBase:
-    """The page (or with ``?fragment=1`` its tables); each table lists the first
-    ``TABLE_LIMIT`` rows unless ``?all=1``. The fragment is the same for every viewer with the
-    same rights, so it is revalidated (304) for everyone; the whole page only for anonymous
-    readers, whose page is kept whole in the cache per version of the board (``caching``)."""
+    """The page (or with ``?fragment=1`` its tables), from the stored public board; each table
+    lists the first ``TABLE_LIMIT`` rows unless ``?all=1``. The fragment is the same for
+    every viewer with the same rights, so it is revalidated (304) for everyone; the whole page
+    only for anonymous readers, whose page is kept whole in the cache per stored board
+    (``caching.respond``)."""
     selected = _phase(slug, phase)
     user = request.user
     fragment = request.GET.get("fragment") == "1"
     show_all = request.GET.get("all") == "1"
     if not fragment and (user.is_authenticated or len(messages.get_messages(request))):
         # the reader's name, a CSRF token or messages: never kept, never compressed
-        response = _page(request, selected, show_all)
+        found = stored(selected) if access(selected, user).board else None
+        response = _page(request, selected, show_all, found)
         add_never_cache_headers(response)
         return response
-    variant = ("page", fragment, show_all, caching.countdown(selected), request.get_full_path())
-    rights = access(selected, user)
-    served = served_version(selected) if rights.board else None
-    tag = caching.etag(selected, user, *variant, served=served)
-    shared = caching.public(selected, user)
-    found = caching.not_modified(request, tag)
-    if found is None:
+    return caching.respond(
+        request,
+        selected,
+        lambda found: _page(request, selected, show_all, found),
+        variant=("page", fragment, show_all, caching.countdown(selected), request.get_full_path()),
         # kept for the addresses the page links to, not for any query string a reader invents
-        kept = set(request.GET) <= {"fragment", "all"}
-        # a page that shows a board is kept under that board's version: looked up when the
-        # board to be served is known (a reader that builds it learns its version after)
-        known = served is not None or not rights.board
-        html = cache.get(f"leaderboard-page:v2:{tag}") if kept and known else None
-        if html is None:
-            board = leaderboard(selected, "public") if rights.board else None
-            html = _page(request, selected, show_all, board).content.decode()
-            if board is not None:
-                # the board it was made from (another process may have built one meanwhile)
-                tag = caching.etag(selected, user, *variant, served=board.version)
-            if kept:
-                cache.set(f"leaderboard-page:v2:{tag}", html, settings.LEADERBOARD_CACHE_SECONDS)
-        found = HttpResponse(html)
-    return caching.finish(request, found, tag=tag, shared=shared)
+        keep=set(request.GET) <= {"fragment", "all"},
+    )
 
 
 def _page(
-    request: HttpRequest, selected: Phase, show_all: bool, board: Leaderboard | None = None
+    request: HttpRequest, selected: Phase, show_all: bool, found: Stored | None
 ) -> HttpResponse:
-    """The page (or its tables), from ``board`` when the caller has loaded it already."""
+    """The page (or its tables) of the stored public board ``found`` (None: not visible)."""
     rights = access(selected, request.user)
     snapshot = latest(selected) if rights.snapshots and selected.revealed else None
-    if board is None and rights.board:
-        board = leaderboard(selected, "public")
     challenge = selected.challenge
     task = challenge.scoring_task()
+    board = found.board if found is not None else None
     context = {
         "phase": selected,
         "challenge": challenge,
@@ -97,10 +84,11 @@ def _page(
         "visible": rights.board,
         "organiser": rights.organiser,
         "board": board,
+        "stored": found,
         "snapshot": snapshot,
         "final_board": load(snapshot) if snapshot is not None else None,
         "reported": board.reported if board is not None else (),
-        "refresh_seconds": REFRESH_SECONDS,
+        "refresh_seconds": REFRESH_SECONDS if selected.state == "open" else REFRESH_CLOSED_SECONDS,
         "chart_limit": CHART_LIMIT,
         "table_limit": None if show_all else TABLE_LIMIT,
         "show_all": show_all,
@@ -112,18 +100,18 @@ def _page(
 
 
 def _tables_html(context: dict[str, object]) -> str:
-    """The tables and chart data of the live board, rendered once per version of the board.
+    """The tables and chart data of the stored board, rendered once per stored board.
 
-    The partial depends on nothing but the board and whether every row is shown (no user, no
-    request), and a page of 500 teams takes ~0.3 s to render: every reader after the first
-    gets the cached HTML, and a change to the board (a Result written) is a new version, so a
-    new entry.
+    The partial depends on nothing but the stored board (its version, when it was built,
+    whether a newer one is on its way) and whether every row is shown (no user, no request),
+    and a page of 500 teams takes ~0.3 s to render: every reader after the first gets the
+    cached HTML, and a new board is a new entry.
     """
-    board = context["board"]
-    if not isinstance(board, Leaderboard) or not board.version:
+    found = context["stored"]
+    if not isinstance(found, Stored) or not found.built:
         return render_to_string("rankings/tables.html", context)
     rows = "all" if context["show_all"] else context["table_limit"]
-    key = f"leaderboard-html:v5:{board.phase_id}:{board.part}:{board.version}:{rows}"
+    key = caching.cache_key("tables", found.identity, int(found.behind), rows)
     html = cache.get(key)
     if html is None:
         html = render_to_string("rankings/tables.html", context)
@@ -192,14 +180,16 @@ def reveal_phase(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         return redirect(
             "rankings:snapshot", selected.challenge.slug, selected.slug, published.number
         )
-    board, print_ = preview(selected)
+    shown = preview(selected)
     context = {
         "phase": selected,
         "challenge": selected.challenge,
-        "board": board,
-        "fingerprint": print_,
+        "board": shown.board,
+        "stored": shown.stored,
+        "fingerprint": shown.fingerprint,
+        "ready": shown.ready,
         "number": (selected.snapshots.aggregate(n=Max("number"))["n"] or 0) + 1,
-        "can_publish": selected.state in ("closed", "revealed"),
+        "can_publish": selected.state in ("closed", "revealed") and shown.ready,
         "visible": True,
         "chart_limit": CHART_LIMIT,
         "table_limit": None,
@@ -218,20 +208,11 @@ def export_csv(request: HttpRequest, slug: str, phase: str) -> HttpResponseBase:
 
 
 def _export(request: HttpRequest, selected: Phase, kind: str) -> HttpResponseBase:
-    """The reader export: what this viewer's rights show, revalidated by the board's version
-    (``caching``)."""
-    user = request.user
-    board_seen = access(selected, user).board
-    tag = caching.etag(
-        selected, user, kind, served=served_version(selected) if board_seen else None
-    )
-    response = caching.not_modified(request, tag)
-    if response is None:
-        board = leaderboard(selected, "public") if board_seen else None
-        if board is not None:
-            # the board the export is made from (another process may have built one meanwhile)
-            tag = caching.etag(selected, user, kind, served=board.version)
-        data = exports.reader_export(selected, user, board)
+    """The reader export: what this viewer's rights show, revalidated by the stored board
+    (``caching.respond``)."""
+
+    def make(found: Stored | None) -> HttpResponse:
+        data = exports.reader_export(selected, request.user, found)
         if kind == "json":
             text = json.dumps(data, cls=DjangoJSONEncoder, indent=1)
             response = HttpResponse(text, content_type="application/json")
@@ -240,7 +221,9 @@ def _export(request: HttpRequest, selected: Phase, kind: str) -> HttpResponseBas
             response = HttpResponse(text, content_type="text/csv; charset=utf-8")
         name = f"{selected.challenge.slug}-{selected.slug}-leaderboard.{kind}"
         response["Content-Disposition"] = f'attachment; filename="{name}"'
-    return caching.finish(request, response, tag=tag, shared=caching.public(selected, user))
+        return response
+
+    return caching.respond(request, selected, make, variant=(kind,))
 
 
 @login_required

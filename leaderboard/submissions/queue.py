@@ -1,4 +1,4 @@
-"""Sending the scoring, notification and board rebuild tasks to the workers.
+"""Sending the scoring and notification tasks to the workers.
 
 The task is sent by its registered name, so the services that queue work need not import the
 task module (which imports them to do the work)."""
@@ -10,7 +10,6 @@ import logging
 from django.conf import settings
 
 from leaderboard.celery import app
-from leaderboard.rankings import locks
 
 log = logging.getLogger(__name__)
 
@@ -18,8 +17,6 @@ log = logging.getLogger(__name__)
 SCORE_SUBMISSION = "leaderboard.submissions.tasks.score_submission"
 #: The name of ``leaderboard.submissions.tasks.notify_team``.
 NOTIFY_TEAM = "leaderboard.submissions.tasks.notify_team"
-#: The name of ``leaderboard.submissions.tasks.rebuild_board``.
-REBUILD_BOARD = "leaderboard.submissions.tasks.rebuild_board"
 
 
 def enqueue_scoring(submission_id: int, *, rescore: bool = False) -> None:
@@ -47,22 +44,3 @@ def enqueue_notification(submission_id: int) -> None:
     except Exception:
         # The outcome is stored and shown on the site; only the mail is lost.
         log.exception("could not send the notification task of submission %s", submission_id)
-
-
-def enqueue_rebuild(phase_id: int, token: str | None = None) -> None:
-    """Reserve the phase's board for a worker (``rankings.locks``) and send the task that
-    builds it after a scored submission, to the re-score queue when one is set: the worker of
-    new submissions goes on to the next one instead of building the board (seconds, at 500
-    teams), and a rebuild task that finds the board of the phase's current version built
-    already (by a later task or a reader) does nothing. Call it from
-    ``transaction.on_commit`` only, first of the scoring's callbacks: until the reservation is
-    taken, a reader may take the lock and build the board itself. ``token``: the lock is
-    reserved already (``locks.handed_over``, by a builder that passes it on)."""
-    name = settings.CELERY_RESCORE_QUEUE or settings.CELERY_TASK_DEFAULT_QUEUE
-    token = locks.reserve(phase_id) if token is None else token
-    try:
-        app.send_task(REBUILD_BOARD, args=[phase_id, token], queue=name)
-    except Exception:
-        # The Results are stored; the board's next reader builds it instead.
-        locks.release(phase_id, token)
-        log.exception("could not send the board rebuild task of phase %s", phase_id)

@@ -7,7 +7,7 @@ import logging
 from celery import shared_task
 
 from leaderboard.submissions import services
-from leaderboard.submissions.queue import NOTIFY_TEAM, REBUILD_BOARD, SCORE_SUBMISSION
+from leaderboard.submissions.queue import NOTIFY_TEAM, SCORE_SUBMISSION
 from leaderboard.submissions.services.notify import notify_team as mail_team
 
 log = logging.getLogger(__name__)
@@ -30,20 +30,6 @@ def score_submission(self, submission_id: int) -> str:  # type: ignore[no-untype
     except services.TransientScoringError as exc:
         countdown = RETRY_BACKOFF[min(self.request.retries, len(RETRY_BACKOFF) - 1)]
         raise self.retry(exc=exc, countdown=countdown) from exc
-
-
-@shared_task(name=REBUILD_BOARD, ignore_result=True)
-def rebuild_board(phase_id: int, token: str = "") -> None:
-    """Build the phase's public board unless it is built or someone else builds it (sent
-    after an upload, a re-score or a scoring, with the token of the lock reserved for it,
-    ``queue.enqueue_rebuild``)."""
-    from leaderboard.rankings.services import rebuild
-
-    try:
-        rebuild(phase_id, token)
-    except Exception:
-        # The Results are stored; the board's next reader builds it instead.
-        log.exception("could not rebuild the board of phase %s", phase_id)
 
 
 @shared_task(acks_late=True)

@@ -10,7 +10,6 @@ from django.db.models import QuerySet
 from django.utils.text import slugify
 
 from leaderboard.challenges.models import Challenge, Phase
-from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Membership, Participation, Team, new_invite_code
 
 #: Slugs that would shadow a team page URL (/teams/new/, /teams/join/).
@@ -86,7 +85,10 @@ def set_anonymous(*, team: Team, user: AbstractBaseUser, anonymous: bool) -> Non
         raise TeamError("Only an owner of the team can change how it is shown.")
     with transaction.atomic():
         Team.objects.filter(pk=team.pk).update(anonymous=anonymous)
-        Phase.changed(*Submission.objects.filter(team=team).values_list("phase_id", flat=True))
+        # its name or label shows on the boards of every challenge it takes part in
+        Phase.changed(
+            *Phase.objects.filter(challenge__participations__team=team).values_list("pk", flat=True)
+        )
     team.anonymous = anonymous
 
 

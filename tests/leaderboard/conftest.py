@@ -59,20 +59,11 @@ def isolation(_isolated):
 
 @pytest.fixture
 def enqueued(monkeypatch) -> list[int]:
-    """Record scoring enqueues instead of publishing them to the broker. No worker runs the
-    board's rebuild either: it is not sent, and nothing is reserved for it, so the next reader
-    builds the board (as the test, scoring in its own process, expects)."""
-    from leaderboard.rankings import locks
+    """Record scoring enqueues instead of publishing them to the broker."""
     from leaderboard.submissions import queue
 
     sent: list[int] = []
-
-    def no_rebuild(phase_id: int, token: str | None = None) -> None:
-        if token:
-            locks.release(phase_id, token)
-
     monkeypatch.setattr(queue, "enqueue_scoring", lambda pk, rescore=False: sent.append(pk))
-    monkeypatch.setattr(queue, "enqueue_rebuild", no_rebuild)
     return sent
 
 

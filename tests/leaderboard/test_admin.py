@@ -20,9 +20,9 @@ from leaderboard.challenges.admin import ChallengeForm, ReferenceAdmin
 from leaderboard.challenges.models import Challenge, Condition, Phase, Reference
 from leaderboard.rankings.admin import ReportedResultAdmin
 from leaderboard.rankings.models import ReportedResult
-from leaderboard.rankings.services import leaderboard
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Result, Submission
+from tests.leaderboard.boards import leaderboard
 from tests.leaderboard.factories import UserFactory
 
 pytestmark = pytest.mark.django_db

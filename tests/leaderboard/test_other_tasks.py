@@ -17,9 +17,9 @@ import pytest
 from django.urls import reverse
 
 from leaderboard.challenges.services import add_reference
-from leaderboard.rankings.services import leaderboard
 from leaderboard.submissions import tasks
 from leaderboard.submissions.models import Result, Submission
+from tests.leaderboard.boards import leaderboard
 from tests.leaderboard.factories import (
     ChallengeFactory,
     ConditionFactory,

@@ -10,8 +10,8 @@ import pytest
 from django.urls import reverse
 
 from leaderboard.challenges.services import add_reference
-from leaderboard.rankings.services import leaderboard
 from leaderboard.submissions.models import Result
+from tests.leaderboard.boards import leaderboard
 from tests.leaderboard.factories import ChallengeFactory, ConditionFactory, PhaseFactory
 from tests.leaderboard.task_data import (
     DVD_EMPTY,

@@ -66,8 +66,10 @@ def log_in(client, user) -> None:
 
 def scored_submission(team, phase, method: str = "My tracker", *, score: bool = True, **kwargs):
     """A submission made through the service and, unless ``score=False``, scored by the task's
-    body (writing its Results marks the phase's leaderboards changed)."""
+    body; then the phase's boards are built, as the board's worker builds them after each
+    change."""
     from leaderboard.submissions import services
+    from tests.leaderboard.boards import built
 
     submission = services.submit(
         team=team,
@@ -81,4 +83,5 @@ def scored_submission(team, phase, method: str = "My tracker", *, score: bool = 
     if score:
         assert services.run_scoring(submission.pk) == "scored"
         submission.refresh_from_db()
+    built(phase)
     return submission

@@ -19,8 +19,8 @@ from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
+from leaderboard.rankings.compute import compute
 from leaderboard.rankings.finals import final_submission_ids
-from leaderboard.rankings.services import compute
 from leaderboard.submissions.models import Submission
 from tests.leaderboard.factories import approved_team, upload
 from tests.leaderboard.task_data import (

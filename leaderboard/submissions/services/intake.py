@@ -190,11 +190,10 @@ def submit(
                 )
                 for item, name in zip(checked, stored, strict=True)
             )
+            # The board shows the team's count of submissions.
+            Phase.changed(phase.pk)
             if enqueue:
-                # Robust: a failing broker is logged, never raised into this commit. The
-                # board shows the team's count of submissions: a worker builds it anew, first
-                # (until that task reserves it, a reader may build it, ``queue``).
-                transaction.on_commit(lambda: queue.enqueue_rebuild(phase.pk), robust=True)
+                # Robust: a failing broker is logged, never raised into this commit.
                 transaction.on_commit(lambda: queue.enqueue_scoring(submission.pk), robust=True)
     except DatabaseError:
         # The connection may have dropped at COMMIT, after the server committed: then the row

@@ -63,25 +63,8 @@ def run_scoring(submission_id: int) -> str:
     except Exception:
         log.exception("scoring submission %s failed", submission_id)
         return _failed(submission_id, INTERNAL_ERROR_MESSAGE)
-    # The rebuild first: until its lock is reserved, a reader may build the board itself.
-    _rebuild_board(submission_id)
     transaction.on_commit(lambda: queue.enqueue_notification(submission_id), robust=True)
     return "scored"
-
-
-def _rebuild_board(submission_id: int) -> None:
-    """Have a worker build the phase's public board now (``queue.enqueue_rebuild``), so its
-    next reader need not."""
-    try:
-        for phase_id in Submission.objects.filter(pk=submission_id).values_list(
-            "phase_id", flat=True
-        ):
-            transaction.on_commit(
-                lambda phase_id=phase_id: queue.enqueue_rebuild(phase_id), robust=True
-            )
-    except DATABASE_FAULTS:
-        # The Results are stored; a reader builds the board instead.
-        log.warning("could not ask for the board of submission %s to be rebuilt", submission_id)
 
 
 #: Errors of a database connection that may work again (dropped, restarted, unreachable).
@@ -264,10 +247,8 @@ def rescore(submission: Submission, *, enqueue: bool = True, include_failed: boo
         if not Submission.requeue(submission.pk, include_failed=include_failed):
             return False
         Phase.changed(submission.phase_id)
-        pk, phase_id = submission.pk, submission.phase_id
+        pk = submission.pk
         if enqueue:
-            # its status on the board: a worker builds it anew (``queue.enqueue_rebuild``)
-            transaction.on_commit(lambda: queue.enqueue_rebuild(phase_id), robust=True)
             transaction.on_commit(lambda: queue.enqueue_scoring(pk, rescore=True), robust=True)
     return True
 

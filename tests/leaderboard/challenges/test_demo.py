@@ -9,9 +9,9 @@ from django.http import HttpRequest
 
 from leaderboard.challenges import demo
 from leaderboard.challenges.models import Challenge
-from leaderboard.rankings.services import leaderboard
 from leaderboard.submissions.models import Submission
 from scoring.synth import make_gold
+from tests.leaderboard.boards import leaderboard
 
 pytestmark = pytest.mark.django_db
 

@@ -15,8 +15,8 @@ import yaml
 from django.core.management import CommandError, call_command
 
 from leaderboard.challenges.models import Challenge
-from leaderboard.rankings.services import leaderboard
 from leaderboard.submissions import services, tasks
+from tests.leaderboard.boards import leaderboard
 from tests.leaderboard.factories import KEYS, ParticipationFactory, TeamFactory, upload
 
 pytestmark = pytest.mark.django_db

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 from django.core.cache import cache
+from leaderboard.rankings.services import cache_key, leaderboard
 
 from leaderboard.challenges.models import Phase
-from leaderboard.rankings.services import cache_key, leaderboard
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Submission
 from tests.leaderboard.factories import approved_team, phase_with_references, uploads

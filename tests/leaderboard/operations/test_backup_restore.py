@@ -21,12 +21,13 @@ from leaderboard.challenges import demo, demo_tasks
 from leaderboard.challenges.models import Challenge, Phase, Reference, ReferenceFile
 from leaderboard.challenges.references import clear_reference_cache
 from leaderboard.challenges.split import PARTS
+from leaderboard.rankings.compute import compute
 from leaderboard.rankings.exports import archive, reader_export
 from leaderboard.rankings.models import ReportedResult
-from leaderboard.rankings.services import compute, leaderboard
 from leaderboard.rankings.snapshots import reveal, serialise
 from leaderboard.submissions.models import Result, Submission, SubmissionFile
 from leaderboard.teams.models import Team
+from tests.leaderboard.boards import leaderboard
 from tests.leaderboard.factories import TeamFactory
 
 pytestmark = pytest.mark.django_db

@@ -10,9 +10,9 @@ import pytest
 
 from leaderboard.challenges.models import Phase
 from leaderboard.rankings import services as rankings
-from leaderboard.rankings.services import leaderboard
 from leaderboard.submissions import services, tasks
 from leaderboard.teams.services import set_anonymous
+from tests.leaderboard.boards import leaderboard
 from tests.leaderboard.factories import approved_team, phase_with_references, uploads
 from tests.leaderboard.web import GOLD, GOLD_BYTES, scored_submission
 

@@ -10,8 +10,8 @@ import json
 
 import pytest
 
+from leaderboard.rankings.compute import compute
 from leaderboard.rankings.finals import final_submission_ids
-from leaderboard.rankings.services import compute
 from leaderboard.submissions import services
 from leaderboard.submissions.services import select_final
 from tests.leaderboard.factories import approved_team, upload

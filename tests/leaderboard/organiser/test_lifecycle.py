@@ -12,12 +12,13 @@ import pytest
 from django.urls import reverse
 
 from leaderboard.challenges.services import add_reference
+from leaderboard.rankings.compute import compute
 from leaderboard.rankings.models import ImmutableError, Snapshot
-from leaderboard.rankings.services import compute, leaderboard
 from leaderboard.rankings.snapshots import load, reveal
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.submissions.services import SelectionError, select_final
+from tests.leaderboard.boards import leaderboard
 from tests.leaderboard.factories import upload
 from tests.leaderboard.organiser import construction as c
 from tests.leaderboard.organiser.conftest import KEY, close

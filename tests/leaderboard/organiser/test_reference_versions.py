@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from leaderboard.challenges.services import activate_reference, add_reference
-from leaderboard.rankings.services import compute
+from leaderboard.rankings.compute import compute
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Result
 from tests.leaderboard.factories import approved_team, phase_with_references

@@ -17,7 +17,7 @@ from django.urls import reverse
 
 from leaderboard.challenges.admin import PhaseForm
 from leaderboard.challenges.models import Phase, Reference
-from leaderboard.rankings.services import compute
+from leaderboard.rankings.compute import compute
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Result, Submission
 from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references, upload

@@ -13,9 +13,9 @@ from leaderboard.challenges import demo
 from leaderboard.challenges.models import Phase
 from leaderboard.numbers import score, signed
 from leaderboard.plotting import wrap
-from leaderboard.rankings.services import leaderboard
 from leaderboard.submissions.models import Result
 from leaderboard.teams.models import Team
+from tests.leaderboard.boards import leaderboard
 from tests.leaderboard.factories import KEYS
 
 pytestmark = pytest.mark.django_db

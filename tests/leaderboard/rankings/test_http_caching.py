@@ -13,9 +13,9 @@ from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.test import Client
 from django.urls import reverse
+from leaderboard.rankings.services import lock_key, rebuild
 
 from leaderboard.challenges.models import Phase
-from leaderboard.rankings.services import lock_key, rebuild
 from tests.leaderboard.api.conftest import token_client
 from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references
 from tests.leaderboard.web import GOLD_BYTES, log_in, scored_submission

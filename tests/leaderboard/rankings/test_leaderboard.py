@@ -10,9 +10,9 @@ from django.utils import timezone
 
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.services import add_reference
-from leaderboard.rankings.services import leaderboard
 from leaderboard.submissions.models import Result, Submission
 from scoring.synth import make_gold
+from tests.leaderboard.boards import leaderboard
 from tests.leaderboard.factories import approved_team, phase_with_references
 
 pytestmark = pytest.mark.django_db

@@ -21,9 +21,10 @@ from django.urls import reverse
 from leaderboard.challenges import demo_tasks
 from leaderboard.challenges.models import Phase
 from leaderboard.rankings.board import Leaderboard
-from leaderboard.rankings.services import compute, leaderboard
+from leaderboard.rankings.compute import compute
 from leaderboard.rankings.snapshots import load, serialise
 from leaderboard.submissions.models import Submission
+from tests.leaderboard.boards import leaderboard
 from tests.leaderboard.factories import approved_team, phase_with_references
 from tests.leaderboard.web import GOLD_BYTES, JGA, SER, scored_submission
 

@@ -21,9 +21,9 @@ from django.urls import reverse
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.numbers import signed as score_signed
 from leaderboard.rankings.papers import TableError, render
-from leaderboard.rankings.services import leaderboard
 from leaderboard.submissions import services
 from tests.conftest import require
+from tests.leaderboard.boards import leaderboard
 from tests.leaderboard.factories import (
     KEYS,
     UserFactory,

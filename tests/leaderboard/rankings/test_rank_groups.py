@@ -19,11 +19,11 @@ import json
 import pytest
 
 from leaderboard.rankings.groups import rank_groups
-from leaderboard.rankings.services import leaderboard
 from leaderboard.submissions import services
 from scoring import Resampling
 from scoring.synth import make_gold
 from scoring.taskapi import DialogueRatios
+from tests.leaderboard.boards import leaderboard
 from tests.leaderboard.factories import approved_team, phase_with_references, upload
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from leaderboard.rankings.services import compute
+from leaderboard.rankings.compute import compute
 from leaderboard.submissions import services
 from tests.leaderboard.factories import KEYS, approved_team, phase_with_references
 from tests.leaderboard.web import GOLD, GOLD_BYTES, PREDICTION, prediction_file

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from leaderboard.challenges import demo, demo_tasks
@@ -16,6 +17,8 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         challenge = demo.build(stdout=self.stdout)
         demo_tasks.build(stdout=self.stdout)
+        # the boards, as the board's worker builds them, so the first reader finds them
+        call_command("build_boards", verbosity=0, stdout=self.stdout)
         self.stdout.write(self.style.SUCCESS(f"demo challenge: {challenge.slug}"))
         self.stdout.write(f"  also: {demo_tasks.MULTIWOZ_SLUG} and {demo_tasks.DVD_SLUG}")
         for username, password, role in demo.logins():

@@ -1,0 +1,210 @@
+"""Building the stored boards: the one writer of ``Board``, run by a worker's task.
+
+A change to what a phase's boards show increments its ``board_version`` in the transaction of
+the change (``Phase.changed``); once committed, ``request`` sends the phase's build task
+(``tasks.build_boards``, on ``CELERY_BOARD_QUEUE``), unless a worker holds one of the phase's
+boards now: that worker looks at the phase's version again after it lets go (``build``), so a
+change committed while it held the board is never missed, and a burst of changes costs a few
+builds, not one each. The task claims each board with a conditional UPDATE (a lease, as a
+worker claims a submission), builds it while the stored version is behind the phase's, stores
+it and lets go; a task whose boards are current, or held by another worker, does nothing, so
+sending one twice is harmless. A task lost with the broker, or a worker that died holding a
+board (its lease runs out after ``LEASE_SECONDS``), is made good by ``resend``, which beat runs
+with the lease reaper.
+
+Which boards a phase has (``kinds``): the public one, and the private one (each team's final
+selections, ranked on the private part) once the organisers may need it: when the phase has a
+private board (hidden results or a split) or has closed (the reveal publishes it).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import secrets
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from django.conf import settings
+from django.db import IntegrityError
+from django.db.models import Q
+from django.utils import timezone
+
+from leaderboard.celery import app
+from leaderboard.challenges.models import Phase
+from leaderboard.rankings.compute import compute
+from leaderboard.rankings.models import Board
+from leaderboard.rankings.serialised import serialise
+
+log = logging.getLogger(__name__)
+
+#: The name of ``leaderboard.rankings.tasks.build_boards``.
+BUILD_BOARDS = "leaderboard.rankings.tasks.build_boards"
+
+#: How long a worker holds a board it builds; renewed with every build it stores.
+LEASE_SECONDS = 30
+
+
+def kinds(phase: Phase, now: dt.datetime | None = None) -> tuple[str, ...]:
+    """The boards ``phase`` has: the public one, and the private one when the phase has a
+    private board or has closed."""
+    now = now or timezone.now()
+    if phase.has_private_board or phase.closes_at <= now:
+        return (Board.Kind.PUBLIC, Board.Kind.PRIVATE)
+    return (Board.Kind.PUBLIC,)
+
+
+# --- asking for a build ---------------------------------------------------------------------
+
+
+def request(phase_ids: Iterable[int]) -> None:
+    """Send the build task of each phase, unless a worker holds one of its boards now (it
+    looks again when it lets go). Runs once a change has committed (``board_changed``)."""
+    ids = list(phase_ids)
+    held = set(
+        Board.objects.filter(phase_id__in=ids, lease_until__gt=timezone.now()).values_list(
+            "phase_id", flat=True
+        )
+    )
+    for phase_id in ids:
+        if phase_id not in held:
+            send(phase_id)
+
+
+def on_board_changed(sender: Any, phase_ids: Iterable[int], **kwargs: Any) -> None:
+    """The receiver of ``challenges.models.board_changed``: never raises into the commit of
+    the change (the change is stored; ``resend`` makes up for a build not asked for)."""
+    try:
+        request(phase_ids)
+    except Exception:
+        log.exception("could not ask for the boards of phases %s to be built", list(phase_ids))
+
+
+def send(phase_id: int) -> None:
+    """Send the phase's build task; a broker that cannot take it loses nothing (``resend``)."""
+    queue = settings.CELERY_BOARD_QUEUE or settings.CELERY_TASK_DEFAULT_QUEUE
+    try:
+        app.send_task(BUILD_BOARDS, args=[phase_id], queue=queue)
+    except Exception:
+        log.exception("could not send the board build task of phase %s", phase_id)
+
+
+def resend(now: dt.datetime | None = None) -> list[int]:
+    """Send the build task of every phase with a board behind its version (or never built)
+    that no worker holds: a task lost with the broker, a worker that died while building.
+    Periodic (beat). Returns the phases sent."""
+    now = now or timezone.now()
+    boards = {
+        (phase_id, kind): (version, lease)
+        for phase_id, kind, version, lease in Board.objects.values_list(
+            "phase_id", "kind", "version", "lease_until"
+        )
+    }
+    sent = []
+    for phase in Phase.objects.all():
+        for kind in kinds(phase, now):
+            version, lease = boards.get((phase.pk, kind), (None, None))
+            if version != phase.board_version and (lease is None or lease <= now):
+                send(phase.pk)
+                sent.append(phase.pk)
+                break
+    return sent
+
+
+# --- building (the worker) ------------------------------------------------------------------
+
+
+def build(phase_id: int) -> int:
+    """Build every board of the phase that is behind its version and that no other worker
+    holds; returns the number of boards built. After letting go of its boards, it looks
+    again: a change committed while it held them sent no task (``request``)."""
+    built = 0
+    while True:
+        phase = Phase.objects.select_related("challenge").filter(pk=phase_id).first()
+        if phase is None:
+            return built
+        wanted = kinds(phase)
+        for kind in wanted:
+            built += _build(phase_id, kind)
+        if not _waiting(phase_id, wanted):
+            return built
+
+
+def _waiting(phase_id: int, wanted: tuple[str, ...]) -> bool:
+    """Whether a board of the phase is behind its version with nobody holding it."""
+    version = Phase.objects.filter(pk=phase_id).values_list("board_version", flat=True).first()
+    if version is None:
+        return False
+    now = timezone.now()
+    rows = dict(
+        ((kind, (stored, lease)))
+        for kind, stored, lease in Board.objects.filter(phase_id=phase_id).values_list(
+            "kind", "version", "lease_until"
+        )
+    )
+    for kind in wanted:
+        stored, lease = rows.get(kind, (None, None))
+        if stored != version and (lease is None or lease <= now):
+            return True
+    return False
+
+
+def _build(phase_id: int, kind: str) -> int:
+    """Claim the phase's ``kind`` board and build it while it is behind; the number built (0
+    when another worker holds it)."""
+    pk = _row(phase_id, kind)
+    token = _claim(pk)
+    if token is None:
+        return 0
+    built = 0
+    try:
+        while True:
+            phase = Phase.objects.select_related("challenge").filter(pk=phase_id).first()
+            stored = Board.objects.filter(pk=pk).values_list("version", flat=True).first()
+            if phase is None or stored == phase.board_version:
+                return built
+            started = time.monotonic()
+            data = serialise(compute(phase, kind), charts=True)
+            seconds = time.monotonic() - started
+            if not _store(pk, token, phase.board_version, data, seconds):
+                return built  # the lease ran out and another worker took the board over
+            built += 1
+    finally:
+        Board.objects.filter(pk=pk, builder=token).update(lease_until=None, builder="")
+
+
+def _row(phase_id: int, kind: str) -> int:
+    """The board's row, created (empty) on its first build."""
+    found = Board.objects.filter(phase_id=phase_id, kind=kind).values_list("pk", flat=True).first()
+    if found is not None:
+        return int(found)
+    try:
+        return int(Board.objects.create(phase_id=phase_id, kind=kind).pk)
+    except IntegrityError:  # another worker created it meanwhile
+        return int(Board.objects.get(phase_id=phase_id, kind=kind).pk)
+
+
+def _claim(pk: int) -> str | None:
+    """Take the board for this worker (a conditional UPDATE): its token, or None when another
+    worker holds it."""
+    token = secrets.token_hex(8)
+    now = timezone.now()
+    free = Q(lease_until__isnull=True) | Q(lease_until__lte=now)
+    lease = now + dt.timedelta(seconds=LEASE_SECONDS)
+    claimed = Board.objects.filter(free, pk=pk).update(lease_until=lease, builder=token)
+    return token if claimed else None
+
+
+def _store(pk: int, token: str, version: int, data: Any, seconds: float) -> bool:
+    """Store a built board, if this worker still holds the row; the lease is renewed."""
+    now = timezone.now()
+    return bool(
+        Board.objects.filter(pk=pk, builder=token).update(
+            version=version,
+            data=data,
+            built_at=now,
+            build_seconds=seconds,
+            lease_until=now + dt.timedelta(seconds=LEASE_SECONDS),
+        )
+    )

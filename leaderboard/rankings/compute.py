@@ -1,0 +1,204 @@
+"""A phase's board computed from its Results: queries ranked by the ORM, then rank groups,
+the overview and the charts. Only the board's worker task calls ``compute`` (``boards``);
+pages and the API read the stored board.
+
+Per condition: each team's best Result (each baseline method of a team its own row, badged)
+on the condition's active reference by the primary metric in its direction (typed ``primary``
+columns, see ``submissions.metrics``), then the tie-breaking metric in its direction, then the
+earlier submission; undefined metrics rank last. The overview ranks each team's best
+submission across the conditions (``overview``). What a board holds is ``board``; who may see
+which part is ``challenges.visibility``.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import replace
+from typing import Any
+
+from django.db.models import Count, F, OrderBy, Window
+from django.db.models.functions import Rank, RowNumber
+
+from leaderboard.challenges.models import Condition, Phase
+from leaderboard.challenges.split import part_of
+from leaderboard.rankings.board import (
+    HIDDEN_STATUSES,
+    Cell,
+    Column,
+    ConditionBoard,
+    Leaderboard,
+    Row,
+    cell,
+    columns,
+    counted,
+    drawn,
+    entrant_key,
+    entry,
+    prefix,
+    split_part,
+)
+from leaderboard.rankings.charts import figures
+from leaderboard.rankings.finals import final_submission_ids
+from leaderboard.rankings.groups import comparable_on, rank_groups
+from leaderboard.rankings.models import ReportedResult
+from leaderboard.rankings.overview import overview_rows
+from leaderboard.submissions.models import Result, Submission
+from scoring.taskapi import DialogueRatios
+
+
+def reported_rows(phase: Phase, *, organiser: bool = False) -> list[dict[str, Any]]:
+    """Figures reported elsewhere that the organisers chose to show (all, for organisers)."""
+    rows = ReportedResult.objects.filter(phase=phase).select_related("condition")
+    if not organiser:
+        rows = rows.filter(shown=True)
+    return [
+        {
+            "condition": r.condition.key,
+            "label": r.label,
+            "metrics": dict(r.metrics),
+            "source": r.source,
+            "shown": r.shown,
+            "scored_here": False,
+        }
+        for r in rows
+    ]
+
+
+def ordering(phase: Phase, part: str) -> list[OrderBy]:
+    """Best first: the primary metric, then the tie-breaker, each in its direction (NULLs
+    last), then the earlier submission."""
+    challenge = phase.challenge
+    direction = {m.name: m.direction for m in challenge.scoring_task().metrics}
+    p = prefix(phase, part)
+    keys = []
+    for column, metric in (("primary", challenge.primary), ("tiebreak", challenge.tiebreak)):
+        field = F(f"{p}{column}")
+        lower = direction[metric] == "lower"
+        keys.append(field.asc(nulls_last=True) if lower else field.desc(nulls_last=True))
+    return [*keys, F("submission__created_at").asc(), F("submission_id").asc()]
+
+
+def compute(phase: Phase, part: str = "public") -> Leaderboard:
+    """Build the leaderboard without the cache."""
+    challenge = phase.challenge
+    counts = dict(
+        Submission.objects.filter(phase=phase)
+        .exclude(status__in=HIDDEN_STATUSES)
+        .values_list("team_id")
+        .annotate(n=Count("pk"))
+        .values_list("team_id", "n")
+    )
+    only = final_submission_ids(phase) if part == "private" else None
+    shown = columns(challenge, counted(phase, only).values_list("metrics", flat=True))
+    conditions = list(phase.conditions.order_by("order", "key"))
+    boards = tuple(_condition_board(phase, part, c, only, shown, counts) for c in conditions)
+    groups = {b.key: {r.submission_id: r.group for r in b.rows if r.group} for b in boards}
+    board = Leaderboard(
+        phase_id=phase.pk,
+        primary_metric=challenge.primary,
+        conditions=boards,
+        part=part,
+        overview=overview_rows(phase, part, only, shown, conditions, counts, groups),
+        reported=tuple(reported_rows(phase)) if part == "public" else (),
+        version=str(phase.board_version),
+        columns=shown,
+        task=challenge.task,
+    )
+    return replace(board, charts=figures(board))
+
+
+def part_dialogues(
+    phase: Phase, part: str, stored: list[tuple[int, int, Any]], metric: str
+) -> dict[int, DialogueRatios | None]:
+    """Result id -> its per-dialogue statistics of ``metric`` on the board's part of the
+    split (None when it has none), from ``(result id, reference id, stored column)``.
+
+    Every Result's statistics list its reference's dialogues in the reference's order
+    (``DialogueRatios``), so the dialogue ids are read once per reference, from one of its
+    Results, and split once."""
+    which = split_part(phase, part)
+    holders: dict[int, int] = {}  # reference id -> one of its Results with statistics
+    for pk, reference_id, column in stored:
+        if column:
+            holders.setdefault(reference_id, pk)
+    # reference id -> (its number of dialogues, the positions on this part, the ids there)
+    kept: dict[int, tuple[int, list[int], tuple[str, ...]]] = {}
+    for reference_id, ids in Result.objects.filter(pk__in=holders.values()).values_list(
+        "reference_id", "dialogues__ids"
+    ):
+        ids = ids or []
+        keep = [i for i, d in enumerate(ids) if which is None or part_of(phase, d) == which]
+        kept[reference_id] = (len(ids), keep, tuple(ids[i] for i in keep))
+    found: dict[int, DialogueRatios | None] = {}
+    for key, reference_id, column in stored:
+        total, keep, kept_ids = kept.get(reference_id, (0, [], ()))
+        numerators, denominators = column or ((), ())
+        if not kept_ids or not len(numerators) == len(denominators) == total:
+            found[key] = None
+            continue
+        if len(keep) != total:
+            numerators = [numerators[i] for i in keep]
+            denominators = [denominators[i] for i in keep]
+        found[key] = DialogueRatios(kept_ids, {metric: (numerators, denominators)})
+    return found
+
+
+def _condition_board(
+    phase: Phase,
+    part: str,
+    condition: Condition,
+    only: frozenset[int] | None,
+    shown: tuple[Column, ...],
+    counts: dict[int, int],
+) -> ConditionBoard:
+    challenge = phase.challenge
+    primary = challenge.primary
+    order = ordering(phase, part)
+    best = (
+        counted(phase, only)
+        .filter(condition=condition)
+        .annotate(nth=Window(RowNumber(), partition_by=[entrant_key()], order_by=order))
+        .filter(nth=1)
+        .values_list("pk", flat=True)
+    )
+    which = split_part(phase, part)
+    ranked = list(
+        drawn(Result.objects.filter(pk__in=list(best)), which)
+        .select_related("submission__team")
+        .annotate(rank=Window(Rank(), order_by=order))
+        .order_by(*order)
+    )
+    cells: dict[int, tuple[Cell, ...]] = {
+        r.pk: tuple(cell(r, c.name, which) for c in shown) for r in ranked
+    }
+    # Only the primary metric's per-dialogue statistics are needed for the rank groups.
+    stored = list(
+        Result.objects.filter(pk__in=[r.pk for r in ranked]).values_list(
+            "pk", "reference_id", f"dialogues__columns__{primary}"
+        )
+    )
+    dialogues = part_dialogues(phase, part, stored, primary)
+    at = next((i for i, c in enumerate(shown) if c.name == primary), None)
+    tested = [
+        dialogues.get(r.pk) if at is not None and cells[r.pk][at][0] is not None else None
+        for r in ranked
+    ]
+    labels = rank_groups([r.rank for r in ranked], tested, primary, challenge.resampling())
+    note = ""
+    pairs = list(itertools.pairwise(tested))
+    if pairs and not any(comparable_on(primary, a, b) for a, b in pairs):
+        note = (
+            "No rank groups: the paired test needs the same per-dialogue denominators on both "
+            "sides, which this metric does not have here."
+        )
+    rows = tuple(
+        Row(
+            **entry(r.rank, r.submission),
+            signature=r.signature,
+            submissions=counts.get(r.submission.team_id, 0),
+            group=label,
+            cells=cells[r.pk],
+        )
+        for r, label in zip(ranked, labels, strict=True)
+    )
+    return ConditionBoard(condition.pk, condition.key, condition.label, rows, note)
