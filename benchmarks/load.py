@@ -8,7 +8,8 @@ instances of the readers' server on one address (SO_REUSEPORT: the kernel spread
 between them), ``--web-workers`` processes of ``--web-threads`` threads each, and the uploads'
 server apart on the next port (``--upload-workers`` x ``--upload-threads``), where the HTTPS
 proxy of a deployment routes the uploads; the Celery workers are split between the queue of new
-submissions and the re-score queue (``TRACKBOARD_RESCORE_QUEUE``).
+submissions and the queues of re-scores and of the boards' builds (``TRACKBOARD_RESCORE_QUEUE``,
+``TRACKBOARD_BOARD_QUEUE``).
 
     .venv/bin/python benchmarks/load.py                      # 60 s, 200 readers, 20 uploaders
     .venv/bin/python benchmarks/load.py --duration 10 --readers 20 --uploaders 2   # smoke
@@ -18,10 +19,11 @@ It uses its own database (``--database-url``, dropped and created) and Redis dat
 stops them all at the end. Prints p50/p95/p99 latency per endpoint, throughput, errors,
 submissions accepted vs scored, upload-to-scored times under load, the CPU each part of the
 run used (the servers, the workers, Postgres, Redis, the load generator) and per read and per
-upload, then, with the load gone:
-the answer to a conditional GET of the unchanged board (304), the server time of a warm page
-and of a cold rebuild of the board, and upload-to-scored times of single uploads to an idle
-worker. Figures, not assertions: see benchmarks/README.md.
+upload, how far the stored board trailed the phase (sampled every ``SAMPLE_SECONDS``: how many
+builds ended after a change before one showed it, and how long that took), then, with the load
+gone and the board built: the answer to a conditional GET of the unchanged board (304), the
+server time of a warm page and of a build of the board, and upload-to-scored times of single
+uploads to an idle worker. Figures, not assertions: see benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -97,9 +100,10 @@ def seed(args: argparse.Namespace, workdir: Path) -> None:
 
 
 def measure(phase_pk: int, path: str, repeat: int) -> dict[str, float]:
-    """Server time, in ms, of the board's cold rebuild (``compute``: the ranking queries, rank
-    groups and figures; median of ``repeat``) and of a warm page (median of 20 GETs through
-    Django's handler, the page already cached), on the benchmark's database and cache."""
+    """Server time, in ms, of a build of the board (what the worker's task does before it
+    stores it: ``compute``, the ranking queries, rank groups and figures, then its serialised
+    form; median of ``repeat``) and of a warm page (median of 20 GETs through Django's handler,
+    the page already cached), on the benchmark's database and cache."""
     import django
 
     django.setup()
@@ -107,6 +111,7 @@ def measure(phase_pk: int, path: str, repeat: int) -> dict[str, float]:
 
     from leaderboard.challenges.models import Phase
     from leaderboard.rankings.compute import compute
+    from leaderboard.rankings.serialised import serialise
 
     def timed(function, n: int) -> float:
         samples = []
@@ -117,7 +122,10 @@ def measure(phase_pk: int, path: str, repeat: int) -> dict[str, float]:
         return statistics.median(samples)
 
     rebuild = timed(
-        lambda: compute(Phase.objects.select_related("challenge").get(pk=phase_pk)), repeat
+        lambda: serialise(
+            compute(Phase.objects.select_related("challenge").get(pk=phase_pk)), charts=True
+        ),
+        repeat,
     )
     client = Client(HTTP_X_FORWARDED_PROTO="https", HTTP_HOST="127.0.0.1")
     assert client.get(path).status_code == 200
@@ -311,6 +319,7 @@ def main() -> None:
         "TRACKBOARD_PRIVATE_ROOT": str(workdir / "private"),
         "TRACKBOARD_QUEUE": "trackboard-load",
         "TRACKBOARD_RESCORE_QUEUE": "trackboard-load-rescore",
+        "TRACKBOARD_BOARD_QUEUE": "trackboard-load-boards",
         "TRACKBOARD_CACHE_PREFIX": "trackboard-load",
         "TRACKBOARD_PRODUCTION": "true",
         "DEBUG": "false",
@@ -380,7 +389,9 @@ def main() -> None:
                         "--loglevel=WARNING",
                         f"--hostname=load-{n}@%h",
                         "-Q",
-                        env["TRACKBOARD_RESCORE_QUEUE" if n == 1 else "TRACKBOARD_QUEUE"],
+                        f"{env['TRACKBOARD_RESCORE_QUEUE']},{env['TRACKBOARD_BOARD_QUEUE']}"
+                        if n == 1
+                        else env["TRACKBOARD_QUEUE"],
                     ],
                     env=env,
                     cwd=ROOT,
@@ -393,12 +404,17 @@ def main() -> None:
         time.sleep(3)  # let the workers connect
         body_files = {key: (workdir / "prediction.json").read_bytes() for key in KEYS}
         before = cpu_seconds(args, name)
+        sampler = BoardSampler(args.database_url, seed_info["phase"])
+        sampler.start()
         stats = asyncio.run(_drive(args, seed_info, body_files))
         driven = cpu_seconds(args, name)
         _report_requests(stats, args)
         accepted = [pk for pk, _ in stats.accepted]
         times = _drain(args, env, workdir, accepted)
+        sampler.settle(args.drain)
+        sampler.stop()
         _report_scoring(stats, times)
+        sampler.report()
         _report_cpu(stats, before, driven, cpu_seconds(args, name))
         _report_idle_board(args, env, workdir, seed_info)
         if args.idle_uploads:
@@ -490,6 +506,80 @@ def _report_scoring(stats: Stats, times: dict) -> None:
               f"p95 {p95:.1f} s, max {max(delays):.1f} s")  # fmt: skip
 
 
+#: How often the board's trail behind the phase is sampled during the run.
+SAMPLE_SECONDS = 0.2
+
+
+class BoardSampler(threading.Thread):
+    """Samples, every ``SAMPLE_SECONDS`` while the load runs, the phase's ``board_version`` and
+    the version and build time of its stored public board, straight from the database."""
+
+    def __init__(self, database_url: str, phase: int) -> None:
+        super().__init__(daemon=True)
+        self.database_url, self.phase = database_url, phase
+        #: (time, the phase's version, the stored board's version, its build time)
+        self.samples: list[tuple[float, int, int | None, float | None]] = []
+        self.halt = threading.Event()
+
+    def sample(self, db) -> tuple[float, int, int | None, float | None]:
+        row = db.execute(
+            "SELECT p.board_version, b.version, b.built_at FROM challenges_phase p "
+            "LEFT JOIN rankings_board b ON b.phase_id = p.id AND b.kind = 'public' "
+            "WHERE p.id = %s",
+            (self.phase,),
+        ).fetchone()
+        built = row[2].timestamp() if row[2] is not None else None
+        return (time.time(), row[0], row[1], built)
+
+    def run(self) -> None:
+        import psycopg
+
+        with psycopg.connect(self.database_url, autocommit=True) as db:
+            while not self.halt.wait(SAMPLE_SECONDS):
+                self.samples.append(self.sample(db))
+
+    def settle(self, timeout: float) -> None:
+        """Wait until the stored board is built from the phase's version (the load is gone)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.samples and self.samples[-1][1] == self.samples[-1][2]:
+                return
+            time.sleep(SAMPLE_SECONDS)
+
+    def stop(self) -> None:
+        self.halt.set()
+        self.join()
+
+    def report(self) -> None:
+        """For each sample: how many builds ended after it before a board showed the phase's
+        version of that moment ("1": the next build did, the served board trailed by at most
+        the build in progress; "2": a build in progress had started before the change, so
+        the one after it showed it), and how long that took."""
+        builds = sorted({(built, version) for _, _, version, built in self.samples if built})
+        counts: dict[int, int] = defaultdict(int)
+        waits = []
+        for at, wanted, shown, _ in self.samples:
+            if shown is not None and shown >= wanted:
+                continue  # the board showed the phase's version at that moment
+            after = [(built, version) for built, version in builds if built > at]
+            seen = next((n for n, (_, v) in enumerate(after, 1) if v >= wanted), None)
+            if seen is None:
+                continue  # not built again before the samples ended
+            counts[seen] += 1
+            waits.append(after[seen - 1][0] - at)
+        print(f"\nstored board under load: {len(builds)} builds seen in {len(self.samples)} "
+              f"samples every {SAMPLE_SECONDS:g} s")  # fmt: skip
+        if waits:
+            ordered = sorted(waits)
+            p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+            spread = ", ".join(f"{n}: {counts[n]}" for n in sorted(counts))
+            print(f"  builds that ended after a change until one showed it: {spread} "
+                  f"(samples of a board behind the phase); trailed by at most "
+                  f"{max(counts) - 1} build(s) in progress")  # fmt: skip
+            print(f"  change to shown: median {statistics.median(ordered):.2f} s, p95 "
+                  f"{p95:.2f} s, max {ordered[-1]:.2f} s")  # fmt: skip
+
+
 def _report_idle_board(args, env, workdir, seed_info) -> None:
     """With the load gone: a conditional GET of the unchanged board (on the readers' server),
     then the server time of a warm page and of cold rebuilds (in a child process)."""
@@ -506,7 +596,7 @@ def _report_idle_board(args, env, workdir, seed_info) -> None:
         env=env, cwd=ROOT, capture_output=True, text=True, check=True,
     )  # fmt: skip
     figures = json.loads(out.stdout.strip().splitlines()[-1])
-    print(f"server time: cold rebuild of the board {figures['rebuild']:.1f} ms (median of "
+    print(f"server time: a build of the board {figures['rebuild']:.1f} ms (median of "
           f"{args.rebuilds}), warm page {figures['warm']:.2f} ms (median of 20)")  # fmt: skip
 
 
@@ -514,7 +604,7 @@ COMPONENTS = (
     "readers' servers",
     "uploads' server",
     "worker, new submissions",
-    "worker, re-scores and rebuilds",
+    "worker, re-scores and boards",
     "postgres (this database)",
     "redis",
     "load generator",

@@ -136,9 +136,10 @@ class PhaseLeaderboard(APIView):
             if found is None:  # may not see it: refused above
                 raise exceptions.NotFound()
             data, headers = self._answer(request, phase, found)
+            kind = renderer.media_type
             return HttpResponse(
-                renderer.render(data, renderer.media_type, self.get_renderer_context()),
-                content_type=f"{renderer.media_type}; charset={renderer.charset}",
+                renderer.render(data, kind, self.get_renderer_context()),
+                content_type=f"{kind}; charset={renderer.charset}" if renderer.charset else kind,
                 headers=headers,
             )
 

@@ -64,10 +64,12 @@ def log_in(client, user) -> None:
     client.force_login(type(user).objects.get(pk=user.pk))
 
 
-def scored_submission(team, phase, method: str = "My tracker", *, score: bool = True, **kwargs):
+def scored_submission(
+    team, phase, method: str = "My tracker", *, score: bool = True, build: bool = True, **kwargs
+):
     """A submission made through the service and, unless ``score=False``, scored by the task's
-    body; then the phase's boards are built, as the board's worker builds them after each
-    change."""
+    body; then, unless ``build=False``, the phase's boards are built, as the board's worker
+    builds them after each change."""
     from leaderboard.submissions import services
     from tests.leaderboard.boards import built
 
@@ -83,5 +85,6 @@ def scored_submission(team, phase, method: str = "My tracker", *, score: bool = 
     if score:
         assert services.run_scoring(submission.pk) == "scored"
         submission.refresh_from_db()
-    built(phase)
+    if build:
+        built(phase)
     return submission

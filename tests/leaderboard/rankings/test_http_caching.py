@@ -1,6 +1,7 @@
 """HTTP caching of the boards (``rankings.caching``): the validator and 304 of the page, its
-tables, the exports and the API's board; ``Cache-Control`` public for anonymous readers of a
-visible board only, private for signed-in readers and hidden phases; ``Vary``; compression."""
+tables, the exports and the API's board, all made from the stored board; ``Cache-Control``
+public for anonymous readers of a visible board only, private for signed-in readers and hidden
+phases; ``Vary``; compression."""
 
 from __future__ import annotations
 
@@ -9,14 +10,13 @@ import gzip
 import pytest
 from django.contrib import messages
 from django.contrib.messages.storage.cookie import CookieStorage
-from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.test import Client
 from django.urls import reverse
-from leaderboard.rankings.services import lock_key, rebuild
 
 from leaderboard.challenges.models import Phase
 from tests.leaderboard.api.conftest import token_client
+from tests.leaderboard.boards import built
 from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references
 from tests.leaderboard.web import GOLD_BYTES, log_in, scored_submission
 
@@ -176,17 +176,19 @@ def test_show_all_lists_every_row_and_keeps_doing_so_on_refresh(client, phase):
     assert client.get(url + "?fragment=1&all=1").text.count("<tbody>") == 4
 
 
-def test_a_warm_board_costs_one_query_the_phases(client, phase, django_assert_num_queries):
+def test_a_warm_board_costs_two_queries_the_phases_and_the_stored_boards(
+    client, phase, django_assert_num_queries
+):
     urls = _urls(phase)
     for kind in ("page", "fragment", "api"):
         client.get(urls[kind])
-        with django_assert_num_queries(1):
+        with django_assert_num_queries(2):
             assert client.get(urls[kind]).status_code == 200
-        with django_assert_num_queries(1):
+        with django_assert_num_queries(2):
             assert client.get(urls[kind], HTTP_IF_NONE_MATCH="nothing-like-it").status_code == 200
 
 
-def test_the_api_keeps_each_answer_per_version_and_address(client, phase, monkeypatch):
+def test_the_api_keeps_each_answer_per_stored_board_and_address(client, phase, monkeypatch):
     for n in range(3):
         scored_submission(approved_team(phase), phase, f"Run {n}")
     url = _urls(phase)["api"]
@@ -202,51 +204,65 @@ def test_the_api_keeps_each_answer_per_version_and_address(client, phase, monkey
     def refuse(*args, **kwargs):
         raise AssertionError("the board was loaded for a kept answer")
 
-    monkeypatch.setattr("leaderboard.api.views.leaderboard", refuse)
+    monkeypatch.setattr("leaderboard.rankings.caching.stored", refuse)
     assert client.get(url + "?page_size=2&page=2").json() == second.json()
     assert client.get(url + "?page_size=2").json() == first.json()
     # A query string of the reader's own is answered, and never kept.
     monkeypatch.undo()
     invented = client.get(url + "?page_size=2&page=2&anything=1")
     assert invented.json()["results"] == second.json()["results"]
-    monkeypatch.setattr("leaderboard.api.views.leaderboard", refuse)
+    monkeypatch.setattr("leaderboard.rankings.caching.stored", refuse)
     with pytest.raises(AssertionError, match="was loaded"):
         client.get(url + "?page_size=2&page=2&anything=1")
-    # A change to the board is a new version: the next answer is built again.
+    # A change to the board is a new stored board: the next answer is made again.
     monkeypatch.undo()
     scored_submission(approved_team(phase), phase, "Run 3")
     assert client.get(url + "?page_size=2").json()["count"] == first.json()["count"] + 1
 
 
 @pytest.mark.parametrize("kind", ["page", "fragment", "json", "csv", "api"])
-def test_an_answer_made_from_the_previous_board_is_never_taken_for_the_current_one(
-    client, phase, kind, monkeypatch
+def test_until_the_worker_builds_the_new_board_readers_get_the_last_one_said_to_be_updating(
+    client, phase, kind
 ):
-    """While a worker builds the changed board, readers get the last one built: the answer
-    made from it carries that board's validator and is kept under its version (further
-    changes meanwhile make nothing again), and once the new board is built, neither the
-    server's cache nor a client's copy is taken for it."""
+    """A change moves the phase's version at once; the board is built by a worker after the
+    commit. Meanwhile readers get the last board built, marked as being updated (a new
+    validator, since the answer says so, then 304 while nothing else changes), and never a
+    board the worker has not built; once it has, the new board, under a new validator."""
     url = _urls(phase)[kind]
     old = client.get(url)
-    assert "Second run" not in old.text
-    scored_submission(approved_team(phase), phase, "Second run")
-    current = Phase.objects.get(pk=phase.pk)
-    assert cache.add(lock_key(current), "a worker", 60)  # building it
-    stale = client.get(url)
-    assert stale.status_code == 200 and "Second run" not in stale.text
-    assert stale["ETag"] == old["ETag"]  # the same board, the same validator
-    assert client.get(url, HTTP_IF_NONE_MATCH=old["ETag"]).status_code == 304
-    Phase.changed(phase.pk)  # more changes while it is built: the same board is served
-    if kind in ("page", "fragment", "api"):
-        # kept under the version of the board it was made from: the board is not loaded
-        monkeypatch.setattr(f"leaderboard.{'api' if kind == 'api' else 'rankings'}.views."
-                            "leaderboard", lambda *a, **k: pytest.fail("loaded"))  # fmt: skip
-    assert client.get(url).text == stale.text
-    monkeypatch.undo()
-    current = Phase.objects.get(pk=phase.pk)
-    cache.delete(lock_key(current))
-    rebuild(current.pk)  # the worker is done
-    fresh = client.get(url, HTTP_IF_NONE_MATCH=stale["ETag"])
-    assert fresh.status_code == 200 and "Second run" in fresh.text
-    assert fresh["ETag"] != stale["ETag"]
+    assert old.status_code == 200 and "Second run" not in old.content.decode()
+    scored_submission(approved_team(phase), phase, "Second run", build=False)
+    waiting = client.get(url, HTTP_IF_NONE_MATCH=old["ETag"])
+    assert waiting.status_code == 200 and "Second run" not in waiting.content.decode()
+    assert waiting["ETag"] != old["ETag"]
+    if kind in ("page", "fragment"):
+        assert "an update is on its way" in waiting.text
+    elif kind == "json":
+        assert waiting.json()["updating"] is True
+    elif kind == "api":
+        assert waiting.json()["updating"] is True and waiting.json()["built_at"]
+    assert client.get(url, HTTP_IF_NONE_MATCH=waiting["ETag"]).status_code == 304
+    Phase.changed(phase.pk)  # more changes before the worker's build: still the same answer
+    assert client.get(url, HTTP_IF_NONE_MATCH=waiting["ETag"]).status_code == 304
+    built(phase)  # the worker's build
+    fresh = client.get(url, HTTP_IF_NONE_MATCH=waiting["ETag"])
+    assert fresh.status_code == 200 and "Second run" in fresh.content.decode()
+    assert fresh["ETag"] not in (old["ETag"], waiting["ETag"])
+    assert "an update is on its way" not in fresh.content.decode()
     assert client.get(url, HTTP_IF_NONE_MATCH=fresh["ETag"]).status_code == 304
+
+
+@pytest.mark.parametrize("kind", ["page", "fragment", "json", "csv", "api"])
+def test_a_phase_whose_board_was_never_built_is_answered_not_refused(client, kind):
+    """A new phase, before its worker's first build: an empty board, said to be coming."""
+    phase = phase_with_references(GOLD_BYTES)
+    response = client.get(_urls(phase)[kind])
+    assert response.status_code == 200
+    if kind in ("page", "fragment"):
+        assert "has not been built yet" in response.text
+        assert "No scored submissions yet" not in response.text
+    elif kind == "api":
+        assert response.json()["built_at"] is None and response.json()["results"] == []
+        assert response.json()["updating"] is True
+    elif kind == "json":
+        assert response.json()["built_at"] is None and response.json()["updating"] is True

@@ -1,0 +1,184 @@
+"""The stored boards (``rankings.builds``, ``rankings.boards``): one writer, the board's worker
+task; pages only read. A change moves the phase's version once, in the service that makes
+it; its commit asks for one build (none while a worker holds the board: that worker looks
+again when it lets go); a build claims the board with a conditional UPDATE; a lost task or
+a dead builder is made good by ``resend``. Numbers by hand from ``tests.leaderboard.web``: the
+shared prediction gets 3 of 4 turns right (JGA 75.00), the gold all four (100.00)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.utils import timezone
+
+from leaderboard.challenges.models import Phase
+from leaderboard.rankings import builds
+from leaderboard.rankings.boards import stored
+from leaderboard.rankings.models import Board
+from leaderboard.submissions import services
+from leaderboard.teams.services import set_anonymous
+from tests.leaderboard.boards import built
+from tests.leaderboard.factories import approved_team, phase_with_references, uploads
+from tests.leaderboard.web import GOLD, GOLD_BYTES, scored_submission
+
+pytestmark = pytest.mark.django_db
+
+
+def _shown(phase: Phase) -> list[tuple[str, float]]:
+    """(team, JGA) of the first condition's rows, as a page reads them (nothing built)."""
+    board = stored(Phase.objects.select_related("challenge").get(pk=phase.pk)).board
+    at = [c.name for c in board.columns].index("jga")
+    return [(r.team_name, round(r.cells[at][0], 2)) for r in board.conditions[0].rows]
+
+
+def _version(phase: Phase) -> int:
+    return Phase.objects.get(pk=phase.pk).board_version
+
+
+@pytest.fixture
+def sent(monkeypatch) -> list[tuple[str, int, str]]:
+    """The build tasks sent to the broker: (task name, phase id, queue)."""
+    found: list[tuple[str, int, str]] = []
+
+    def send_task(name, args, queue):
+        found.append((name, args[0], queue))
+
+    monkeypatch.setattr(builds.app, "send_task", send_task)
+    return found
+
+
+@pytest.fixture
+def phase():
+    return phase_with_references(GOLD_BYTES)
+
+
+def test_pages_read_the_board_the_worker_built_and_never_compute_one(phase, monkeypatch):
+    first = approved_team(phase)
+    scored_submission(first, phase)  # scored, then built as the worker builds it
+    row = Board.objects.get(phase=phase, kind=Board.Kind.PUBLIC)
+    assert row.version == _version(phase) and row.built_at is not None
+    monkeypatch.setattr(builds, "compute", lambda *a: pytest.fail("a reader computed a board"))
+    monkeypatch.setattr(
+        "leaderboard.rankings.compute.compute", lambda *a: pytest.fail("a reader computed a board")
+    )
+    assert _shown(phase) == [(first.name, 75.0)]
+    found = stored(Phase.objects.get(pk=phase.pk))
+    assert found.built and not found.behind
+
+
+def test_an_upload_and_its_scoring_move_the_version_by_one_each(phase):
+    team = approved_team(phase)
+    before = _version(phase)
+    run = services.submit(
+        team=team, phase=phase, user=team.created_by, files=uploads(GOLD), method_name="gold",
+        enqueue=False,
+    )  # fmt: skip
+    assert _version(phase) == before + 1  # its count on the board
+    assert services.run_scoring(run.pk) == "scored"  # three conditions, three Results
+    assert _version(phase) == before + 2
+
+
+def test_the_next_change_shows_once_the_worker_has_built_it(phase):
+    first = approved_team(phase)
+    scored_submission(first, phase)
+    second = approved_team(phase)
+    scored_submission(second, phase, "gold", build=False)
+    # not built yet: the last board, said to be behind
+    assert _shown(phase) == [(first.name, 75.0)]
+    assert stored(Phase.objects.get(pk=phase.pk)).behind
+    built(phase)
+    # the same file: tied on JGA and SER, the earlier submission first
+    assert _shown(phase) == [(first.name, 75.0), (second.name, 75.0)]
+    set_anonymous(team=second, user=second.created_by, anonymous=True)
+    assert _shown(phase) == [(first.name, 75.0), (second.name, 75.0)]  # until built
+    built(phase)
+    assert _shown(phase) == [(first.name, 75.0), (f"Anonymous team {second.alias}", 75.0)]
+
+
+def test_saving_a_phase_loaded_before_a_change_never_moves_its_version_back(phase):
+    stale = Phase.objects.get(pk=phase.pk)  # e.g. a form opened now, saved later
+    Phase.changed(phase.pk)
+    moved = _version(phase)
+    stale.name = "Test (renamed)"
+    stale.save()
+    assert _version(phase) == moved and Phase.objects.get(pk=phase.pk).name == "Test (renamed)"
+
+
+def test_a_committed_change_sends_one_build_and_none_while_a_worker_holds_the_board(
+    phase, sent, settings, django_capture_on_commit_callbacks
+):
+    settings.CELERY_BOARD_QUEUE = "boards"
+    with django_capture_on_commit_callbacks(execute=True):
+        Phase.changed(phase.pk)
+    assert sent == [(builds.BUILD_BOARDS, phase.pk, "boards")]
+    # a worker holds the board: it looks at the version again when it lets go
+    row = Board.objects.get(pk=builds._row(phase.pk, Board.Kind.PUBLIC))
+    token = builds._claim(row.pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        Phase.changed(phase.pk)
+    assert len(sent) == 1
+    # ... and nothing is sent before the change commits
+    Phase.changed(phase.pk)
+    assert len(sent) == 1
+    Board.objects.filter(pk=row.pk, builder=token).update(lease_until=None, builder="")
+
+
+def test_a_builder_that_let_go_builds_the_change_made_while_it_held_the_board(phase):
+    builds.build(phase.pk)
+    pk = builds._row(phase.pk, Board.Kind.PUBLIC)
+    token = builds._claim(pk)
+    Phase.changed(phase.pk)  # committed meanwhile; its build task was not sent
+    assert builds.build(phase.pk) == 0  # another worker holds it: left alone
+    Board.objects.filter(pk=pk, builder=token).update(lease_until=None, builder="")
+    assert builds.build(phase.pk) == 1
+    assert Board.objects.get(pk=pk).version == _version(phase)
+    assert builds.build(phase.pk) == 0  # current: nothing to do
+
+
+def test_a_builder_whose_lease_ran_out_is_taken_over_and_cannot_store(phase):
+    pk = builds._row(phase.pk, Board.Kind.PUBLIC)
+    dead = builds._claim(pk)
+    assert builds._claim(pk) is None
+    Board.objects.filter(pk=pk).update(lease_until=timezone.now() - dt.timedelta(seconds=1))
+    alive = builds._claim(pk)
+    assert alive is not None and alive != dead
+    assert not builds._store(pk, dead, 99, {}, 0.1)
+    assert builds._store(pk, alive, _version(phase), {}, 0.1)
+
+
+def test_resend_sends_boards_left_behind_that_nobody_holds(sent):
+    current = phase_with_references(GOLD_BYTES)
+    builds.build(current.pk)
+    never = phase_with_references(GOLD_BYTES)
+    behind = phase_with_references(GOLD_BYTES)
+    builds.build(behind.pk)
+    Phase.changed(behind.pk)
+    held = phase_with_references(GOLD_BYTES)
+    builds.build(held.pk)
+    Phase.changed(held.pk)
+    builds._claim(builds._row(held.pk, Board.Kind.PUBLIC))
+    assert sorted(builds.resend()) == sorted([never.pk, behind.pk])
+    assert {pk for _, pk, _ in sent} == {never.pk, behind.pk}
+
+
+def test_the_private_board_is_built_when_the_phase_has_one_or_has_closed():
+    public = phase_with_references(GOLD_BYTES)
+    hidden = phase_with_references(GOLD_BYTES, results_visibility=Phase.Visibility.HIDDEN)
+    split = phase_with_references(GOLD_BYTES, split_fraction=0.5)
+    now = timezone.now()
+    closed = phase_with_references(
+        GOLD_BYTES, opens_at=now - dt.timedelta(days=3), closes_at=now - dt.timedelta(days=1)
+    )
+    for phase in (public, hidden, split, closed):
+        builds.build(phase.pk)
+    kinds = {
+        phase.pk: set(Board.objects.filter(phase=phase).values_list("kind", flat=True))
+        for phase in (public, hidden, split, closed)
+    }
+    assert kinds[public.pk] == {"public"}
+    assert kinds[hidden.pk] == kinds[split.pk] == kinds[closed.pk] == {"public", "private"}
+
+
+def test_a_deleted_phase_builds_nothing():
+    assert builds.build(10**9) == 0

@@ -1,0 +1,192 @@
+"""A reader with the leaderboard open sees a newly scored run seconds after it is scored, for
+every task, as ``scripts/run`` starts the site: the web server and the worker are separate
+processes, in the embedded default (SQLite, the local file broker, each process its own
+in-process cache) and on Postgres and Redis.
+
+The reader does what the page's script does (``static/js/leaderboard.js``): it asks for the
+tables (``?fragment=1``) every ``REFRESH_SECONDS``, revalidating what it holds. Two runs are
+uploaded one after the other to each of the three demo challenges (DSTC11, MultiWOZ 2.2,
+DVD-DST); the time from a run's ``scored_at`` to the first refresh that shows it is printed
+for the record. Speed is measured by ``benchmarks/``, not asserted: the only bound here is a
+generous wait, so a broken worker fails the test instead of hanging it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+
+from leaderboard.rankings.views import REFRESH_SECONDS
+from tests.conftest import ROOT, require
+from tests.leaderboard.operations.processes import free_port
+
+pytestmark = pytest.mark.slow
+
+#: Generous: a run that is not on the page by then is lost, not slow.
+WAIT_SECONDS = 90
+
+#: Run in the site's own shell: one more run of Team Alpha to the demo challenge ``slug``,
+#: its prediction generated like the demo's own (the seeded gold of ``leaderboard.demo``).
+SUBMIT = """
+import json
+from django.core.files.uploadedfile import SimpleUploadedFile
+from leaderboard.challenges.models import Phase
+from leaderboard.submissions.services import submit
+from leaderboard.teams.models import Team
+from scoring.synth import make_gold, make_prediction
+from scoring.multiwoz22 import synth as mwz
+from scoring.dvd import synth as dvd
+
+slug, method, seed = {slug!r}, {method!r}, {seed}
+phase = Phase.objects.get(challenge__slug=slug, slug="test")
+if slug == "multiwoz22-demo":
+    data = mwz.make_prediction(mwz.make_gold(30, seed=2022), 0.05, seed)
+elif slug == "dvd-demo":
+    data = dvd.make_prediction(dvd.make_gold(30, seed=2022), 0.05, seed)
+else:
+    data = make_prediction(make_gold(), 0.05, seed=seed)
+files = {{
+    c.key: SimpleUploadedFile(c.key + ".json", json.dumps(data).encode())
+    for c in phase.conditions.all()
+}}
+team = Team.objects.get(name="Team Alpha")
+print(submit(team=team, phase=phase, user=team.created_by, files=files, method_name=method).pk)
+"""
+
+SCORED_AT = """
+from leaderboard.submissions.models import Submission
+s = Submission.objects.get(pk={pk})
+print(s.status, s.scored_at.timestamp() if s.scored_at else "")
+"""
+
+CHALLENGES = ("dstc11-demo", "multiwoz22-demo", "dvd-demo")
+
+
+class Reader:
+    """The page's refresh loop: the tables every ``REFRESH_SECONDS``, revalidated."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.tag = ""
+        self.html = ""
+
+    def refresh(self) -> str:
+        request = urllib.request.Request(self.url)
+        if self.tag:
+            request.add_header("If-None-Match", self.tag)
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                self.html = response.read().decode()
+                self.tag = response.headers.get("ETag", "")
+        except urllib.error.HTTPError as exc:
+            if exc.code != 304:
+                raise
+        return self.html
+
+
+def _environment(tmp_path: Path, services: bool) -> dict[str, str]:
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("DATABASE_URL", "DATABASE_TEST_NAME", "REDIS_URL", "DJANGO_SETTINGS_MODULE")
+    }
+    env["TRACKBOARD_VAR_DIR"] = str(tmp_path / "var")
+    env["TRACKBOARD_ADDR"] = f"127.0.0.1:{free_port()}"
+    if services:
+        tag = f"trackboard-fresh-{uuid.uuid4().hex[:10]}"
+        env["DATABASE_URL"] = f"postgres://postgres@127.0.0.1:5432/{tag.replace('-', '_')}"
+        env["REDIS_URL"] = os.environ["REDIS_URL"]
+        env["TRACKBOARD_QUEUE"] = tag
+        env["TRACKBOARD_CACHE_PREFIX"] = tag
+    return env
+
+
+def _postgres_database(env: dict[str, str], create: bool) -> None:
+    import psycopg
+
+    name = env["DATABASE_URL"].rsplit("/", 1)[1]
+    with psycopg.connect("postgres://postgres@127.0.0.1:5432/postgres", autocommit=True) as db:
+        db.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        if create:
+            db.execute(f"CREATE DATABASE {name}")
+
+
+def _manage(env: dict[str, str], *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("mode", ["embedded", "postgres-redis"])
+def test_a_reader_with_the_board_open_sees_each_scored_run_within_seconds(tmp_path, mode):
+    services = mode == "postgres-redis"
+    if services:
+        require("PostgreSQL and Redis", bool(os.environ.get("REDIS_URL")), "set REDIS_URL")
+    env = _environment(tmp_path, services)
+    if services:
+        _postgres_database(env, create=True)
+    log = open(tmp_path / "run.log", "wb")  # noqa: SIM115 - closed below
+    # scripts/run itself: migrate, the demo challenges, then the web server and the worker
+    site = subprocess.Popen(
+        ["scripts/run"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )  # fmt: skip
+    base = f"http://{env['TRACKBOARD_ADDR']}"
+
+    def logs() -> str:
+        return (tmp_path / "run.log").read_text(errors="replace")[-6000:]
+
+    waited: list[tuple[str, float]] = []
+    try:
+        readers = {
+            slug: Reader(f"{base}/challenges/{slug}/test/leaderboard/?fragment=1")
+            for slug in CHALLENGES
+        }
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                for reader in readers.values():
+                    reader.refresh()
+                break
+            except OSError:
+                if time.monotonic() > deadline or site.poll() is not None:
+                    pytest.fail(f"the site did not start; its output:\n{logs()}")
+                time.sleep(0.5)
+        for round_ in range(2):
+            for n, slug in enumerate(CHALLENGES):
+                method = f"Fresh run {round_}-{n}"
+                assert method not in readers[slug].refresh()
+                script = SUBMIT.format(slug=slug, method=method, seed=900 + 10 * round_ + n)
+                pk = int(_manage(env, "shell", "-c", script))
+                deadline = time.monotonic() + WAIT_SECONDS
+                while method not in readers[slug].refresh():
+                    if time.monotonic() > deadline:
+                        pytest.fail(f"{method} never reached {slug}'s page; output:\n{logs()}")
+                    time.sleep(REFRESH_SECONDS)
+                seen = time.time()
+                status, scored = _manage(env, "shell", "-c", SCORED_AT.format(pk=pk)).split()
+                assert status == "scored"
+                waited.append((slug, seen - float(scored)))
+    finally:
+        os.killpg(site.pid, 2)  # Ctrl-C, as a person stops scripts/run
+        try:
+            site.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(site.pid, 9)
+            site.wait()
+        log.close()
+        if services:
+            _postgres_database(env, create=False)
+    print(f"\n{mode}: seconds from scored to shown on the open page: "
+          + json.dumps([(slug, round(s, 2)) for slug, s in waited]))  # fmt: skip
+    assert len(waited) == 2 * len(CHALLENGES)
