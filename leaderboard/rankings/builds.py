@@ -115,19 +115,28 @@ def resend(now: dt.datetime | None = None) -> list[int]:
 # --- building (the worker) ------------------------------------------------------------------
 
 
+#: How long one task goes on building a board that keeps changing before it lets the other
+#: tasks of its queue go first (it sends the phase's build task again).
+TURN_SECONDS = 60
+
+
 def build(phase_id: int) -> int:
     """Build every board of the phase that is behind its version and that no other worker
     holds; returns the number of boards built. After letting go of its boards, it looks
     again: a change committed while it held them sent no task (``request``)."""
     built = 0
+    until = time.monotonic() + TURN_SECONDS
     while True:
         phase = Phase.objects.select_related("challenge").filter(pk=phase_id).first()
         if phase is None:
             return built
         wanted = kinds(phase)
         for kind in wanted:
-            built += _build(phase_id, kind)
+            built += _build(phase_id, kind, until)
         if not _waiting(phase_id, wanted):
+            return built
+        if time.monotonic() >= until:
+            send(phase_id)  # still changing: the next turn is a task of its own
             return built
 
 
@@ -150,9 +159,9 @@ def _waiting(phase_id: int, wanted: tuple[str, ...]) -> bool:
     return False
 
 
-def _build(phase_id: int, kind: str) -> int:
-    """Claim the phase's ``kind`` board and build it while it is behind; the number built (0
-    when another worker holds it)."""
+def _build(phase_id: int, kind: str, until: float) -> int:
+    """Claim the phase's ``kind`` board and build it while it is behind (until ``until``, a
+    ``time.monotonic`` deadline); the number built (0 when another worker holds it)."""
     pk = _row(phase_id, kind)
     token = _claim(pk)
     if token is None:
@@ -164,6 +173,8 @@ def _build(phase_id: int, kind: str) -> int:
             stored = Board.objects.filter(pk=pk).values_list("version", flat=True).first()
             if phase is None or stored == phase.board_version:
                 return built
+            if built and time.monotonic() >= until:
+                return built  # at least one build a turn, then the queue's other tasks
             started = time.monotonic()
             data = serialise(compute(phase, kind), charts=True)
             seconds = time.monotonic() - started

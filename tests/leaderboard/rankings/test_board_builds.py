@@ -182,3 +182,19 @@ def test_the_private_board_is_built_when_the_phase_has_one_or_has_closed():
 
 def test_a_deleted_phase_builds_nothing():
     assert builds.build(10**9) == 0
+
+
+def test_a_board_that_keeps_changing_is_built_in_turns_of_a_task_each(phase, sent, monkeypatch):
+    """A worker builds at least once a turn, then sends the phase's task again, so the other
+    tasks of its queue are not kept waiting behind a board that changes all the time."""
+    monkeypatch.setattr(builds, "TURN_SECONDS", 0)
+    compute = builds.compute
+
+    def changing(phase, kind):
+        Phase.changed(phase.pk)  # another change arrives during every build
+        return compute(phase, kind)
+
+    monkeypatch.setattr(builds, "compute", changing)
+    assert builds.build(phase.pk) == 1
+    assert sent == [(builds.BUILD_BOARDS, phase.pk, builds.settings.CELERY_TASK_DEFAULT_QUEUE)]
+    assert Board.objects.get(phase=phase).version == _version(phase) - 1
