@@ -163,6 +163,8 @@ def _build(phase_id: int, kind: str, until: float) -> int:
     """Claim the phase's ``kind`` board and build it while it is behind (until ``until``, a
     ``time.monotonic`` deadline); the number built (0 when another worker holds it)."""
     pk = _row(phase_id, kind)
+    if not _behind(pk, phase_id):
+        return 0  # current: a task sent twice costs two reads, no write
     token = _claim(pk)
     if token is None:
         return 0
@@ -183,6 +185,12 @@ def _build(phase_id: int, kind: str, until: float) -> int:
             built += 1
     finally:
         Board.objects.filter(pk=pk, builder=token).update(lease_until=None, builder="")
+
+
+def _behind(pk: int, phase_id: int) -> bool:
+    stored = Board.objects.filter(pk=pk).values_list("version", flat=True).first()
+    version = Phase.objects.filter(pk=phase_id).values_list("board_version", flat=True).first()
+    return version is not None and stored != version
 
 
 def _row(phase_id: int, kind: str) -> int:
