@@ -8,6 +8,7 @@ import pytest
 from leaderboard.submissions.models import Submission
 from leaderboard.submissions.services import run_scoring
 from tests.browser.conftest import screenshot
+from tests.leaderboard.boards import built
 from tests.leaderboard.factories import KEYS, phase_with_references
 from tests.leaderboard.web import GOLD_BYTES, JGA, PREDICTION, SER
 
@@ -47,8 +48,8 @@ def test_a_new_user_watches_their_result_arrive(page, live_server, enqueued, tmp
     assert submission.status == Submission.Status.QUEUED
     assert enqueued == [submission.pk]
 
-    # The team's submissions page and the leaderboard, both open while the worker scores,
-    # update themselves: nobody reloads them.
+    # The team's submissions page and the leaderboard, both open while the workers score the
+    # submission and build the board, update themselves: nobody reloads them.
     leaderboard = page.context.new_page()
     leaderboard.goto(f"/challenges/{challenge.slug}/{phase.slug}/leaderboard/")
     assert "Night Owls" not in leaderboard.inner_text("#leaderboard-tables")
@@ -56,6 +57,7 @@ def test_a_new_user_watches_their_result_arrive(page, live_server, enqueued, tmp
     assert "queued" in page.inner_text("main")
 
     assert run_scoring(submission.pk) == "scored"  # what the worker does
+    built(phase)  # and the board's worker, once the scoring has committed
 
     page.wait_for_selector("main >> text=scored", timeout=15_000)
     # the scores arrive with the status: JGA / SER per condition, as the page renders them

@@ -11,6 +11,7 @@ import pytest
 from leaderboard.challenges import demo
 from leaderboard.submissions.models import Submission
 from tests.browser.test_every_page import CHARTS_DRAWN, _log_in
+from tests.leaderboard.boards import built
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -55,7 +56,7 @@ def _tab_through(page: Any, path: str) -> list[str]:
 
 
 def test_tab_reaches_every_action_of_the_main_pages(page):
-    phase = demo.build().phases.get(slug="test")
+    phase = built(demo.build().phases.get(slug="test"))  # as the demo command builds it
     board = f"/challenges/{demo.SLUG}/{phase.slug}/leaderboard/"
     assert _tab_through(page, board) == []
     assert _tab_through(page, f"/challenges/{demo.SLUG}/") == []

@@ -1,5 +1,6 @@
 """Tiny references of the other tasks, worked by hand, and helpers that take a prediction
-through the site (submit page, Celery task body, leaderboard page), shared by the task tests."""
+through the site (submit page, Celery task body, the board's build, leaderboard page), shared
+by the task tests."""
 
 from __future__ import annotations
 
@@ -105,6 +106,10 @@ def make_phase(task: str, gold: bytes, files: dict | None = None):
 
 
 def submit_through_the_page(client, phase, prediction: dict, method: str) -> Submission:
+    """A new team's upload through the submit page, scored by the task's body, then the
+    phase's boards built, as the board's worker builds them after each change."""
+    from tests.leaderboard.boards import built
+
     team = approved_team(phase)
     log_in(client, team.created_by)
     url = reverse("submissions:submit", args=[phase.challenge.slug, phase.slug])
@@ -114,6 +119,7 @@ def submit_through_the_page(client, phase, prediction: dict, method: str) -> Sub
     assert response.status_code == 302, response.text[:2000]
     submission = Submission.objects.get(team=team)
     assert tasks.score_submission(submission.pk) == "scored"
+    built(phase)
     return submission
 
 

@@ -16,10 +16,12 @@ from django.test import Client, RequestFactory
 from django.urls import reverse
 
 from leaderboard.challenges import demo
+from leaderboard.challenges.models import Phase
 from leaderboard.challenges.templatetags.times import moment, when
 from leaderboard.rankings.snapshots import reveal
 from leaderboard.submissions.models import Submission
 from leaderboard.views import server_error
+from tests.leaderboard.boards import built
 from tests.leaderboard.factories import phase_with_references
 from tests.leaderboard.submissions.test_result_page import _other_task_phase, _scored
 from tests.leaderboard.task_data import DVD_PARTIAL, MWZ_PARTIAL
@@ -102,6 +104,8 @@ def test_the_snapshots_page_before_a_reveal_says_nothing_is_published(client):
     # Closed and revealed by the organiser: the same page lists the snapshot for every reader.
     hidden.closes_at = hidden.opens_at + dt.timedelta(hours=1)
     hidden.save()
+    Phase.changed(hidden.pk)  # as the admin marks its edits
+    hidden = built(hidden)  # and the board's worker builds the boards once committed
     reveal(hidden, User.objects.get(username=demo.ORGANISER))
     after = client.get(url)
     assert after.status_code == 200 and "Snapshot 1" in after.text
@@ -137,6 +141,7 @@ def test_times_are_24_hour_with_their_zone(settings):
 @pytest.mark.django_db
 def test_every_time_on_the_pages_has_one_format(client):
     challenge = demo.build()
+    built(challenge.phases.get(slug="test"))  # as the demo command builds its boards
     submission = Submission.objects.filter(team__name="Team Alpha", phase__slug="test").first()
     client.force_login(User.objects.get(username="alice"))
     pages = [

@@ -1,5 +1,6 @@
 """The first visit through the web layer: a new user signs up, creates a team,
-registers it, uploads three files, the scoring task runs, and the leaderboard shows the row."""
+registers it, uploads three files, the scoring task runs, the board's worker builds the board,
+and the leaderboard shows the row."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from django.urls import reverse
 
 from leaderboard.submissions.models import Submission
 from leaderboard.submissions.services import run_scoring
+from tests.leaderboard.boards import built
 from tests.leaderboard.factories import phase_with_references
 from tests.leaderboard.web import GOLD_BYTES, JGA, SER, submit_payload
 
@@ -65,6 +67,11 @@ def test_a_new_user_signs_up_submits_and_sees_the_result_on_the_leaderboard(
     assert {f"{r['metrics']['ser']['value']:.2f}" for r in status["results"].values()} == {SER}
 
     url = reverse("rankings:leaderboard", args=[challenge.slug, phase.slug])
+    # until the board's worker has built the board (seconds after the scoring), the page
+    # says so rather than showing an empty board
+    waiting = client.get(url).text
+    assert "has not been built yet" in waiting and "Night Owls" not in waiting
+    built(phase)
     for page in (client.get(url), client.get(url, {"fragment": "1"})):
         assert page.status_code == 200
         rows = re.findall(r"<tr>.*?</tr>", page.text, flags=re.S)

@@ -19,6 +19,7 @@ from leaderboard.challenges.models import Phase
 from leaderboard.challenges.split import part_of
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Submission
+from tests.leaderboard.boards import built
 from tests.leaderboard.factories import KEYS, approved_team, phase_with_references
 from tests.leaderboard.task_data import (
     DVD_GOLD,
@@ -42,9 +43,10 @@ def _token_from_profile_page(user) -> str:
 
 
 def _submit_and_wait(cli_env, args: list[str]) -> tuple[int, str, str, int]:
-    """``trackboard submit ... --wait`` while the test acts as the worker: once the command
-    says the submission was received, the test scores it. Returns (id, stdout, stderr, exit
-    code).
+    """``trackboard submit ... --wait`` while the test acts as the workers: once the command
+    says the submission was received, the test scores it, and once the command has ended, it
+    builds the phase's boards (as the board's worker does after the scoring). Returns (id,
+    stdout, stderr, exit code).
 
     The test reads nothing from the database while the command uploads: on SQLite the live
     server shares the test's connection, which two threads cannot use at once. The command
@@ -77,6 +79,7 @@ def _submit_and_wait(cli_env, args: list[str]) -> tuple[int, str, str, int]:
         assert services.run_scoring(pk) == "scored"
         code = process.wait(timeout=30)
         reader.join(timeout=5)
+        built(Submission.objects.select_related("phase").get(pk=pk).phase)
         return pk, "".join(lines), process.stderr.read(), code
     finally:
         process.kill()

@@ -27,7 +27,7 @@ from leaderboard.rankings.models import ReportedResult
 from leaderboard.rankings.snapshots import reveal, serialise
 from leaderboard.submissions.models import Result, Submission, SubmissionFile
 from leaderboard.teams.models import Team
-from tests.leaderboard.boards import leaderboard
+from tests.leaderboard.boards import built, leaderboard
 from tests.leaderboard.factories import TeamFactory
 
 pytestmark = pytest.mark.django_db
@@ -49,13 +49,19 @@ def challenge() -> Challenge:
 
 
 def _state(slug: str) -> dict:
-    """Everything a reader, a team or an organiser can get out of the challenge's boards."""
+    """Everything a reader, a team or an organiser can get out of the challenge's boards, once
+    the board's worker has built them (as it does after every change, a restore included)."""
     found = Challenge.objects.get(slug=slug)
     out: dict = {"organisers": sorted(found.organisers.values_list("username", flat=True))}
     for phase in found.phases.order_by("slug"):
+        phase = built(phase)
+        reader = reader_export(phase, AnonymousUser())
+        # when the board was built is the site's own (a restored site builds its boards
+        # again): what must come back is a board built from the phase's current version
+        assert reader.pop("built_at") is not None and reader["updating"] is False
         out[phase.slug] = {
             **{part: serialise(compute(phase, part)) for part in PARTS},
-            "reader": reader_export(phase, AnonymousUser()),
+            "reader": reader,
             "archive": archive(phase),
         }
     # Every stored row the boards are built from, whole (ids included).
@@ -255,11 +261,13 @@ def test_a_challenge_deleted_and_restored_on_the_same_site_shows_the_restored_bo
     out = tmp_path / "dstc11.zip"
     call_command("backup_challenge", challenge.slug, str(out), stdout=open("/dev/null", "w"))  # noqa: SIM115
     backed_up = serialise(compute(phase, "public"))
-    # After the backup: a newly shown reported figure, read once (so cached).
+    # After the backup: a newly shown reported figure, added as the admin adds it (a change of
+    # the phase's boards), then built and read once (so decoded and cached).
     ReportedResult.objects.create(
         phase=phase, condition=phase.conditions.first(), label="Added after the backup",
         metrics={"jga": 12.5}, source="a later paper", shown=True,
     )  # fmt: skip
+    Phase.changed(phase.pk)
     later = leaderboard(Phase.objects.get(pk=phase.pk))
     assert sorted(r["label"] for r in later.reported) == [
         "Added after the backup",

@@ -1,5 +1,7 @@
 """The standing world of these tests: a hidden, split phase (``construction``), teams A, B and
-C with the runs listed there, an organiser, an outsider."""
+C with the runs listed there, an organiser, an outsider; its boards built, as the board's
+worker builds them after each change. ``close`` moves the phase's dates only: what its boards
+show is unchanged (a test that changes something else builds the boards again)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from django.utils import timezone
 from leaderboard.challenges.models import Phase
 from leaderboard.submissions import services
 from leaderboard.submissions.services import select_final
+from tests.leaderboard.boards import built
 from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references, upload
 from tests.leaderboard.organiser import construction as c
 
@@ -69,4 +72,5 @@ def world(db) -> World:
     for name in c.RUNS:
         w.runs[name] = submit(w.teams[name[0]], phase, name)
     select_final(w.runs["B1"], w.teams["B"].created_by, True)
+    w.phase = built(phase)  # as the board's worker builds the boards after these changes
     return w

@@ -28,6 +28,7 @@ from leaderboard.challenges.models import Phase
 from leaderboard.operations.heartbeat import beat
 from leaderboard.rankings.snapshots import reveal
 from leaderboard.teams.models import Participation, Team
+from tests.leaderboard.boards import built
 from tests.leaderboard.factories import ConditionFactory, PhaseFactory, UserFactory
 from tests.leaderboard.organiser import construction as c
 from tests.leaderboard.organiser.conftest import close
@@ -193,7 +194,8 @@ def test_nothing_private_before_the_reveal_and_exactly_the_snapshot_after(world)
     )
     forbidden = c.private_strings() | {c.PRIVATE_VALUE}
     Team.objects.filter(pk=world.teams["A"].pk).update(name=SECRET_NAME, anonymous=True)
-    Phase.changed(world.phase.pk)
+    Phase.changed(world.phase.pk)  # as the admin does for its edits
+    built(world.phase)  # and the board's worker once the edit has committed
     beat("celery@crawl")  # a worker is running: /readyz answers 200
     clients = actors(world)
     for name, client in clients.items():

@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from leaderboard.challenges.models import Phase
 from leaderboard.rankings.snapshots import reveal
+from tests.leaderboard.boards import built
 from tests.leaderboard.organiser import construction as c
 from tests.leaderboard.organiser.conftest import KEY, close
 from tests.leaderboard.web import log_in
@@ -45,8 +46,10 @@ def _page_rows(html: str, table_id: str) -> list[list[str]]:
 
 
 def test_reader_exports_equal_the_page_on_a_public_split_phase(world, client):
+    # the organiser's edit in the admin: a change of the phase's boards, then built
     Phase.objects.filter(pk=world.phase.pk).update(results_visibility=Phase.Visibility.PUBLIC)
-    world.phase.refresh_from_db()
+    Phase.changed(world.phase.pk)
+    world.phase = built(world.phase)
     page_url, json_url, csv_url, archive_url = _urls(world.phase)
     page = client.get(page_url).text
     data = client.get(json_url).json()
@@ -135,12 +138,15 @@ def test_the_csv_lists_a_reported_figure_under_its_metrics_even_one_the_board_la
     from leaderboard.rankings.exports import reader_csv, reader_export
     from leaderboard.rankings.models import ReportedResult
 
+    # the organiser's edits in the admin: each a change of the phase's boards, then built
     Phase.objects.filter(pk=world.phase.pk).update(results_visibility=Phase.Visibility.PUBLIC)
     phase = Phase.objects.get(pk=world.phase.pk)
     ReportedResult.objects.create(
         phase=phase, condition=phase.conditions.get(), label="=Paper system",
         metrics={"slot_f1": 80.5, "jga": 45.25}, source="a paper", shown=True,
     )  # fmt: skip
+    Phase.changed(phase.pk)
+    phase = built(phase)
     data = reader_export(phase, world.outsider)
     lines = list(csv.DictReader(io.StringIO(reader_csv(data))))
     header = list(lines[0])

@@ -1,5 +1,6 @@
 """The reveal is previewed, then confirmed: the preview's table rows are the published
-snapshot's, a ranking that changed after the preview is not published, and only the
+snapshot's, a ranking that changed after the preview is not published, nor is a stored
+private board the worker has not yet built from the phase's current version, and only the
 challenge's organisers see the preview. Figures from ``construction``'s table: the private
 board is B 85.71, C 42.86, A 14.29."""
 
@@ -10,7 +11,10 @@ import re
 import pytest
 from django.urls import reverse
 
+from leaderboard.challenges.models import Phase
+from leaderboard.rankings.snapshots import RevealError, preview, reveal
 from leaderboard.submissions.services import select_final
+from tests.leaderboard.boards import built
 from tests.leaderboard.organiser.conftest import close
 from tests.leaderboard.web import log_in
 
@@ -56,7 +60,11 @@ def test_the_preview_shows_the_rows_the_snapshot_publishes(world, client):
     world.phase.refresh_from_db()
     assert world.phase.revealed
 
-    # the next preview is of snapshot 2, and says so
+    # the reveal changed the phase (it is revealed now): until the board's worker has built
+    # its boards again the preview offers nothing to publish; then it is of snapshot 2
+    waiting = client.get(_url(world)).text
+    assert "being brought up to date" in waiting and 'name="fingerprint"' not in waiting
+    built(world.phase)
     again = client.get(_url(world)).text
     assert "Publish this ranking as snapshot 2" in again
 
@@ -68,6 +76,7 @@ def test_a_ranking_changed_since_the_preview_is_not_published(world, client):
     # team B selects its other run after the organiser looked: the private board changes
     select_final(world.runs["B1"], world.teams["B"].created_by, False)
     select_final(world.runs["B2"], world.teams["B"].created_by, True)
+    built(world.phase)  # and the board's worker has built the new private board
     response = client.post(_url(world), {"fingerprint": seen}, follow=True)
     assert not world.phase.snapshots.exists()
     assert "changed since your preview" in response.text
@@ -76,6 +85,54 @@ def test_a_ranking_changed_since_the_preview_is_not_published(world, client):
     assert _fingerprint(response.text) != seen
     client.post(_url(world), {"fingerprint": _fingerprint(response.text)})
     assert world.phase.snapshots.count() == 1
+
+
+def test_a_reveal_is_refused_while_the_private_board_is_behind_the_phase(world, client):
+    """What is published is the stored private board, and only one built from the phase's
+    current version: while the worker has not built the change yet, nothing is published,
+    by the page or the service, whatever fingerprint is sent; once built, it is."""
+    close(world.phase)
+    log_in(client, world.organiser)
+    seen = _fingerprint(client.get(_url(world)).text)
+    # team B moves its final selection to B2 (private 2/7 = 28.57) after the preview
+    select_final(world.runs["B1"], world.teams["B"].created_by, False)
+    select_final(world.runs["B2"], world.teams["B"].created_by, True)
+    phase = Phase.objects.select_related("challenge").get(pk=world.phase.pk)
+    shown = preview(phase)
+    # the stored board is the one built before the change: not ready, nothing to confirm
+    assert shown.stored.built and shown.stored.behind
+    assert not shown.ready and shown.fingerprint == ""
+    assert "run B1" in [r.method_name for r in shown.board.overview]
+    page = client.get(_url(world)).text
+    assert "being brought up to date" in page and 'name="fingerprint"' not in page
+    # the preview's fingerprint (still the stored board's) or none: each refused, nothing
+    # published
+    response = client.post(_url(world), {"fingerprint": seen}, follow=True)
+    assert "being brought up to date" in response.text
+    assert "nothing was published" in response.text
+    with pytest.raises(RevealError, match="being brought up to date"):
+        reveal(phase, world.organiser)
+    with pytest.raises(RevealError, match="being brought up to date"):
+        reveal(phase, world.organiser, expected=seen)
+    assert not world.phase.snapshots.exists()
+    phase.refresh_from_db()
+    assert not phase.revealed
+
+    phase = built(phase)
+    shown = preview(phase)
+    assert shown.ready and len(shown.fingerprint) == 64 and shown.fingerprint != seen
+    # by construction: B2 is B's final now, 28.57 on the private part, behind C1's 42.86
+    assert [(r.method_name, round(r.means[0], 2)) for r in shown.board.overview] == [
+        ("run C1", 42.86),
+        ("run B2", 28.57),
+        ("run A1", 14.29),
+    ]
+    page = client.get(_url(world)).text
+    assert _fingerprint(page) == shown.fingerprint
+    response = client.post(_url(world), {"fingerprint": shown.fingerprint}, follow=True)
+    assert "Published snapshot 1 of" in response.text
+    snapshot = world.phase.snapshots.get()
+    assert [r["method_name"] for r in snapshot.data["overview"]] == ["run C1", "run B2", "run A1"]
 
 
 def test_publishing_without_a_preview_publishes_nothing(world, client):

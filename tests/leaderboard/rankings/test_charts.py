@@ -15,7 +15,7 @@ from leaderboard.numbers import score, signed
 from leaderboard.plotting import wrap
 from leaderboard.submissions.models import Result
 from leaderboard.teams.models import Team
-from tests.leaderboard.boards import leaderboard
+from tests.leaderboard.boards import built, leaderboard
 from tests.leaderboard.factories import KEYS
 
 pytestmark = pytest.mark.django_db
@@ -23,7 +23,8 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def demo_phase():
-    return demo.build().phases.get(slug="test")
+    """The demo's test phase, its boards built (as the ``demo`` command builds them)."""
+    return built(demo.build().phases.get(slug="test"))
 
 
 def _charts(page: str) -> dict:
@@ -128,8 +129,9 @@ def test_changes_and_scores_never_read_minus_zero():
 def test_team_and_method_names_reach_plotly_escaped(client, demo_phase):
     Team.objects.filter(name="Team Alpha").update(name="<img src=x onerror=alert(1)>")
     demo_phase.submissions.filter(team__name__startswith="<img").update(method_name="<b>m</b>")
-    # update() sends no signal: mark the boards changed as the admin's save would
+    # the organiser's edits in the admin: a change of the phase's boards, then built
     Phase.changed(demo_phase.pk)
+    built(demo_phase)
     page = client.get(reverse("rankings:leaderboard", args=[demo.SLUG, demo_phase.slug])).text
     assert "<img src=x" not in page and "<b>m</b>" not in page
     charts = json.dumps(_charts(page))

@@ -1,4 +1,5 @@
-"""Ranking: best result per team, NULLs last, ties by time, baselines, active reference, cache."""
+"""Ranking: best result per team, NULLs last, ties by time, baselines, active reference; a
+stored board moves on only with its phase's version (``Phase.changed``), then a build."""
 
 from __future__ import annotations
 
@@ -95,13 +96,24 @@ def test_only_the_active_reference_counts(phase):
     assert _rows(phase) == []
 
 
-def test_the_cache_is_invalidated_when_a_result_is_written(
+def test_a_result_written_with_the_orm_shows_once_the_phase_is_marked_changed_and_built(
     phase, django_capture_on_commit_callbacks
 ):
+    """No model signal marks a board changed: a Result saved with the ORM moves no version and
+    asks for no build, so the stored board keeps the rows it had; ``Phase.changed`` (what the
+    services and the admin call) asks for the build once committed, and the build shows it."""
     team = approved_team(phase)
-    assert _rows(phase) == []
-    with django_capture_on_commit_callbacks(execute=True):
+    assert _rows(phase) == []  # built, with no row yet
+    version = Phase.objects.get(pk=phase.pk).board_version
+    with django_capture_on_commit_callbacks() as callbacks:
         _result(phase, team, 40.0, 30.0)
+    assert callbacks == []  # nothing asked for a build
+    assert Phase.objects.get(pk=phase.pk).board_version == version
+    assert _rows(phase) == []  # the board is current for its version: nothing was rebuilt
+    with django_capture_on_commit_callbacks() as callbacks:
+        Phase.changed(phase.pk)
+    assert len(callbacks) == 1  # the build, asked for once the change commits
+    assert Phase.objects.get(pk=phase.pk).board_version == version + 1
     assert _rows(phase) == [(1, team.name, 40.0)]
 
 

@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from leaderboard.challenges.models import Phase
 from leaderboard.submissions.models import Result
+from tests.leaderboard.boards import built
 from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references
 from tests.leaderboard.web import GOLD_BYTES, JGA, SER, log_in, scored_submission
 
@@ -31,9 +32,21 @@ def _rows(html):
 
 
 def test_an_empty_phase_says_so(client, phase):
+    built(phase)  # its worker built the board: nobody has submitted
     page = client.get(_url(phase)).text
     assert "No scored submissions yet" in page
     assert "No results for Tts-Verbatim yet." in page
+    assert "Leaderboard as of" in page and "has not been built yet" not in page
+
+
+def test_a_phase_whose_board_was_never_built_says_so_rather_than_that_it_is_empty(client, phase):
+    page = client.get(_url(phase)).text
+    assert "This leaderboard has not been built yet" in page
+    assert "No scored submissions yet" not in page and "Leaderboard as of" not in page
+    # its conditions are there, without a row
+    for label in ("Tts-Verbatim", "Human-Verbatim", "Human-Paraphrased"):
+        assert f'<h2 id="condition-{label.lower()}">{label}</h2>' in page
+    assert _rows(page) == []
 
 
 def test_it_shows_the_overview_and_one_table_per_condition_with_intervals(client, phase):

@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from leaderboard.rankings.compute import compute
 from leaderboard.submissions import services
+from tests.leaderboard.boards import built
 from tests.leaderboard.factories import KEYS, approved_team, phase_with_references
 from tests.leaderboard.web import GOLD, GOLD_BYTES, PREDICTION, prediction_file
 
@@ -53,6 +54,7 @@ def test_each_baseline_method_has_its_own_badged_row(client):
         ("second", False),
         ("tracker", True),
     ]
+    built(phase)  # as the board's worker builds the boards after the scorings
     page = client.get(reverse("rankings:leaderboard", args=[phase.challenge.slug, phase.slug]))
     # two baseline rows on each of 3 conditions and on the overview, each with its badge
     assert page.text.count('<span class="badge">baseline</span>') == 2 * (len(KEYS) + 1)
