@@ -27,6 +27,7 @@ from leaderboard.rankings.finals import final_submission_ids
 from leaderboard.rankings.robustness import changes
 from leaderboard.rankings.serialised import from_data, serialise
 from leaderboard.rankings.snapshots import latest, shown_data
+from leaderboard.spreadsheets import spreadsheet_safe as _safe
 from leaderboard.submissions.models import Result
 
 
@@ -138,16 +139,6 @@ def reader_csv(data: dict[str, Any]) -> str:
 
 def _num(value: Any) -> str:
     return "" if value is None else f"{value:.4f}"
-
-
-def _safe(text: Any) -> str:
-    text = str(text)
-    # Spreadsheets run cells starting with these as formulas (CSV injection): quote them.
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
-#: The same guard for the site's other CSV files (a result's per-turn correctness).
-spreadsheet_safe = _safe
 
 
 def archive(phase: Phase) -> dict[str, Any]:
