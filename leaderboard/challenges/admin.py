@@ -22,10 +22,10 @@ from django.urls import reverse
 
 from leaderboard.challenges import roles
 from leaderboard.challenges.config import scoring_problems
-from leaderboard.challenges.impact import needs_review
 from leaderboard.challenges.models import Challenge, Condition, Phase, Reference
 from leaderboard.challenges.references import check_reference
 from leaderboard.challenges.services import activate_reference, add_reference
+from leaderboard.submissions.impact import needs_review
 from leaderboard.submissions.models import Submission
 from leaderboard.submissions.services import recompute_parts, rescore_all
 from scoring import TASKS, ScoringError

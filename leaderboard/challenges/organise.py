@@ -13,11 +13,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from leaderboard.challenges import dashboard
-from leaderboard.challenges.impact import reference_impact
 from leaderboard.challenges.models import Challenge, Reference
 from leaderboard.challenges.services import activate_reference
 from leaderboard.operations.heartbeat import alive_workers, last_heartbeat
 from leaderboard.submissions import downloads
+from leaderboard.submissions.impact import reference_impact
 from leaderboard.submissions.models import Submission
 from leaderboard.submissions.services import rescore, rescore_all
 from leaderboard.teams.models import Participation
