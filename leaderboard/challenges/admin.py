@@ -8,7 +8,8 @@ scoring settings (task, ranked metric, scorer options) re-queues every scored su
 concerned; a change of a phase's split re-computes every stored Result's public and private
 figures in the same save; a phase's results visibility is locked once it has scored
 submissions. A reference version that would change stored scores is stored inactive and
-activated from its review page (``organise.review_reference``), which shows its impact first."""
+activated from its review page (``organisers.views.review_reference``), which shows its
+impact first."""
 
 from __future__ import annotations
 
