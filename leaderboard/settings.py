@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "leaderboard.api",
     "leaderboard.operations",
+    "leaderboard.demo",
     # Failed log-ins, counted in the database ("auth" below).
     "axes",
 ]
