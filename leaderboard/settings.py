@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "leaderboard.teams",
     "leaderboard.submissions",
     "leaderboard.rankings",
+    "leaderboard.analyses",
     "leaderboard.organisers",
     "leaderboard.accounts",
     "rest_framework",

@@ -17,12 +17,12 @@ from django.core.cache import cache
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
+from leaderboard.analyses.exports import archive, reader_export
 from leaderboard.challenges.models import Challenge, Phase, Reference, ReferenceFile
 from leaderboard.challenges.references import clear_reference_cache
 from leaderboard.challenges.split import PARTS
 from leaderboard.demo import dstc11, other_tasks
 from leaderboard.rankings.compute import compute
-from leaderboard.rankings.exports import archive, reader_export
 from leaderboard.rankings.models import ReportedResult
 from leaderboard.rankings.snapshots import reveal, serialise
 from leaderboard.submissions.models import Result, Submission, SubmissionFile

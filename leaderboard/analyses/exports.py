@@ -1,8 +1,8 @@
 """Exports: the leaderboard as readers may see it (JSON, CSV), and the organisers' archive.
 
 The reader JSON also holds, for the public board and for the published snapshot alike, the
-board's tested robustness (``rankings.robustness``) and, for whoever may see it, its
-cross-team error analysis (``rankings.crossteam``).
+board's tested robustness (``analyses.robustness``) and, for whoever may see it, its
+cross-team error analysis (``analyses.crossteam``).
 
 The reader export is built from the same boards and snapshots as the page, behind the same
 ``challenges.visibility`` rule, so it can never show more than the page. The archive (for the
@@ -17,14 +17,14 @@ import dataclasses
 import io
 from typing import Any
 
+from leaderboard.analyses.crossteam import analyse, may_see
+from leaderboard.analyses.robustness import changes
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.rankings.board import Leaderboard, team_label
 from leaderboard.rankings.boards import Stored, stored
 from leaderboard.rankings.compute import reported_rows
-from leaderboard.rankings.crossteam import analyse, may_see
 from leaderboard.rankings.finals import final_submission_ids
-from leaderboard.rankings.robustness import changes
 from leaderboard.rankings.serialised import from_data, serialise
 from leaderboard.rankings.snapshots import latest, shown_data
 from leaderboard.spreadsheets import spreadsheet_safe as _safe
