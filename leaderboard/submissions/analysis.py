@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from leaderboard.plotting import FONT, text
-from leaderboard.rankings.exports import spreadsheet_safe
+from leaderboard.spreadsheets import spreadsheet_safe
 from leaderboard.submissions.models import Result
 from scoring import PairedTest, Resampling, Task
 from scoring.taskapi import DialogueRatios, paired_tests

@@ -17,12 +17,12 @@ from django.core.cache import cache
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from leaderboard.challenges import demo, demo_tasks
+from leaderboard.analyses.exports import archive, reader_export
 from leaderboard.challenges.models import Challenge, Phase, Reference, ReferenceFile
 from leaderboard.challenges.references import clear_reference_cache
 from leaderboard.challenges.split import PARTS
+from leaderboard.demo import dstc11, other_tasks
 from leaderboard.rankings.compute import compute
-from leaderboard.rankings.exports import archive, reader_export
 from leaderboard.rankings.models import ReportedResult
 from leaderboard.rankings.snapshots import reveal, serialise
 from leaderboard.submissions.models import Result, Submission, SubmissionFile
@@ -37,8 +37,8 @@ pytestmark = pytest.mark.django_db
 def challenge() -> Challenge:
     """The demo challenge, its hidden phase closed and revealed (a snapshot exists)."""
     call_command("demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
-    found = Challenge.objects.get(slug=demo.SLUG)
-    hidden = found.phases.get(slug=demo.HIDDEN_SLUG)
+    found = Challenge.objects.get(slug=dstc11.SLUG)
+    hidden = found.phases.get(slug=dstc11.HIDDEN_SLUG)
     now = timezone.now()
     Phase.objects.filter(pk=hidden.pk).update(
         opens_at=now - dt.timedelta(days=3), closes_at=now - dt.timedelta(days=1)
@@ -100,7 +100,7 @@ def test_backup_then_restore_into_an_empty_database_reproduces_the_leaderboard(
 ):
     before = _state(challenge.slug)
     versions = _versions(challenge.slug)
-    assert before[demo.HIDDEN_SLUG]["reader"]["final"] is not None  # the snapshot is there
+    assert before[dstc11.HIDDEN_SLUG]["reader"]["final"] is not None  # the snapshot is there
     # the rows carry the one Result shape and the reported figure's metrics
     (result, *_) = before["rows"]["results"]
     assert {"metrics", "intervals", "part_metrics", "breakdown", "dialogues"} <= set(result)
@@ -126,7 +126,7 @@ def test_backup_then_restore_into_an_empty_database_reproduces_the_leaderboard(
     team = TeamFactory()
     Submission.objects.create(team=team, phase=phase, method_name="after the restore")
     # Restored members can sign in with their own passwords.
-    assert get_user_model().objects.get(username="alice").check_password(demo.PASSWORD)
+    assert get_user_model().objects.get(username="alice").check_password(dstc11.PASSWORD)
 
 
 def test_restore_refuses_an_existing_slug_and_writes_nothing(challenge, tmp_path):
@@ -218,7 +218,7 @@ def test_a_task_with_reference_files_comes_back_whole_and_scores_again(settings,
     seen and unseen turns): both travel with the backup, and re-scoring the restored
     submissions gives back exactly the stored Results."""
     call_command("demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
-    slug = demo_tasks.MULTIWOZ_SLUG
+    slug = other_tasks.MULTIWOZ_SLUG
     before = _state(slug)
     names = sorted(f["name"] for f in before["rows"]["reference files"])
     assert names == ["schema", "training_values"]

@@ -9,8 +9,8 @@ import json
 import pytest
 from django.urls import reverse
 
-from leaderboard.challenges import demo
 from leaderboard.challenges.models import Phase
+from leaderboard.demo import dstc11
 from leaderboard.numbers import score, signed
 from leaderboard.plotting import wrap
 from leaderboard.submissions.models import Result
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def demo_phase():
-    return demo.build().phases.get(slug="test")
+    return dstc11.build().phases.get(slug="test")
 
 
 def _charts(page: str) -> dict:
@@ -32,7 +32,7 @@ def _charts(page: str) -> dict:
 
 
 def test_the_demo_leaderboard_has_bars_with_intervals_lines_and_a_scatter(client, demo_phase):
-    page = client.get(reverse("rankings:leaderboard", args=[demo.SLUG, demo_phase.slug])).text
+    page = client.get(reverse("rankings:leaderboard", args=[dstc11.SLUG, demo_phase.slug])).text
     charts = _charts(page)
     board = leaderboard(demo_phase)
     # a baseline is named by its method too (a team may have several)
@@ -86,7 +86,7 @@ def test_the_demo_leaderboard_has_bars_with_intervals_lines_and_a_scatter(client
 
 def test_a_team_keeps_its_colour_in_every_chart_whatever_its_rank(client, demo_phase):
     def colours():
-        page = client.get(reverse("rankings:leaderboard", args=[demo.SLUG, demo_phase.slug]))
+        page = client.get(reverse("rankings:leaderboard", args=[dstc11.SLUG, demo_phase.slug]))
         charts = _charts(page.text)
         seen: dict[str, set[str]] = {}
         for key, figure in charts.items():
@@ -130,7 +130,7 @@ def test_team_and_method_names_reach_plotly_escaped(client, demo_phase):
     demo_phase.submissions.filter(team__name__startswith="<img").update(method_name="<b>m</b>")
     # update() sends no signal: mark the boards changed as the admin's save would
     Phase.changed(demo_phase.pk)
-    page = client.get(reverse("rankings:leaderboard", args=[demo.SLUG, demo_phase.slug])).text
+    page = client.get(reverse("rankings:leaderboard", args=[dstc11.SLUG, demo_phase.slug])).text
     assert "<img src=x" not in page and "<b>m</b>" not in page
     charts = json.dumps(_charts(page))
     assert "&lt;img src=x onerror=alert(1)&gt;" in charts

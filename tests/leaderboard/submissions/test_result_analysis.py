@@ -8,7 +8,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from leaderboard.challenges import demo
+from leaderboard.demo import dstc11
 from leaderboard.submissions.analysis import by_position, compare, worst_dialogues
 from leaderboard.submissions.models import Result, Submission
 from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references
@@ -22,7 +22,7 @@ def _cells(row_html: str) -> list[str]:
 
 
 def test_a_demo_result_page_shows_slot_errors_adding_up_to_the_result(client):
-    demo.build()
+    dstc11.build()
     submission = Submission.objects.get(method_name__startswith="AlphaDST", phase__slug="test")
     log_in(client, submission.team.created_by)
     results = Result.objects.filter(submission=submission).order_by("condition__order")

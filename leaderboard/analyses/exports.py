@@ -1,8 +1,8 @@
 """Exports: the leaderboard as readers may see it (JSON, CSV), and the organisers' archive.
 
 The reader JSON also holds, for the public board and for the published snapshot alike, the
-board's tested robustness (``rankings.robustness``) and, for whoever may see it, its
-cross-team error analysis (``rankings.crossteam``).
+board's tested robustness (``analyses.robustness``) and, for whoever may see it, its
+cross-team error analysis (``analyses.crossteam``).
 
 The reader export is built from the same boards and snapshots as the page, behind the same
 ``challenges.visibility`` rule, so it can never show more than the page. The archive (for the
@@ -17,16 +17,17 @@ import dataclasses
 import io
 from typing import Any
 
+from leaderboard.analyses.crossteam import analyse, may_see
+from leaderboard.analyses.robustness import changes
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.rankings.board import Leaderboard, team_label
 from leaderboard.rankings.boards import Stored, stored
 from leaderboard.rankings.compute import reported_rows
-from leaderboard.rankings.crossteam import analyse, may_see
 from leaderboard.rankings.finals import final_submission_ids
-from leaderboard.rankings.robustness import changes
 from leaderboard.rankings.serialised import from_data, serialise
 from leaderboard.rankings.snapshots import latest, shown_data
+from leaderboard.spreadsheets import spreadsheet_safe as _safe
 from leaderboard.submissions.models import Result
 
 
@@ -138,16 +139,6 @@ def reader_csv(data: dict[str, Any]) -> str:
 
 def _num(value: Any) -> str:
     return "" if value is None else f"{value:.4f}"
-
-
-def _safe(text: Any) -> str:
-    text = str(text)
-    # Spreadsheets run cells starting with these as formulas (CSV injection): quote them.
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
-#: The same guard for the site's other CSV files (a result's per-turn correctness).
-spreadsheet_safe = _safe
 
 
 def archive(phase: Phase) -> dict[str, Any]:
