@@ -12,7 +12,8 @@ in the same run.
   basic bundle (raw, gzip- and brotli-compressed, as whitenoise's compressed storage serves
   the static files to browsers that accept each).
 
-Uses a throw-away SQLite database and a local-memory cache. Run:
+Uses a throw-away Postgres database (``--database-url``, dropped and created anew each run;
+``--database-url ''`` for a throw-away SQLite file instead) and a local-memory cache. Run:
 ``.venv/bin/python benchmarks/leaderboard.py [--teams 500] [--dialogues 1000] [--repeat 5]``
 (``--teams 2000`` for the larger board).
 """
@@ -53,16 +54,44 @@ def timed(function: Callable[[], object], repeat: int) -> float:
     return statistics.median(samples)
 
 
+#: The database the benchmark drops and creates anew (trust authentication on the loopback).
+DATABASE_URL = "postgres://postgres@127.0.0.1:5432/trackboard_bench"
+
+
+def fresh_database(url: str) -> None:
+    """Drop and create the database of the Postgres ``url``, from the server's maintenance
+    database."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    import psycopg
+    from psycopg import sql
+
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    maintenance = urlunsplit(parts._replace(path="/postgres"))
+    with psycopg.connect(maintenance, autocommit=True) as connection:
+        connection.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
+        connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--teams", type=int, default=500)
     parser.add_argument("--dialogues", type=int, default=1000, help="per result")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--database-url",
+        default=DATABASE_URL,
+        help="Postgres database to drop and create for the run ('': a throw-away SQLite file)",
+    )
     args = parser.parse_args()
 
     workdir = tempfile.mkdtemp(prefix="trackboard-bench-")
     os.environ["TRACKBOARD_VAR_DIR"] = workdir
     os.environ.pop("DATABASE_URL", None)
+    if args.database_url:
+        fresh_database(args.database_url)
+        os.environ["DATABASE_URL"] = args.database_url
     os.environ.pop("REDIS_URL", None)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
     import django
@@ -72,6 +101,7 @@ def main() -> None:
 
     from django.contrib.staticfiles import finders
     from django.core.management import call_command
+    from django.db import connection
     from django.template import Context, Template
     from django.test import Client
     from django.urls import reverse
@@ -131,7 +161,7 @@ def main() -> None:
 
     print(
         f"leaderboard, {args.teams} teams x 3 conditions, {args.dialogues} dialogues per "
-        f"result, median of {args.repeat}"
+        f"result, median of {args.repeat}, on {connection.vendor}"
     )
     print(f"  rebuild (compute)   {rebuild_ms:8.1f} ms  ({rebuild_ms / small_ms:5.1f} x baseline)")
     print(f"  rebuild, baseline   {small_ms:8.1f} ms  ({bulk.DIALOGUES} dialogues per result)")
