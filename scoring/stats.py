@@ -110,9 +110,9 @@ def bootstrap_ci(
 
 def paired_test(
     metric: str,
-    numerator_a: Sequence[float],
-    numerator_b: Sequence[float],
-    denominator: Sequence[float],
+    numerator_a: Sequence[float] | Counts,
+    numerator_b: Sequence[float] | Counts,
+    denominator: Sequence[float] | Counts,
     n_boot: int,
     seed: int,
     level: float,

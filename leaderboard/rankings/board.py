@@ -211,7 +211,7 @@ def drawn(rows: QuerySet[Result], part: str | None) -> QuerySet[Result]:
     reference) never reads: the breakdown, the per-dialogue statistics (the rank groups read
     their primary metric's alone) and the other figures than ``part``'s."""
     other = ("part_metrics",) if part is None else ("metrics", "intervals")
-    return rows.defer("breakdown", "dialogues", *other)
+    return rows.defer("breakdown", "dialogues", "ratios", "primary_ratios", *other)
 
 
 def columns(challenge: Challenge, stored: Iterable[dict[str, Any] | None]) -> tuple[Column, ...]:

@@ -16,6 +16,7 @@ import itertools
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
 from django.db.models import Count, F, OrderBy, Window
 from django.db.models.functions import Rank, RowNumber
 
@@ -42,6 +43,7 @@ from leaderboard.rankings.finals import final_submission_ids
 from leaderboard.rankings.groups import comparable_on, rank_groups
 from leaderboard.rankings.models import ReportedResult
 from leaderboard.rankings.overview import overview_rows
+from leaderboard.submissions import ratios
 from leaderboard.submissions.models import Result, Submission
 from scoring.taskapi import DialogueRatios
 
@@ -110,35 +112,39 @@ def compute(phase: Phase, part: str = "public") -> Leaderboard:
 def part_dialogues(
     phase: Phase, part: str, stored: list[tuple[int, int, Any]], metric: str
 ) -> dict[int, DialogueRatios | None]:
-    """Result id -> its per-dialogue statistics of ``metric`` on the board's part of the
-    split (None when it has none), from ``(result id, reference id, stored column)``.
+    """Result id -> its per-dialogue statistics of ``metric``, the challenge's primary metric,
+    on the board's part of the split (None when it has none), from ``(result id, reference
+    id, primary_ratios)``.
 
     Every Result's statistics list its reference's dialogues in the reference's order
     (``DialogueRatios``), so the dialogue ids are read once per reference, from one of its
-    Results, and split once."""
+    Results, and split once; the Results of one reference share them."""
     which = split_part(phase, part)
+    decoded = [
+        (pk, reference_id, ratios.primary(data, metric)) for pk, reference_id, data in stored
+    ]
     holders: dict[int, int] = {}  # reference id -> one of its Results with statistics
-    for pk, reference_id, column in stored:
-        if column:
+    for pk, reference_id, pair in decoded:
+        if pair is not None:
             holders.setdefault(reference_id, pk)
     # reference id -> (its number of dialogues, the positions on this part, the ids there)
-    kept: dict[int, tuple[int, list[int], tuple[str, ...]]] = {}
+    kept: dict[int, tuple[int, np.ndarray | None, tuple[str, ...]]] = {}
     for reference_id, ids in Result.objects.filter(pk__in=holders.values()).values_list(
         "reference_id", "dialogues__ids"
     ):
         ids = ids or []
         keep = [i for i, d in enumerate(ids) if which is None or part_of(phase, d) == which]
-        kept[reference_id] = (len(ids), keep, tuple(ids[i] for i in keep))
+        positions = None if len(keep) == len(ids) else np.asarray(keep, dtype=np.intp)
+        kept[reference_id] = (len(ids), positions, tuple(ids[i] for i in keep))
     found: dict[int, DialogueRatios | None] = {}
-    for key, reference_id, column in stored:
-        total, keep, kept_ids = kept.get(reference_id, (0, [], ()))
-        numerators, denominators = column or ((), ())
-        if not kept_ids or not len(numerators) == len(denominators) == total:
+    for key, reference_id, pair in decoded:
+        total, positions, kept_ids = kept.get(reference_id, (0, None, ()))
+        if pair is None or not kept_ids or not len(pair[0]) == len(pair[1]) == total:
             found[key] = None
             continue
-        if len(keep) != total:
-            numerators = [numerators[i] for i in keep]
-            denominators = [denominators[i] for i in keep]
+        numerators, denominators = pair
+        if positions is not None:
+            numerators, denominators = numerators[positions], denominators[positions]
         found[key] = DialogueRatios(kept_ids, {metric: (numerators, denominators)})
     return found
 
@@ -174,7 +180,7 @@ def _condition_board(
     # Only the primary metric's per-dialogue statistics are needed for the rank groups.
     stored = list(
         Result.objects.filter(pk__in=[r.pk for r in ranked]).values_list(
-            "pk", "reference_id", f"dialogues__columns__{primary}"
+            "pk", "reference_id", "primary_ratios"
         )
     )
     dialogues = part_dialogues(phase, part, stored, primary)

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from scoring import Resampling, ScoringError
 from scoring.stats import paired_p_values
 from scoring.taskapi import DialogueRatios
@@ -31,7 +33,8 @@ def comparable_on(metric: str, a: DialogueRatios | None, b: DialogueRatios | Non
     if a is None or b is None or a.ids != b.ids or metric not in a.columns:
         return False
     den_a, den_b = a.columns[metric][1], b.columns.get(metric, ((), ()))[1]
-    return list(den_a) == list(den_b) and sum(den_a) > 0
+    # numpy's sum: a stored column may be of uint8, whose Python sum would wrap around
+    return list(den_a) == list(den_b) and float(np.sum(den_a)) > 0
 
 
 def adjacent_ties(
