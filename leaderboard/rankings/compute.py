@@ -194,8 +194,8 @@ def _condition_board(
     pairs = list(itertools.pairwise(tested))
     if pairs and not any(comparable_on(primary, a, b) for a, b in pairs):
         note = (
-            "No rank groups: the paired test needs the same per-dialogue denominators on both "
-            "sides, which this metric does not have here."
+            "No rank groups: the paired bootstrap needs the same per-dialogue denominators on "
+            "both sides, which this metric does not have here."
         )
     rows = tuple(
         Row(
