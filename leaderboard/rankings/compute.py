@@ -24,15 +24,14 @@ from leaderboard.challenges.models import Condition, Phase
 from leaderboard.challenges.split import part_of
 from leaderboard.rankings.board import (
     HIDDEN_STATUSES,
-    Cell,
     Column,
     ConditionBoard,
+    Counted,
     Leaderboard,
     Row,
-    cell,
     columns,
     counted,
-    drawn,
+    counted_values,
     entrant_key,
     entry,
     prefix,
@@ -91,16 +90,19 @@ def compute(phase: Phase, part: str = "public") -> Leaderboard:
         .values_list("team_id", "n")
     )
     only = final_submission_ids(phase) if part == "private" else None
-    shown = columns(challenge, counted(phase, only).values_list("metrics", flat=True))
+    # Every counted Result once, as values: the condition boards' rows and the overview.
+    results = counted_values(phase, part, only)
+    shown = columns(challenge, (r.metrics for r in results))
+    found = {r.pk: r for r in results}
     conditions = list(phase.conditions.order_by("order", "key"))
-    boards = tuple(_condition_board(phase, part, c, only, shown, counts) for c in conditions)
+    boards = tuple(_condition_board(phase, part, c, only, shown, counts, found) for c in conditions)
     groups = {b.key: {r.submission_id: r.group for r in b.rows if r.group} for b in boards}
     board = Leaderboard(
         phase_id=phase.pk,
         primary_metric=challenge.primary,
         conditions=boards,
         part=part,
-        overview=overview_rows(phase, part, only, shown, conditions, counts, groups),
+        overview=overview_rows(results, shown, conditions, counts, groups),
         reported=tuple(reported_rows(phase)) if part == "public" else (),
         version=str(phase.board_version),
         columns=shown,
@@ -156,7 +158,10 @@ def _condition_board(
     only: frozenset[int] | None,
     shown: tuple[Column, ...],
     counts: dict[int, int],
+    found: dict[int, Counted],
 ) -> ConditionBoard:
+    """``condition``'s board: its entrants' best Results ranked in the database (their rows
+    from ``found``, ``counted_values``), with rank groups."""
     challenge = phase.challenge
     primary = challenge.primary
     order = ordering(phase, part)
@@ -165,31 +170,28 @@ def _condition_board(
         .filter(condition=condition)
         .annotate(nth=Window(RowNumber(), partition_by=[entrant_key()], order_by=order))
         .filter(nth=1)
-        .values_list("pk", flat=True)
+        .values("pk")
     )
-    which = split_part(phase, part)
-    ranked = list(
-        drawn(Result.objects.filter(pk__in=list(best)), which)
-        .select_related("submission__team")
+    # Only the primary metric's per-dialogue statistics are needed for the rank groups. A
+    # Result written since ``found`` was read is left out: its change asks for another build.
+    ranked = [
+        (found[pk], rank, reference_id, data)
+        for pk, rank, reference_id, data in Result.objects.filter(pk__in=best)
         .annotate(rank=Window(Rank(), order_by=order))
         .order_by(*order)
-    )
-    cells: dict[int, tuple[Cell, ...]] = {
-        r.pk: tuple(cell(r, c.name, which) for c in shown) for r in ranked
-    }
-    # Only the primary metric's per-dialogue statistics are needed for the rank groups.
-    stored = list(
-        Result.objects.filter(pk__in=[r.pk for r in ranked]).values_list(
-            "pk", "reference_id", "primary_ratios"
-        )
-    )
+        .values_list("pk", "rank", "reference_id", "primary_ratios")
+        if pk in found
+    ]
+    cells = {r.pk: tuple(r.cell(c.name) for c in shown) for r, _, _, _ in ranked}
+    stored = [(r.pk, reference_id, data) for r, _, reference_id, data in ranked]
     dialogues = part_dialogues(phase, part, stored, primary)
     at = next((i for i, c in enumerate(shown) if c.name == primary), None)
     tested = [
         dialogues.get(r.pk) if at is not None and cells[r.pk][at][0] is not None else None
-        for r in ranked
+        for r, _, _, _ in ranked
     ]
-    labels = rank_groups([r.rank for r in ranked], tested, primary, challenge.resampling())
+    ranks = [rank for _, rank, _, _ in ranked]
+    labels = rank_groups(ranks, tested, primary, challenge.resampling())
     note = ""
     pairs = list(itertools.pairwise(tested))
     if pairs and not any(comparable_on(primary, a, b) for a, b in pairs):
@@ -199,12 +201,12 @@ def _condition_board(
         )
     rows = tuple(
         Row(
-            **entry(r.rank, r.submission),
+            **entry(rank, r),
             signature=r.signature,
-            submissions=counts.get(r.submission.team_id, 0),
+            submissions=counts.get(r.team_id, 0),
             group=label,
             cells=cells[r.pk],
         )
-        for r, label in zip(ranked, labels, strict=True)
+        for (r, rank, _, _), label in zip(ranked, labels, strict=True)
     )
     return ConditionBoard(condition.pk, condition.key, condition.label, rows, note)
