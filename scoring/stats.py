@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # annotations only: numpy.typing costs a short process ~20 ms
     Counts = npt.NDArray[np.float64]
     IndexBlock = npt.NDArray[np.int64]
     Weights = npt.NDArray[np.float32]
+    Block = npt.NDArray[Any]
 
 
 @dataclass(frozen=True)
@@ -182,22 +183,25 @@ def resample_weights(n: int, n_boot: int, seed: int) -> Iterator[tuple[int, Weig
         yield start, counts.reshape(count, n).astype(np.float32)
 
 
-def _matrix(columns: Sequence[Sequence[float] | Counts]) -> Counts:
-    """``columns`` (one per entry, one value per dialogue) as an (n dialogues x entries)
-    float64 matrix."""
-    return np.stack([np.asarray(c, dtype=np.float64) for c in columns], axis=1)
+def _rows(columns: Sequence[Sequence[float] | Counts], n: int | None = None) -> Block:
+    """``columns`` (one per entry, one value per dialogue) as one (entries x n dialogues)
+    array, of the narrowest type that holds them all (stored counts stay small integers)."""
+    rows = np.stack([np.asarray(c) for c in columns])
+    if rows.ndim != 2 or (n is not None and rows.shape[1] != n):
+        raise ScoringError("every entry needs one number per dialogue.")
+    return rows
 
 
-def _summable_in_float32(matrix: Counts) -> bool:
-    """Whether every resampled sum of a column of ``matrix`` is exact in float32: whole
-    numbers whose resampled sums (at most ``n`` times the largest magnitude, as a resample
-    draws ``n`` dialogues) stay below 2**24, so no product or partial sum is ever rounded,
-    whatever order the matrix product adds them in."""
-    if matrix.size == 0:
+def _summable_in_float32(rows: Block) -> bool:
+    """Whether every resampled sum of a row of ``rows`` is exact in float32: whole numbers
+    whose resampled sums (at most ``n`` times the largest magnitude, as a resample draws ``n``
+    dialogues) stay below 2**24, so no product or partial sum is ever rounded, whatever order
+    the matrix product adds them in."""
+    if rows.size == 0:
         return True
-    largest = float(np.abs(matrix).max())
-    whole = bool(np.array_equal(matrix, np.trunc(matrix)))
-    return whole and matrix.shape[0] * largest < 2**24
+    whole = rows.dtype.kind in "biu" or bool(np.array_equal(rows, np.trunc(rows)))
+    largest = max(abs(float(rows.min())), abs(float(rows.max())))
+    return whole and rows.shape[1] * largest < 2**24
 
 
 def bootstrap_p_values(
@@ -211,63 +215,60 @@ def bootstrap_p_values(
     of resamples of the dialogues.
 
     Entry ``e``'s metric is ``100 * sum(numerators[e]) / sum(denominators[e])`` over the same
-    ``n`` dialogues. With ``W`` the resamples as weights (:func:`resample_weights`: the
-    draws of :func:`bootstrap_ci`), ``N`` the (n x entries) numerators and ``D`` the distinct
-    denominators, every entry's resampled metric is ``100 * (W @ N) / (W @ D)``, one matrix
-    product for all entries. For each pair ``(a, b)``, ``d*`` is a's resampled metric minus
-    b's, resample by resample, and its two-sided p-value is
+    ``n`` dialogues (finite numbers, denominators at least 0). With ``W`` the resamples as
+    weights (:func:`resample_weights`: the draws of :func:`bootstrap_ci`), ``N`` the
+    (n x entries) numerators and ``D`` the distinct denominators, every entry's resampled
+    metric is ``100 * (W @ N) / (W @ D)``: one matrix product for all entries. For each pair
+    ``(a, b)`` that shares its denominators, ``d*`` is a's resampled metric minus b's,
+    resample by resample, ``100 * ((W @ N)[:, a] - (W @ N)[:, b]) / (W @ D)``, and its
+    two-sided p-value is
 
         p = min(1, 2 * min(P(d* <= 0), P(d* >= 0)))
 
-    over the resamples (a difference within 1e-9 of zero counts as zero on both sides, so
-    identical entries get p = 1; a resample with nothing to count is left out). A pair whose
+    over the resamples: a difference within 1e-9 of zero counts as zero on both sides, so
+    identical entries get p = 1; a resample whose denominators sum to zero is left out (the
+    division by that positive sum, which cannot change a sign, is not made). A pair whose
     denominators differ (F1 scores count predictions) or whose resamples are all empty gets
     NaN. Whole-number counts are summed exactly in float32 (``_summable_in_float32``),
     others in float64.
     """
     if not pairs:
         return []
-    counts = _matrix(numerators)
-    n, entries = counts.shape
-    distinct: dict[bytes, int] = {}
-    columns: list[Counts] = []
-    which = []
-    for column in denominators:
-        values = np.asarray(column, dtype=np.float64)
-        if values.shape != (n,):
-            raise ScoringError("every entry needs one denominator per dialogue.")
-        at = distinct.setdefault(values.tobytes(), len(columns))
-        if at == len(columns):
-            columns.append(values)
-        which.append(at)
-    if len(which) != entries:
+    counts = _rows(numerators)
+    entries, n = counts.shape
+    totals = _rows(denominators, n)
+    if len(totals) != entries:
         raise ScoringError("every entry needs its numerators and its denominators.")
-    totals = np.stack(columns, axis=1)
+    # The distinct denominators (usually one: every entry counts the same turns), by their bytes.
+    distinct: dict[bytes, int] = {}
+    which = np.array([distinct.setdefault(row.tobytes(), len(distinct)) for row in totals])
+    firsts = np.unique(which, return_index=True)[1]
     first = np.array([a for a, _ in pairs], dtype=np.intp)
     second = np.array([b for _, b in pairs], dtype=np.intp)
-    share = np.array([which[a] == which[b] for a, b in pairs])
+    share = which[first] == which[second]
     dtype = (
         np.float32 if _summable_in_float32(counts) and _summable_in_float32(totals) else np.float64
     )
-    # float32 or float64, as ``dtype`` says
-    counts_t: npt.NDArray[Any] = counts.astype(dtype)
-    totals_t: npt.NDArray[Any] = totals.astype(dtype)
+    # (n x entries) and (n x distinct denominators), in float32 or float64 as ``dtype`` says
+    counts_t: npt.NDArray[Any] = counts.T.astype(dtype)
+    totals_t: npt.NDArray[Any] = totals[firsts].T.astype(dtype)
     below = np.zeros(len(pairs))
     above = np.zeros(len(pairs))
-    finite = np.zeros(len(pairs))
-    denominator_of = np.asarray(which, dtype=np.intp)
+    usable = np.zeros(len(pairs))
+    base_of = which[first]
     for _, weights in resample_weights(n, n_boot, seed):
         resampled: npt.NDArray[Any] = weights.astype(dtype, copy=False)
-        sums = (resampled @ counts_t).astype(np.float64)
-        bases = (resampled @ totals_t).astype(np.float64)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            values = 100.0 * sums / bases[:, denominator_of]
-        differences = values[:, first] - values[:, second]
-        usable = np.isfinite(differences)
-        below += np.count_nonzero(usable & (differences <= _TOLERANCE), axis=0)
-        above += np.count_nonzero(usable & (differences >= -_TOLERANCE), axis=0)
-        finite += np.count_nonzero(usable, axis=0)
+        sums = resampled @ counts_t  # every entry's resampled numerator sum
+        bases = (resampled @ totals_t)[:, base_of]  # each pair's resampled denominator sum
+        # d* = 100 * (sums[a] - sums[b]) / base for a pair that shares its denominators: the
+        # sign of the numerators' difference, on the resamples with something to count
+        differences = sums[:, first] - sums[:, second]
+        tolerance = bases * (_TOLERANCE / 100)
+        counted = bases > 0
+        below += np.count_nonzero(counted & (differences <= tolerance), axis=0)
+        above += np.count_nonzero(counted & (differences >= -tolerance), axis=0)
+        usable += np.count_nonzero(counted, axis=0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        p_values = np.minimum(1.0, 2.0 * np.minimum(below, above) / finite)
-    p_values[~share | (finite == 0)] = np.nan
+        p_values = np.minimum(1.0, 2.0 * np.minimum(below, above) / usable)
+    p_values[~share | (usable == 0)] = np.nan
     return [float(p) for p in p_values]

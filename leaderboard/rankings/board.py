@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db.models import Case, CharField, QuerySet, Value, When
 from django.db.models.functions import Cast, Concat
@@ -135,8 +135,7 @@ def team_label(team: Any) -> tuple[str, str]:
     return team.name, team.slug
 
 
-@dataclass(frozen=True)
-class Counted:
+class Counted(NamedTuple):
     """A Result a board counts, as the board reads it: values, not model instances (one query
     for every Result of a board, ``counted_values``). What its rows show of its submission and
     team, and its figures on the board's part of the split."""

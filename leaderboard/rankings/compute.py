@@ -93,9 +93,17 @@ def compute(phase: Phase, part: str = "public") -> Leaderboard:
     # Every counted Result once, as values: the condition boards' rows and the overview.
     results = counted_values(phase, part, only)
     shown = columns(challenge, (r.metrics for r in results))
-    found = {r.pk: r for r in results}
+    ranked = _ranked(phase, part, only, {r.pk: r for r in results})
+    # Only the primary metric's per-dialogue statistics are needed, for the rank groups.
+    stored = [
+        (r.pk, reference_id, data) for rows in ranked.values() for r, _, reference_id, data in rows
+    ]
+    dialogues = part_dialogues(phase, part, stored, challenge.primary)
     conditions = list(phase.conditions.order_by("order", "key"))
-    boards = tuple(_condition_board(phase, part, c, only, shown, counts, found) for c in conditions)
+    boards = tuple(
+        _condition_board(phase, c, shown, counts, ranked.get(c.pk, []), dialogues)
+        for c in conditions
+    )
     groups = {b.key: {r.submission_id: r.group for r in b.rows if r.group} for b in boards}
     board = Leaderboard(
         phase_id=phase.pk,
@@ -151,40 +159,53 @@ def part_dialogues(
     return found
 
 
-def _condition_board(
-    phase: Phase,
-    part: str,
-    condition: Condition,
-    only: frozenset[int] | None,
-    shown: tuple[Column, ...],
-    counts: dict[int, int],
-    found: dict[int, Counted],
-) -> ConditionBoard:
-    """``condition``'s board: its entrants' best Results ranked in the database (their rows
-    from ``found``, ``counted_values``), with rank groups."""
-    challenge = phase.challenge
-    primary = challenge.primary
+#: A ranked Result: its row's values, its rank on its condition, its reference, and its
+#: primary metric's stored per-dialogue statistics.
+Ranked = tuple[Counted, int, int, Any]
+
+
+def _ranked(
+    phase: Phase, part: str, only: frozenset[int] | None, found: dict[int, Counted]
+) -> dict[int, list[Ranked]]:
+    """Condition id -> the best Result of each entrant there, best first, ranked in the
+    database (one query for every condition; the rows' values from ``found``,
+    ``counted_values``)."""
     order = ordering(phase, part)
     best = (
         counted(phase, only)
-        .filter(condition=condition)
-        .annotate(nth=Window(RowNumber(), partition_by=[entrant_key()], order_by=order))
+        .annotate(
+            nth=Window(RowNumber(), partition_by=[F("condition_id"), entrant_key()], order_by=order)
+        )
         .filter(nth=1)
         .values("pk")
     )
-    # Only the primary metric's per-dialogue statistics are needed for the rank groups. A
-    # Result written since ``found`` was read is left out: its change asks for another build.
-    ranked = [
-        (found[pk], rank, reference_id, data)
-        for pk, rank, reference_id, data in Result.objects.filter(pk__in=best)
-        .annotate(rank=Window(Rank(), order_by=order))
-        .order_by(*order)
-        .values_list("pk", "rank", "reference_id", "primary_ratios")
-        if pk in found
-    ]
+    rows = (
+        Result.objects.filter(pk__in=best)
+        .annotate(rank=Window(Rank(), partition_by=[F("condition_id")], order_by=order))
+        .order_by("condition_id", *order)
+        .values_list("condition_id", "pk", "rank", "reference_id", "primary_ratios")
+    )
+    ranked: dict[int, list[Ranked]] = {}
+    for condition_id, pk, rank, reference_id, data in rows:
+        # A Result written since ``found`` was read: its change asks for another build.
+        if pk in found:
+            ranked.setdefault(condition_id, []).append((found[pk], rank, reference_id, data))
+    return ranked
+
+
+def _condition_board(
+    phase: Phase,
+    condition: Condition,
+    shown: tuple[Column, ...],
+    counts: dict[int, int],
+    ranked: list[Ranked],
+    dialogues: dict[int, DialogueRatios | None],
+) -> ConditionBoard:
+    """``condition``'s board from its ranked Results (``_ranked``), with rank groups on their
+    primary metric's per-dialogue statistics (``dialogues``, ``part_dialogues``)."""
+    challenge = phase.challenge
+    primary = challenge.primary
     cells = {r.pk: tuple(r.cell(c.name) for c in shown) for r, _, _, _ in ranked}
-    stored = [(r.pk, reference_id, data) for r, _, reference_id, data in ranked]
-    dialogues = part_dialogues(phase, part, stored, primary)
     at = next((i for i, c in enumerate(shown) if c.name == primary), None)
     tested = [
         dialogues.get(r.pk) if at is not None and cells[r.pk][at][0] is not None else None

@@ -48,15 +48,25 @@ def adjacent_ties(
     """``ties[i]``: entry ``i`` is not significantly different from entry ``i - 1`` (False for
     the first entry, and wherever the test cannot be run: different dialogues or
     denominators, nothing to count). The entries on the same dialogues are tested together,
-    on one set of resamples."""
+    on one set of resamples (``bootstrap_p_values``, which leaves out the pairs whose
+    denominators differ)."""
     ties = [False] * len(dialogues)
-    # the dialogues tested -> the positions i whose pair (i - 1, i) is tested on them
-    tested: dict[tuple[str, ...], list[int]] = {}
+    # (the dialogues tested, the positions i whose pair (i - 1, i) is tested on them)
+    tested: list[tuple[tuple[str, ...], list[int]]] = []
     for i in range(1, len(dialogues)):
         a, b = dialogues[i - 1], dialogues[i]
-        if a is not None and comparable_on(metric, a, b):
-            tested.setdefault(a.ids, []).append(i)
-    for positions in tested.values():
+        if a is None or b is None or metric not in a.columns or metric not in b.columns:
+            continue
+        if a.ids is not b.ids and a.ids != b.ids:
+            continue
+        # Usually one reference, whose Results share one tuple of ids: compared, not hashed.
+        for ids, positions in tested:
+            if ids is a.ids or ids == a.ids:
+                positions.append(i)
+                break
+        else:
+            tested.append((a.ids, [i]))
+    for _, positions in tested:
         entries = sorted({j for i in positions for j in (i - 1, i)})
         at = {j: k for k, j in enumerate(entries)}
         columns = [dialogues[j].columns[metric] for j in entries]  # type: ignore[union-attr]
@@ -68,7 +78,7 @@ def adjacent_ties(
             resampling.seed,
         )
         for i, p_value in zip(positions, p_values, strict=True):
-            ties[i] = p_value >= SIGNIFICANCE  # NaN (nothing to count): no tie
+            ties[i] = p_value >= SIGNIFICANCE  # NaN (not comparable, nothing to count): no tie
     return ties
 
 
