@@ -85,6 +85,12 @@ def main() -> None:
     parser.add_argument("--dialogues", type=int, default=1000, help="per result")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument(
+        "--n-boot",
+        type=int,
+        default=None,
+        help="resamples of the rank groups (default: the test factory's 200; the scorer's is 1000)",
+    )
+    parser.add_argument(
         "--database-url",
         default=DATABASE_URL,
         help="Postgres database to drop and create for the run ('': a throw-away SQLite file)",
@@ -126,6 +132,10 @@ def main() -> None:
     bulk.build(small, args.teams, dialogues=bulk.DIALOGUES, name="small")
     phase = phase_with_references(gold)
     bulk.build(phase, args.teams, seed=8, dialogues=args.dialogues)
+    if args.n_boot is not None:
+        for challenge in (phase.challenge, small.challenge):
+            challenge.scorer_options = {**challenge.scorer_options, "n_boot": args.n_boot}
+            challenge.save()
     primary = phase.challenge.primary
 
     def baseline() -> list[tuple[object, ...]]:
