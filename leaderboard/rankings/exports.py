@@ -161,7 +161,7 @@ def archive(phase: Phase) -> dict[str, Any]:
     results = (
         Result.objects.filter(submission__phase=phase)
         .select_related("submission__team", "condition", "reference")
-        .defer("ratios")
+        .defer("primary_ratios")
         .order_by("condition__order", "condition__key", "submission_id", "created_at")
     )
     rows: list[dict[str, Any]] = []
@@ -193,7 +193,9 @@ def archive(phase: Phase) -> dict[str, Any]:
         )
         if not (r.current and r.reference.active):
             continue
-        column = ratios.primary(r.primary_ratios, primary)
+        # from every metric's statistics: right for the primary metric even before the
+        # re-scoring that follows a change of it
+        column = ratios.decode(r.ratios).get(primary)
         if column is None:
             continue
         matrix = matrices.setdefault(
