@@ -214,7 +214,9 @@ def _condition_board(
     ranks = [rank for _, rank, _, _ in ranked]
     labels = rank_groups(ranks, tested, primary, challenge.resampling())
     note = ""
-    pairs = list(itertools.pairwise(tested))
+    # Statistics on both sides of a pair, but no pair with the same denominators. (A board
+    # whose Results are not re-scored yet after a change of the primary metric has none.)
+    pairs = [(a, b) for a, b in itertools.pairwise(tested) if a is not None and b is not None]
     if pairs and not any(comparable_on(primary, a, b) for a, b in pairs):
         note = (
             "No rank groups: the paired bootstrap needs the same per-dialogue denominators on "

@@ -50,7 +50,7 @@ def _submit(phase, prediction, method):
         enqueue=False,
     )
     assert services.run_scoring(submission.pk) == "scored"
-    return team
+    return submission
 
 
 @pytest.mark.parametrize("primary", ["jga", "ser"])
@@ -66,6 +66,31 @@ def test_a_non_significant_margin_shares_a_group_and_a_clear_winner_stands_alone
         ("gold", 1, "1"),
         ("close", 2, "2\u20133"),
         ("worse", 3, "2\u20133"),
+    ]
+
+
+def test_results_not_rescored_after_a_change_of_the_primary_metric_have_no_groups_until_they_are():
+    """Each Result stores its primary metric's statistics for the board, named: until the
+    re-scoring that a change of the primary metric asks for, the board has no statistics of
+    the new one to test (and says nothing about denominators)."""
+    phase = phase_with_references(json.dumps(GOLD).encode(), keys=("tts-verbatim",))
+    submissions = [
+        _submit(phase, p, m) for p, m in ((WORSE, "worse"), (GOLD, "gold"), (CLOSE, "close"))
+    ]
+    phase.challenge.primary_metric = "ser"
+    phase.challenge.save()
+    (board,) = leaderboard(phase).conditions
+    assert [r.group for r in board.rows] == ["1", "2", "3"]
+    assert board.note == ""
+    for submission in submissions:
+        assert services.rescore(submission, enqueue=False)
+        assert services.run_scoring(submission.pk) == "scored"
+    (board,) = leaderboard(phase).conditions
+    # as for SER in the test above
+    assert [(r.method_name, r.group) for r in board.rows] == [
+        ("gold", "1"),
+        ("close", "2\u20133"),
+        ("worse", "2\u20133"),
     ]
 
 
