@@ -239,6 +239,8 @@ def bootstrap_p_values(
     totals = _rows(denominators, n)
     if len(totals) != entries:
         raise ScoringError("every entry needs its numerators and its denominators.")
+    if n == 0:
+        return [float("nan")] * len(pairs)
     # The distinct denominators (usually one: every entry counts the same turns), by their bytes.
     distinct: dict[bytes, int] = {}
     which = np.array([distinct.setdefault(row.tobytes(), len(distinct)) for row in totals])

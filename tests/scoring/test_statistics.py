@@ -185,3 +185,6 @@ def test_entries_with_other_denominators_are_not_tested():
     found = stats.bootstrap_p_values([[1, 1], [1, 0]], [[2, 2], [2, 3]], [(0, 1)], 50, 1)
     assert np.isnan(found[0])
     assert stats.bootstrap_p_values([[1, 1]], [[2, 2]], [], 50, 1) == []
+    # no dialogues, or none with anything to count
+    assert np.isnan(stats.bootstrap_p_values([[], []], [[], []], [(0, 1)], 50, 1)[0])
+    assert np.isnan(stats.bootstrap_p_values([[0, 0], [0, 0]], [[0, 0]] * 2, [(0, 1)], 50, 1)[0])
