@@ -28,6 +28,7 @@ from leaderboard.rankings.finals import final_submission_ids
 from leaderboard.rankings.serialised import from_data, serialise
 from leaderboard.rankings.snapshots import latest, shown_data
 from leaderboard.spreadsheets import spreadsheet_safe as _safe
+from leaderboard.submissions import ratios
 from leaderboard.submissions.models import Result
 
 
@@ -151,6 +152,7 @@ def archive(phase: Phase) -> dict[str, Any]:
     results = (
         Result.objects.filter(submission__phase=phase)
         .select_related("submission__team", "condition", "reference")
+        .defer("primary_ratios")
         .order_by("condition__order", "condition__key", "submission_id", "created_at")
     )
     rows: list[dict[str, Any]] = []
@@ -180,8 +182,12 @@ def archive(phase: Phase) -> dict[str, Any]:
                 "breakdown": r.breakdown,
             }
         )
-        column = (r.dialogues or {}).get("columns", {}).get(primary)
-        if not (r.current and r.reference.active) or column is None:
+        if not (r.current and r.reference.active):
+            continue
+        # from every metric's statistics: right for the primary metric even before the
+        # re-scoring that follows a change of it
+        column = ratios.decode(r.ratios).get(primary)
+        if column is None:
             continue
         matrix = matrices.setdefault(
             r.condition.key,
@@ -197,8 +203,8 @@ def archive(phase: Phase) -> dict[str, Any]:
             },
         )
         key = str(r.submission_id)
-        matrix["numerators"][key] = column[0]
-        matrix["denominators"][key] = column[1]
+        matrix["numerators"][key] = column[0].tolist()
+        matrix["denominators"][key] = column[1].tolist()
         matrix["turns"][key] = r.dialogues.get("turns") or []
     return {
         **_phase_info(phase),

@@ -62,7 +62,7 @@ def changes(phase: Phase, board: Leaderboard) -> tuple[str, list[EntryChanges]]:
         "submission_id",
         "condition_id",
         "reference_id",
-        f"dialogues__columns__{metric.name}",
+        "primary_ratios",
     ):
         stored[(sid, condition_id)] = (pk, reference_id, column)
     ratios = part_dialogues(phase, board.part, list(stored.values()), metric.name)

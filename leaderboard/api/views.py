@@ -234,7 +234,7 @@ def _results() -> Prefetch:
         "results",
         queryset=Result.objects.filter(reference__active=True, current=True)
         .select_related("condition", "reference")
-        .defer("dialogues")
+        .defer("dialogues", "ratios", "primary_ratios")
         .order_by("condition__order", "condition__key"),
         to_attr="active_results",
     )

@@ -20,7 +20,7 @@ from leaderboard.challenges.models import Challenge, Condition, Phase, Reference
 from leaderboard.demo import dstc11
 from leaderboard.rankings.admin import ReportedResultAdmin
 from leaderboard.rankings.models import ReportedResult
-from leaderboard.submissions import services
+from leaderboard.submissions import ratios, services
 from leaderboard.submissions.models import Result, Submission
 from tests.leaderboard.boards import leaderboard
 from tests.leaderboard.factories import UserFactory
@@ -248,13 +248,13 @@ def _form_data(response) -> dict:
     return data
 
 
-def _public_jga(dialogues: dict, seed: int, fraction: float) -> float:
+def _public_jga(result: Result, seed: int, fraction: float) -> float:
     """The public part's JGA by the documented rule: a dialogue is public when the first eight
     bytes of sha256("<seed>:<id>"), as a fraction of 2**64, are below the fraction."""
-    num, den = dialogues["columns"]["jga"]
+    num, den = (column.tolist() for column in ratios.decode(result.ratios)["jga"])
     keep = [
         i
-        for i, d in enumerate(dialogues["ids"])
+        for i, d in enumerate(result.dialogues["ids"])
         if int.from_bytes(hashlib.sha256(f"{seed}:{d}".encode()).digest()[:8], "big") / 2**64
         < fraction
     ]
@@ -280,7 +280,7 @@ def test_changing_the_split_in_the_admin_recomputes_the_stored_parts_at_once(
         "again on the new split." in response.text
     )
     for result in results:
-        expected = _public_jga(result.dialogues, 7, phase.split_fraction)
+        expected = _public_jga(result, 7, phase.split_fraction)
         assert result.part_metrics["public"]["metrics"]["jga"] == pytest.approx(expected)
         assert result.public_primary == pytest.approx(expected)
 

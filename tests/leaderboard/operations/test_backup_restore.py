@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import json
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,7 @@ from leaderboard.demo import dstc11, other_tasks
 from leaderboard.rankings.compute import compute
 from leaderboard.rankings.models import ReportedResult
 from leaderboard.rankings.snapshots import reveal, serialise
+from leaderboard.submissions import ratios
 from leaderboard.submissions.models import Result, Submission, SubmissionFile
 from leaderboard.teams.models import Team
 from tests.leaderboard.boards import leaderboard
@@ -103,7 +105,8 @@ def test_backup_then_restore_into_an_empty_database_reproduces_the_leaderboard(
     assert before[dstc11.HIDDEN_SLUG]["reader"]["final"] is not None  # the snapshot is there
     # the rows carry the one Result shape and the reported figure's metrics
     (result, *_) = before["rows"]["results"]
-    assert {"metrics", "intervals", "part_metrics", "breakdown", "dialogues"} <= set(result)
+    fields = {"metrics", "intervals", "part_metrics", "breakdown", "dialogues", "ratios"}
+    assert fields | {"primary_ratios"} <= set(result)
     assert before["rows"]["reported"][0]["metrics"] == {"jga": 45.0}
     out = tmp_path / "dstc11.zip"
     call_command("backup_challenge", challenge.slug, str(out), stdout=open("/dev/null", "w"))  # noqa: SIM115
@@ -273,3 +276,41 @@ def test_a_challenge_deleted_and_restored_on_the_same_site_shows_the_restored_bo
     board = leaderboard(restored)
     assert [r["label"] for r in board.reported] == ["Published system (synthetic example)"]
     assert serialise(board) == backed_up
+
+
+#: per-dialogue statistics as a version-2 backup holds them: JSON lists in ``dialogues``
+OLD_DIALOGUES = {
+    "ids": ["d1", "d2", "d3"],
+    "columns": {"jga": [[1, 0, 3], [2, 4, 3]], "ser": [[0.5, 2, 0], [4, 4, 1]]},
+    "turns": ["10", "0000", "111"],
+}
+
+
+def test_a_version_2_backup_restores_its_per_dialogue_lists_as_stored_arrays(challenge, tmp_path):
+    out = tmp_path / "dstc11.zip"
+    call_command("backup_challenge", challenge.slug, str(out), stdout=open("/dev/null", "w"))  # noqa: SIM115
+    with zipfile.ZipFile(out) as archive:
+        manifest = json.loads(archive.read("manifest.json"))
+        files = {name: archive.read(name) for name in archive.namelist() if name != "manifest.json"}
+    manifest["version"] = 2
+    for row in manifest["tables"]["submissions.result"]:
+        del row["ratios"], row["primary_ratios"]
+        row["dialogues"] = OLD_DIALOGUES
+    old = tmp_path / "version-2.zip"
+    with zipfile.ZipFile(old, "w") as archive:
+        archive.writestr("manifest.json", json.dumps(manifest))
+        for name, data in files.items():
+            archive.writestr(name, data)
+    Result.objects.filter(submission__phase__challenge=challenge).delete()
+    Challenge.objects.filter(pk=challenge.pk).delete()
+
+    call_command("restore_challenge", str(old), stdout=open("/dev/null", "w"))  # noqa: SIM115
+    restored = Result.objects.filter(submission__phase__challenge__slug=challenge.slug)
+    assert restored.count() == len(manifest["tables"]["submissions.result"]) > 0
+    for row in restored:
+        assert row.dialogues == {"ids": ["d1", "d2", "d3"], "turns": ["10", "0000", "111"]}
+        columns = {m: (n.tolist(), d.tolist()) for m, (n, d) in ratios.decode(row.ratios).items()}
+        assert columns == {"jga": ([1, 0, 3], [2, 4, 3]), "ser": ([0.5, 2, 0], [4, 4, 1])}
+        # the demo challenge ranks JGA
+        (numerators, denominators) = ratios.primary(row.primary_ratios, "jga")
+        assert (numerators.tolist(), denominators.tolist()) == ([1, 0, 3], [2, 4, 3])
