@@ -68,6 +68,8 @@ INSTALLED_APPS = [
     "leaderboard.teams",
     "leaderboard.submissions",
     "leaderboard.rankings",
+    "leaderboard.analyses",
+    "leaderboard.organisers",
     "leaderboard.accounts",
     "rest_framework",
     "drf_spectacular",
@@ -75,6 +77,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "leaderboard.api",
     "leaderboard.operations",
+    "leaderboard.demo",
     # Failed log-ins, counted in the database ("auth" below).
     "axes",
 ]

@@ -9,11 +9,16 @@ The draws are fixed by the seed: resample ``b`` of the bootstrap is the ``b``-th
 one ``size=(B, n)`` call), and the sign flips of approximate randomisation are
 ``default_rng(seed).integers(0, 2, size=(R, n))``; so anyone can reproduce an interval from the
 per-dialogue counts. Percentiles interpolate linearly (numpy's default).
+
+A leaderboard's rank groups test many entries on one reference at once
+(:func:`bootstrap_p_values`): the bootstrap's resamples, as counts of each dialogue
+(:func:`resample_weights`), are shared by every entry, so all entries' resampled sums are one
+matrix product.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +31,8 @@ if TYPE_CHECKING:  # annotations only: numpy.typing costs a short process ~20 ms
 
     Counts = npt.NDArray[np.float64]
     IndexBlock = npt.NDArray[np.int64]
+    Weights = npt.NDArray[np.float32]
+    Block = npt.NDArray[Any]
 
 
 @dataclass(frozen=True)
@@ -110,9 +117,9 @@ def bootstrap_ci(
 
 def paired_test(
     metric: str,
-    numerator_a: Sequence[float],
-    numerator_b: Sequence[float],
-    denominator: Sequence[float],
+    numerator_a: Sequence[float] | Counts,
+    numerator_b: Sequence[float] | Counts,
+    denominator: Sequence[float] | Counts,
     n_boot: int,
     seed: int,
     level: float,
@@ -152,31 +159,118 @@ def paired_test(
     )
 
 
-def paired_p_values(
-    numerators_a: Sequence[Sequence[float]],
-    numerators_b: Sequence[Sequence[float]],
-    denominator: Sequence[float],
+#: Cells of the resample-weight matrix drawn at a time: the default settings (1,000 resamples
+#: of up to 4,000 dialogues) make one block; larger ones are drawn in blocks of rows.
+_WEIGHT_CELLS = 1 << 22
+#: Differences within this of zero are zero (floating-point noise of fractional counts).
+_TOLERANCE = 1e-9
+
+
+def resample_weights(n: int, n_boot: int, seed: int) -> Iterator[tuple[int, Weights]]:
+    """The bootstrap's resamples of ``n`` dialogues as weights, block after block of rows:
+    (first row, ``W[rows]``), where ``W[b, j]`` counts the draws of dialogue ``j`` in resample
+    ``b``. The draws are those of :func:`bootstrap_ci`: resample ``b`` is row ``b`` of
+    ``default_rng(seed).integers(0, n, size=(n_boot, n))``. Counts are whole numbers of at
+    most ``n``, exact in float32."""
+    rng = np.random.default_rng(seed)
+    rows = max(1, min(n_boot, _WEIGHT_CELLS // max(n, 1)))
+    for start in range(0, n_boot, rows):
+        count = min(rows, n_boot - start)
+        # One bincount counts every row: row r's draws are offset by r * n.
+        draws = rng.integers(0, n, size=(count, n))
+        draws += np.arange(0, count * n, n)[:, np.newaxis]
+        counts = np.bincount(draws.reshape(-1), minlength=count * n)
+        yield start, counts.reshape(count, n).astype(np.float32)
+
+
+def _rows(columns: Sequence[Sequence[float] | Counts], n: int | None = None) -> Block:
+    """``columns`` (one per entry, one value per dialogue) as one (entries x n dialogues)
+    array, of the narrowest type that holds them all (stored counts stay small integers)."""
+    rows = np.stack([np.asarray(c) for c in columns])
+    if rows.ndim != 2 or (n is not None and rows.shape[1] != n):
+        raise ScoringError("every entry needs one number per dialogue.")
+    return rows
+
+
+def _summable_in_float32(rows: Block) -> bool:
+    """Whether every resampled sum of a row of ``rows`` is exact in float32: whole numbers
+    whose resampled sums (at most ``n`` times the largest magnitude, as a resample draws ``n``
+    dialogues) stay below 2**24, so no product or partial sum is ever rounded, whatever order
+    the matrix product adds them in."""
+    if rows.size == 0:
+        return True
+    whole = rows.dtype.kind in "biu" or bool(np.array_equal(rows, np.trunc(rows)))
+    largest = max(abs(float(rows.min())), abs(float(rows.max())))
+    return whole and rows.shape[1] * largest < 2**24
+
+
+def bootstrap_p_values(
+    numerators: Sequence[Sequence[float] | Counts],
+    denominators: Sequence[Sequence[float] | Counts],
+    pairs: Sequence[tuple[int, int]],
     n_boot: int,
     seed: int,
 ) -> list[float]:
-    """The p-values of :func:`paired_test` for many pairs (A_k, B_k) on one reference at once.
+    """Paired bootstrap p-values of many pairs of entries on one reference, from one shared set
+    of resamples of the dialogues.
 
-    Pair ``k`` gives exactly ``paired_test(m, numerators_a[k], numerators_b[k], denominator,
-    n_boot, seed, level).p_value``: the same sign flips (one draw for every pair) applied to
-    each pair's per-dialogue differences, in a single matrix product. Counts are whole
-    numbers, so every sum is exact and the order of summation cannot change a p-value. A
-    leaderboard with hundreds of entries gets its rank groups in one call instead of hundreds.
+    Entry ``e``'s metric is ``100 * sum(numerators[e]) / sum(denominators[e])`` over the same
+    ``n`` dialogues (finite numbers, denominators at least 0). With ``W`` the resamples as
+    weights (:func:`resample_weights`: the draws of :func:`bootstrap_ci`), ``N`` the
+    (n x entries) numerators and ``D`` the distinct denominators, every entry's resampled
+    metric is ``100 * (W @ N) / (W @ D)``: one matrix product for all entries. For each pair
+    ``(a, b)`` that shares its denominators, ``d*`` is a's resampled metric minus b's,
+    resample by resample, ``100 * ((W @ N)[:, a] - (W @ N)[:, b]) / (W @ D)``, and its
+    two-sided p-value is
+
+        p = min(1, 2 * min(P(d* <= 0), P(d* >= 0)))
+
+    over the resamples: a difference within 1e-9 of zero counts as zero on both sides, so
+    identical entries get p = 1; a resample whose denominators sum to zero is left out (the
+    division by that positive sum, which cannot change a sign, is not made). A pair whose
+    denominators differ (F1 scores count predictions) or whose resamples are all empty gets
+    NaN. Whole-number counts are summed exactly in float32 (``_summable_in_float32``),
+    others in float64.
     """
-    den = np.asarray(denominator, dtype=np.float64)
-    total = float(den.sum())
-    if total == 0:
-        raise ScoringError("the metric is undefined on this reference (nothing to count).")
-    deltas = np.asarray(numerators_a, dtype=np.float64) - np.asarray(numerators_b, dtype=np.float64)
-    if deltas.size == 0:
+    if not pairs:
         return []
-    deltas = deltas.reshape(len(numerators_a), den.size)
-    observed = np.abs(100.0 * deltas.sum(axis=1) / total)
-    signs = np.random.default_rng(seed).integers(0, 2, size=(n_boot, den.size)) * 2 - 1
-    shuffled = np.abs(100.0 * (signs @ deltas.T) / total)  # (n_boot, pairs)
-    extreme = np.count_nonzero(shuffled >= observed - 1e-9, axis=0)
-    return [float(p) for p in (1 + extreme) / (1 + n_boot)]
+    counts = _rows(numerators)
+    entries, n = counts.shape
+    totals = _rows(denominators, n)
+    if len(totals) != entries:
+        raise ScoringError("every entry needs its numerators and its denominators.")
+    if n == 0:
+        return [float("nan")] * len(pairs)
+    # The distinct denominators (usually one: every entry counts the same turns), by their bytes.
+    distinct: dict[bytes, int] = {}
+    which = np.array([distinct.setdefault(row.tobytes(), len(distinct)) for row in totals])
+    firsts = np.unique(which, return_index=True)[1]
+    first = np.array([a for a, _ in pairs], dtype=np.intp)
+    second = np.array([b for _, b in pairs], dtype=np.intp)
+    share = which[first] == which[second]
+    dtype = (
+        np.float32 if _summable_in_float32(counts) and _summable_in_float32(totals) else np.float64
+    )
+    # (n x entries) and (n x distinct denominators), in float32 or float64 as ``dtype`` says
+    counts_t: npt.NDArray[Any] = counts.T.astype(dtype)
+    totals_t: npt.NDArray[Any] = totals[firsts].T.astype(dtype)
+    below = np.zeros(len(pairs))
+    above = np.zeros(len(pairs))
+    usable = np.zeros(len(pairs))
+    base_of = which[first]
+    for _, weights in resample_weights(n, n_boot, seed):
+        resampled: npt.NDArray[Any] = weights.astype(dtype, copy=False)
+        sums = resampled @ counts_t  # every entry's resampled numerator sum
+        bases = (resampled @ totals_t)[:, base_of]  # each pair's resampled denominator sum
+        # d* = 100 * (sums[a] - sums[b]) / base for a pair that shares its denominators: the
+        # sign of the numerators' difference, on the resamples with something to count
+        differences = sums[:, first] - sums[:, second]
+        tolerance = bases * (_TOLERANCE / 100)
+        counted = bases > 0
+        below += np.count_nonzero(counted & (differences <= tolerance), axis=0)
+        above += np.count_nonzero(counted & (differences >= -tolerance), axis=0)
+        usable += np.count_nonzero(counted, axis=0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p_values = np.minimum(1.0, 2.0 * np.minimum(below, above) / usable)
+    p_values[~share | (usable == 0)] = np.nan
+    return [float(p) for p in p_values]

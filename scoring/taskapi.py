@@ -13,12 +13,21 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from scoring import stats
 from scoring.errors import ScoringError
 from scoring.stats import PairedTest
 from scoring.version import __version__
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+
+    #: one column of per-dialogue statistics: as a task computes it, or as an array (as the
+    #: web side reads stored statistics back)
+    Values = Sequence[float] | npt.NDArray[Any]
 
 DEFAULT_SEED = 12345
 DEFAULT_BOOTSTRAP = 1000
@@ -142,13 +151,15 @@ def signature(
 @dataclass(frozen=True)
 class DialogueRatios:
     """Per-dialogue sufficient statistics: metric -> (numerators, denominators), one entry per
-    reference dialogue in reference order. Each metric is ``100 * sum(num) / sum(den)``.
+    reference dialogue in reference order. Each metric is ``100 * sum(num) / sum(den)``. A
+    column is a sequence of numbers or a 1-d numpy array (read back from storage without a
+    copy); the tasks build lists.
 
     ``turns`` holds, per dialogue, one character per turn: ``1`` where the turn is right on
     the task's primary (joint) metric, ``0`` where it is not (for analyses by turn)."""
 
     ids: tuple[str, ...]
-    columns: Mapping[str, tuple[Sequence[float], Sequence[float]]]
+    columns: Mapping[str, tuple[Values, Values]]
     turns: tuple[str, ...] = ()
 
     def value(self, metric: str) -> float:
@@ -161,7 +172,7 @@ class DialogueRatios:
         "turns": [..]}``: one list per column, compact to store and quick to read back."""
         return {
             "ids": list(self.ids),
-            "columns": {m: [list(num), list(den)] for m, (num, den) in self.columns.items()},
+            "columns": {m: [_listed(num), _listed(den)] for m, (num, den) in self.columns.items()},
             "turns": list(self.turns),
         }
 
@@ -169,6 +180,11 @@ class DialogueRatios:
     def from_dict(cls, data: Mapping[str, Any]) -> DialogueRatios:
         columns = {m: (tuple(num), tuple(den)) for m, (num, den) in data["columns"].items()}
         return cls(tuple(data["ids"]), columns, tuple(data.get("turns") or ()))
+
+
+def _listed(values: Values) -> list[Any]:
+    """A column as a list of Python numbers (an array's values, not numpy scalars)."""
+    return values.tolist() if isinstance(values, np.ndarray) else list(values)
 
 
 @dataclass(frozen=True)
@@ -291,7 +307,7 @@ def paired_tests(
             continue
         num_a, den_a = a.columns[metric.name]
         num_b, den_b = b.columns.get(metric.name, ((), ()))
-        if list(den_a) != list(den_b) or not math.fsum(den_a):
+        if not np.array_equal(den_a, den_b) or not math.fsum(den_a):
             continue
         tests[metric.name] = stats.paired_test(
             metric.name, num_a, num_b, den_a, resampling.n_boot, resampling.seed, resampling.level

@@ -15,8 +15,8 @@ from django.views.decorators.http import require_POST
 from leaderboard.accounts.forms import MailForm, SignUpForm, TokenForm
 from leaderboard.accounts.models import MailPreference, wants_submission_mail
 from leaderboard.api import services as tokens
-from leaderboard.api.throttles import TOKEN_THROTTLES
 from leaderboard.teams.services import teams_of
+from leaderboard.throttles import TOKEN_THROTTLES
 
 
 def _next_url(request: HttpRequest) -> str | None:

@@ -8,7 +8,7 @@ from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 
 from leaderboard.api import services
-from leaderboard.api.throttles import AuthFailureIPThrottle
+from leaderboard.throttles import AuthFailureIPThrottle
 
 KEYWORDS = (b"bearer", b"token")
 

@@ -2,7 +2,7 @@
 
 Every endpoint answers only the organisers of the phase's challenge (anyone else, superusers
 included, gets ``404 not_found`` as for a phase that does not exist) and shows hidden results
-too: a phase's submissions, every Result, the archive (``rankings.exports.archive``), the
+too: a phase's submissions, every Result, the archive (``analyses.exports.archive``), the
 published snapshots as stored, and every submission's files as a streamed zip."""
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from leaderboard.analyses.exports import archive
 from leaderboard.challenges.models import Phase
-from leaderboard.rankings.exports import archive
 from leaderboard.submissions import downloads
 from leaderboard.submissions.models import Submission
 

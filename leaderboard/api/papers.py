@@ -5,14 +5,14 @@ pages' own ``requested_board``. Whatever the reader may not see (a hidden phase 
 reveal) is a 404, as on the pages.
 
 ``GET /api/v1/phases/<pk>/pairwise/?a=ID&b=ID``: two entries of the board compared per
-condition (``rankings.pairwise``), aggregates only.
+condition (``analyses.pairwise``), aggregates only.
 
 ``GET /api/v1/phases/<pk>/robustness/``: each entry's change from the first condition, tested
-(``rankings.robustness``).
+(``analyses.robustness``).
 
-``GET /api/v1/phases/<pk>/errors/``: the cross-team error analysis (``rankings.crossteam``).
+``GET /api/v1/phases/<pk>/errors/``: the cross-team error analysis (``analyses.crossteam``).
 
-``GET /api/v1/phases/<pk>/table/``: a phase's paper table (see ``rankings.papers``) as
+``GET /api/v1/phases/<pk>/table/``: a phase's paper table (see ``analyses.papers``) as
 JSON, for ``trackboard table``: ``{"format", "table"}``. Query: ``as=latex|markdown``,
 ``conditions=a,b``, ``metrics=x,y``.
 
@@ -35,18 +35,18 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from leaderboard.api.errors import ApiError
-from leaderboard.challenges.models import Phase
-from leaderboard.rankings.crossteam import analyse
-from leaderboard.rankings.pairwise import PairError, compare, requested_pair
-from leaderboard.rankings.paper_views import (
+from leaderboard.analyses.crossteam import analyse
+from leaderboard.analyses.pairwise import PairError, compare, requested_pair
+from leaderboard.analyses.papers import FORMATS, TableError
+from leaderboard.analyses.robustness import changes
+from leaderboard.analyses.views import (
     Shown,
     requested_board,
     requested_errors,
     requested_table,
 )
-from leaderboard.rankings.papers import FORMATS, TableError
-from leaderboard.rankings.robustness import changes
+from leaderboard.api.errors import ApiError
+from leaderboard.challenges.models import Phase
 
 BOARD_PARAMETERS = [
     OpenApiParameter(

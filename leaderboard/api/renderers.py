@@ -1,4 +1,5 @@
-"""CSV for leaderboards (``?format=csv``): one header line, then one line per ranked row."""
+"""CSV for leaderboards (``?format=csv``): one header line, then one line per ranked row; every
+cell through ``leaderboard.spreadsheets.spreadsheet_safe``."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import json
 from typing import Any
 
 from rest_framework.renderers import BaseRenderer
+
+from leaderboard.spreadsheets import spreadsheet_safe
 
 
 class CSVRenderer(BaseRenderer):
@@ -45,6 +48,4 @@ def _cell(value: Any) -> str:
         return ""
     if isinstance(value, float):
         return f"{value:.4f}"
-    text = str(value)
-    # Spreadsheets run cells starting with these as formulas (CSV injection): quote them.
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+    return spreadsheet_safe(value)

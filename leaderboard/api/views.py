@@ -25,7 +25,6 @@ from leaderboard.api.errors import ApiError
 from leaderboard.api.pagination import Pagination
 from leaderboard.api.permissions import require_results_visible, submitting_team
 from leaderboard.api.renderers import CSVRenderer
-from leaderboard.api.throttles import SUBMIT_THROTTLES, RejectedUploadIPThrottle
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.ids import row_id
@@ -36,6 +35,7 @@ from leaderboard.submissions import selectors, services
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.teams.models import Membership, Team
 from leaderboard.teams.services import is_member, teams_of
+from leaderboard.throttles import SUBMIT_THROTTLES, RejectedUploadIPThrottle
 
 # --- challenges ----------------------------------------------------------------------------
 
@@ -234,7 +234,7 @@ def _results() -> Prefetch:
         "results",
         queryset=Result.objects.filter(reference__active=True, current=True)
         .select_related("condition", "reference")
-        .defer("dialogues")
+        .defer("dialogues", "ratios", "primary_ratios")
         .order_by("condition__order", "condition__key"),
         to_attr="active_results",
     )

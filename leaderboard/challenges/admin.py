@@ -8,7 +8,8 @@ scoring settings (task, ranked metric, scorer options) re-queues every scored su
 concerned; a change of a phase's split re-computes every stored Result's public and private
 figures in the same save; a phase's results visibility is locked once it has scored
 submissions. A reference version that would change stored scores is stored inactive and
-activated from its review page (``organise.review_reference``), which shows its impact first."""
+activated from its review page (``organisers.views.review_reference``), which shows its
+impact first."""
 
 from __future__ import annotations
 
@@ -22,10 +23,10 @@ from django.urls import reverse
 
 from leaderboard.challenges import roles
 from leaderboard.challenges.config import scoring_problems
-from leaderboard.challenges.impact import needs_review
 from leaderboard.challenges.models import Challenge, Condition, Phase, Reference
 from leaderboard.challenges.references import check_reference
 from leaderboard.challenges.services import activate_reference, add_reference
+from leaderboard.submissions.impact import needs_review
 from leaderboard.submissions.models import Submission
 from leaderboard.submissions.services import recompute_parts, rescore_all
 from scoring import TASKS, ScoringError

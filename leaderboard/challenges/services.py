@@ -23,8 +23,8 @@ def add_reference(
 ) -> Reference:
     """Validate ``data`` (and the task's extra ``files``, e.g. ``{"schema": (bytes, name)}``)
     with the scorer and make it the condition's active reference; with ``active=False`` it
-    is only stored, for the organiser to review its impact (``impact.reference_impact``)
-    and activate it (``activate_reference``).
+    is only stored, for the organiser to review its impact
+    (``submissions.impact.reference_impact``) and activate it (``activate_reference``).
 
     The previous version stays stored and linked to its Results; it is only deactivated.
     Raises ``scoring.ScoringError`` (participant-safe message) when a file is malformed.

@@ -4,13 +4,15 @@ A dialogue is public when ``sha256("<seed>:<dialogue id>")``, read as a fraction
 from its first eight bytes, is below the phase's ``split_fraction``. The decision depends on
 that dialogue alone, so adding or removing dialogues (a new reference version) never moves
 another one, and anyone with the seed can recompute it. Ids are the scorer's normalised ids
-as the scorer reports them (``Result.dialogues["ids"]``).
+as the scorer reports them (``Result.dialogues["ids"]``, ``submissions.ratios``).
 """
 
 from __future__ import annotations
 
 import hashlib
 from typing import Any
+
+import numpy as np
 
 from scoring.taskapi import DialogueRatios
 
@@ -35,10 +37,12 @@ def part_of(phase: Any, dialogue_id: str) -> str:
 
 
 def part_ratios(phase: Any, part: str, ratios: DialogueRatios) -> DialogueRatios:
-    """The per-dialogue statistics of the dialogues that fall in ``part`` of the split."""
+    """The per-dialogue statistics of the dialogues that fall in ``part`` of the split (each
+    column as an array)."""
     keep = [i for i, dialogue_id in enumerate(ratios.ids) if part_of(phase, dialogue_id) == part]
+    at = np.asarray(keep, dtype=np.intp)
     return DialogueRatios(
         tuple(ratios.ids[i] for i in keep),
-        {m: ([n[i] for i in keep], [d[i] for i in keep]) for m, (n, d) in ratios.columns.items()},
+        {m: (np.asarray(n)[at], np.asarray(d)[at]) for m, (n, d) in ratios.columns.items()},
         tuple(ratios.turns[i] for i in keep) if ratios.turns else (),
     )

@@ -3,10 +3,13 @@
 The archive holds ``manifest.json`` (format, version, slug, and the rows of every model in
 dependency order) and ``files/<stored name>`` for each reference file (the gold and the task's
 extra files, such as a schema) and each prediction file. Results travel whole: every metric,
-interval, part of the split, breakdown and per-dialogue statistic, so a restored board needs
-no re-scoring. Users are referenced by username: a restore reuses an existing account of that
-name or creates it (with the stored password hash, never staff or superuser rights). Teams are
-matched by slug the same way, since a team may take part in several challenges.
+interval, part of the split, breakdown and per-dialogue statistic (the byte columns of
+``submissions.ratios`` in base64), so a restored board needs no re-scoring; a backup of
+version 2, whose Results kept their per-dialogue numerators and denominators as JSON lists in
+``dialogues["columns"]``, is restored into the byte columns. Users are referenced by
+username: a restore reuses an existing account of that name or creates it (with the stored
+password hash, never staff or superuser rights). Teams are matched by slug the same way,
+since a team may take part in several challenges.
 
 Primary keys are kept when they are free in the target database (always so in an empty one,
 so submission ids, permalinks and snapshots come back unchanged) and re-allocated otherwise;
@@ -18,6 +21,7 @@ carry the files.
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import hashlib
 import json
@@ -36,6 +40,7 @@ from django.db import connection, models, transaction
 from leaderboard.challenges.models import Challenge, Condition, Phase, Reference, ReferenceFile
 from leaderboard.rankings.models import ReportedResult, Snapshot
 from leaderboard.storage import private_storage
+from leaderboard.submissions import ratios
 from leaderboard.submissions.models import Result, Submission, SubmissionFile
 from leaderboard.teams.models import (
     Membership,
@@ -44,9 +49,12 @@ from leaderboard.teams.models import (
     new_alias,
     new_invite_code,
 )
+from scoring.taskapi import DialogueRatios
 
 FORMAT = "trackboard-challenge-backup"
-VERSION = 2
+VERSION = 3
+#: the versions ``restore_challenge`` reads (2: per-dialogue statistics as JSON lists)
+READABLE = (2, 3)
 #: Rows restored in this order: every foreign key points to a model earlier in the list.
 MODELS: list[type[models.Model]] = [
     Challenge,
@@ -88,6 +96,9 @@ def _row(obj: models.Model) -> dict[str, Any]:
         value = getattr(obj, f.attname)
         if isinstance(f, models.FileField):
             value = value.name if value else ""
+        elif isinstance(f, models.BinaryField):
+            # JSON has no bytes; the field reads base64 back (``BinaryField.to_python``)
+            value = base64.b64encode(bytes(value or b"")).decode("ascii")
         row[f.attname] = value
     return row
 
@@ -232,8 +243,11 @@ def read_archive(path: Path) -> tuple[dict[str, Any], zipfile.ZipFile]:
         manifest = json.loads(archive.read("manifest.json"))
     except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
         raise BackupError(f"{path} is not a Trackboard challenge backup: {exc}") from None
-    if manifest.get("format") != FORMAT or manifest.get("version") != VERSION:
-        raise BackupError(f"{path} is not a version-{VERSION} Trackboard challenge backup")
+    if manifest.get("format") != FORMAT or manifest.get("version") not in READABLE:
+        raise BackupError(
+            f"{path} is not a Trackboard challenge backup of version "
+            + " or ".join(map(str, READABLE))
+        )
     return manifest, archive
 
 
@@ -249,6 +263,8 @@ def _restore(manifest: dict[str, Any], archive: zipfile.ZipFile) -> dict[str, in
     if Challenge.objects.filter(slug=slug).exists():
         raise BackupError(f"a challenge {slug!r} already exists; nothing was restored")
     tables: dict[str, list[dict[str, Any]]] = manifest["tables"]
+    if manifest["version"] == 2:
+        _stored_ratios(tables)
 
     # Files first, outside the transaction (storage I/O stays out of atomic blocks); each is
     # checked against the sha256 its row recorded. Stored names are random, so a name already
@@ -310,6 +326,25 @@ def _restore_rows(
         # boards are built by their worker from the restored rows (they are not backed up)
         Phase.changed(*challenge.phases.values_list("pk", flat=True))
     return counts
+
+
+def _stored_ratios(tables: dict[str, list[dict[str, Any]]]) -> None:
+    """The Results of a version-2 backup with their per-dialogue statistics moved from
+    ``dialogues["columns"]`` to the byte columns (``submissions.ratios``), in place."""
+    primary = {
+        row["id"]: Challenge(task=row["task"], primary_metric=row["primary_metric"]).primary
+        for row in tables[_label(Challenge)]
+    }
+    phases = {row["id"]: row["challenge_id"] for row in tables[_label(Phase)]}
+    conditions = {row["id"]: phases[row["phase_id"]] for row in tables[_label(Condition)]}
+    for row in tables[_label(Result)]:
+        found = row.get("dialogues") or {}
+        if "columns" not in found:
+            continue
+        columns = {m: (num, den) for m, (num, den) in found["columns"].items()}
+        ids, turns = tuple(found.get("ids") or ()), tuple(found.get("turns") or ())
+        metric = primary[conditions[row["condition_id"]]]
+        row.update(ratios.columns(DialogueRatios(ids, columns, turns), metric))
 
 
 def _match_teams(rows: list[dict[str, Any]], state: _Restore) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.db.models import Case, CharField, QuerySet, Value, When
 from django.db.models.functions import Cast, Concat
@@ -26,6 +26,7 @@ from django.db.models.functions import Cast, Concat
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.split import PARTS
 from leaderboard.submissions.models import Result, Submission
+from leaderboard.teams.models import anonymous_label
 
 #: Submissions that never show on a board (nor count in a team's number of submissions).
 HIDDEN_STATUSES = (Submission.Status.INVALID, Submission.Status.CANCELLED)
@@ -134,21 +135,94 @@ def team_label(team: Any) -> tuple[str, str]:
     return team.name, team.slug
 
 
-def entry(rank: int, submission: Submission) -> dict[str, Any]:
-    """The :class:`Entry` fields of ``submission`` ranked ``rank``."""
-    name, slug = team_label(submission.team)
-    anonymous = submission.team.anonymous
+class Counted(NamedTuple):
+    """A Result a board counts, as the board reads it: values, not model instances (one query
+    for every Result of a board, ``counted_values``). What its rows show of its submission and
+    team, and its figures on the board's part of the split."""
+
+    pk: int
+    condition_id: int
+    submission_id: int
+    team_id: int
+    team_name: str
+    team_slug: str
+    anonymous: bool
+    alias: str
+    method_name: str
+    url: str
+    method_description: str
+    is_baseline: bool
+    submitted_at: dt.datetime
+    signature: str
+    #: every metric on the whole reference (which columns a board shows: ``columns``)
+    metrics: dict[str, Any]
+    #: metric -> value, and metric -> [low, high], on the board's part of the split
+    values: dict[str, Any]
+    intervals: dict[str, Any]
+
+    def cell(self, metric: str) -> Cell:
+        """(value, low, high) of ``metric`` on the board's part of the split."""
+        low, high = (self.intervals.get(metric) or [None, None])[:2]
+        return self.values.get(metric), low, high
+
+    @property
+    def entrant(self) -> tuple[int, str]:
+        """Who a board row stands for (``entrant``)."""
+        return (self.team_id, self.method_name if self.is_baseline else "")
+
+
+_COUNTED_FIELDS = (
+    "pk",
+    "condition_id",
+    "submission_id",
+    "submission__team_id",
+    "submission__team__name",
+    "submission__team__slug",
+    "submission__team__anonymous",
+    "submission__team__alias",
+    "submission__method_name",
+    "submission__url",
+    "submission__method_description",
+    "submission__is_baseline",
+    "submission__created_at",
+    "signature",
+    "metrics",
+)
+
+
+def counted_values(phase: Phase, part: str, only: Iterable[int] | None = None) -> list[Counted]:
+    """Every Result a board of ``part`` counts (``counted``), oldest first, in one query that
+    reads only the figures of the board's part of the split (``split_part``)."""
+    which = split_part(phase, part)
+    figures = "intervals" if which is None else f"part_metrics__{which}"
+    rows = counted(phase, only).order_by("created_at", "pk").values_list(*_COUNTED_FIELDS, figures)
+    found = []
+    for *fields, metrics, stored in rows:
+        metrics = metrics or {}
+        if which is None:
+            values, intervals = metrics, stored or {}
+        else:
+            stored = stored or {}
+            values, intervals = stored.get("metrics") or {}, stored.get("intervals") or {}
+        found.append(Counted(*fields, metrics, values, intervals))
+    return found
+
+
+def entry(rank: int, found: Counted) -> dict[str, Any]:
+    """The :class:`Entry` fields of the Result ``found`` ranked ``rank``: an anonymous team's
+    by its label, without id, slug, method address or description."""
+    anonymous = found.anonymous
     return {
         "rank": rank,
-        "team_id": None if submission.team.anonymous else submission.team_id,
-        "team_name": name,
-        "team_slug": slug,
-        "submission_id": submission.pk,
-        "method_name": submission.method_name,
-        "method_url": "" if anonymous or not _is_web(submission.url) else submission.url,
-        "method_description": "" if anonymous else submission.method_description,
-        "is_baseline": submission.is_baseline,
-        "submitted_at": submission.created_at,
+        "team_id": None if anonymous else found.team_id,
+        "team_name": anonymous_label(found.alias) if anonymous else found.team_name,
+        "team_slug": "" if anonymous else found.team_slug,
+        "submission_id": found.submission_id,
+        "method_name": found.method_name,
+        "method_url": "" if anonymous or not _is_web(found.url) else found.url,
+        "method_description": "" if anonymous else found.method_description,
+        "is_baseline": found.is_baseline,
+        "submitted_at": found.submitted_at,
     }
 
 
@@ -204,14 +278,6 @@ def counted(phase: Phase, only: Iterable[int] | None = None) -> QuerySet[Result]
     if only is not None:
         rows = rows.filter(submission_id__in=list(only))
     return rows
-
-
-def drawn(rows: QuerySet[Result], part: str | None) -> QuerySet[Result]:
-    """``rows`` without the columns a board of ``part`` of the split (None: the whole
-    reference) never reads: the breakdown, the per-dialogue statistics (the rank groups read
-    their primary metric's alone) and the other figures than ``part``'s."""
-    other = ("part_metrics",) if part is None else ("metrics", "intervals")
-    return rows.defer("breakdown", "dialogues", *other)
 
 
 def columns(challenge: Challenge, stored: Iterable[dict[str, Any] | None]) -> tuple[Column, ...]:

@@ -16,6 +16,7 @@ import itertools
 from dataclasses import replace
 from typing import Any
 
+import numpy as np
 from django.db.models import Count, F, OrderBy, Window
 from django.db.models.functions import Rank, RowNumber
 
@@ -23,15 +24,14 @@ from leaderboard.challenges.models import Condition, Phase
 from leaderboard.challenges.split import part_of
 from leaderboard.rankings.board import (
     HIDDEN_STATUSES,
-    Cell,
     Column,
     ConditionBoard,
+    Counted,
     Leaderboard,
     Row,
-    cell,
     columns,
     counted,
-    drawn,
+    counted_values,
     entrant_key,
     entry,
     prefix,
@@ -42,6 +42,7 @@ from leaderboard.rankings.finals import final_submission_ids
 from leaderboard.rankings.groups import comparable_on, rank_groups
 from leaderboard.rankings.models import ReportedResult
 from leaderboard.rankings.overview import overview_rows
+from leaderboard.submissions import ratios
 from leaderboard.submissions.models import Result, Submission
 from scoring.taskapi import DialogueRatios
 
@@ -89,16 +90,27 @@ def compute(phase: Phase, part: str = "public") -> Leaderboard:
         .values_list("team_id", "n")
     )
     only = final_submission_ids(phase) if part == "private" else None
-    shown = columns(challenge, counted(phase, only).values_list("metrics", flat=True))
+    # Every counted Result once, as values: the condition boards' rows and the overview.
+    results = counted_values(phase, part, only)
+    shown = columns(challenge, (r.metrics for r in results))
+    ranked = _ranked(phase, part, only, {r.pk: r for r in results})
+    # Only the primary metric's per-dialogue statistics are needed, for the rank groups.
+    stored = [
+        (r.pk, reference_id, data) for rows in ranked.values() for r, _, reference_id, data in rows
+    ]
+    dialogues = part_dialogues(phase, part, stored, challenge.primary)
     conditions = list(phase.conditions.order_by("order", "key"))
-    boards = tuple(_condition_board(phase, part, c, only, shown, counts) for c in conditions)
+    boards = tuple(
+        _condition_board(phase, c, shown, counts, ranked.get(c.pk, []), dialogues)
+        for c in conditions
+    )
     groups = {b.key: {r.submission_id: r.group for r in b.rows if r.group} for b in boards}
     board = Leaderboard(
         phase_id=phase.pk,
         primary_metric=challenge.primary,
         conditions=boards,
         part=part,
-        overview=overview_rows(phase, part, only, shown, conditions, counts, groups),
+        overview=overview_rows(results, shown, conditions, counts, groups),
         reported=tuple(reported_rows(phase)) if part == "public" else (),
         version=str(phase.board_version),
         columns=shown,
@@ -110,95 +122,114 @@ def compute(phase: Phase, part: str = "public") -> Leaderboard:
 def part_dialogues(
     phase: Phase, part: str, stored: list[tuple[int, int, Any]], metric: str
 ) -> dict[int, DialogueRatios | None]:
-    """Result id -> its per-dialogue statistics of ``metric`` on the board's part of the
-    split (None when it has none), from ``(result id, reference id, stored column)``.
+    """Result id -> its per-dialogue statistics of ``metric``, the challenge's primary metric,
+    on the board's part of the split (None when it has none), from ``(result id, reference
+    id, primary_ratios)``.
 
     Every Result's statistics list its reference's dialogues in the reference's order
     (``DialogueRatios``), so the dialogue ids are read once per reference, from one of its
-    Results, and split once."""
+    Results, and split once; the Results of one reference share them."""
     which = split_part(phase, part)
+    decoded = [
+        (pk, reference_id, ratios.primary(data, metric)) for pk, reference_id, data in stored
+    ]
     holders: dict[int, int] = {}  # reference id -> one of its Results with statistics
-    for pk, reference_id, column in stored:
-        if column:
+    for pk, reference_id, pair in decoded:
+        if pair is not None:
             holders.setdefault(reference_id, pk)
     # reference id -> (its number of dialogues, the positions on this part, the ids there)
-    kept: dict[int, tuple[int, list[int], tuple[str, ...]]] = {}
+    kept: dict[int, tuple[int, np.ndarray | None, tuple[str, ...]]] = {}
     for reference_id, ids in Result.objects.filter(pk__in=holders.values()).values_list(
         "reference_id", "dialogues__ids"
     ):
         ids = ids or []
         keep = [i for i, d in enumerate(ids) if which is None or part_of(phase, d) == which]
-        kept[reference_id] = (len(ids), keep, tuple(ids[i] for i in keep))
+        positions = None if len(keep) == len(ids) else np.asarray(keep, dtype=np.intp)
+        kept[reference_id] = (len(ids), positions, tuple(ids[i] for i in keep))
     found: dict[int, DialogueRatios | None] = {}
-    for key, reference_id, column in stored:
-        total, keep, kept_ids = kept.get(reference_id, (0, [], ()))
-        numerators, denominators = column or ((), ())
-        if not kept_ids or not len(numerators) == len(denominators) == total:
+    for key, reference_id, pair in decoded:
+        total, positions, kept_ids = kept.get(reference_id, (0, None, ()))
+        if pair is None or not kept_ids or not len(pair[0]) == len(pair[1]) == total:
             found[key] = None
             continue
-        if len(keep) != total:
-            numerators = [numerators[i] for i in keep]
-            denominators = [denominators[i] for i in keep]
+        numerators, denominators = pair
+        if positions is not None:
+            numerators, denominators = numerators[positions], denominators[positions]
         found[key] = DialogueRatios(kept_ids, {metric: (numerators, denominators)})
     return found
 
 
-def _condition_board(
-    phase: Phase,
-    part: str,
-    condition: Condition,
-    only: frozenset[int] | None,
-    shown: tuple[Column, ...],
-    counts: dict[int, int],
-) -> ConditionBoard:
-    challenge = phase.challenge
-    primary = challenge.primary
+#: A ranked Result: its row's values, its rank on its condition, its reference, and its
+#: primary metric's stored per-dialogue statistics.
+Ranked = tuple[Counted, int, int, Any]
+
+
+def _ranked(
+    phase: Phase, part: str, only: frozenset[int] | None, found: dict[int, Counted]
+) -> dict[int, list[Ranked]]:
+    """Condition id -> the best Result of each entrant there, best first, ranked in the
+    database (one query for every condition; the rows' values from ``found``,
+    ``counted_values``)."""
     order = ordering(phase, part)
     best = (
         counted(phase, only)
-        .filter(condition=condition)
-        .annotate(nth=Window(RowNumber(), partition_by=[entrant_key()], order_by=order))
-        .filter(nth=1)
-        .values_list("pk", flat=True)
-    )
-    which = split_part(phase, part)
-    ranked = list(
-        drawn(Result.objects.filter(pk__in=list(best)), which)
-        .select_related("submission__team")
-        .annotate(rank=Window(Rank(), order_by=order))
-        .order_by(*order)
-    )
-    cells: dict[int, tuple[Cell, ...]] = {
-        r.pk: tuple(cell(r, c.name, which) for c in shown) for r in ranked
-    }
-    # Only the primary metric's per-dialogue statistics are needed for the rank groups.
-    stored = list(
-        Result.objects.filter(pk__in=[r.pk for r in ranked]).values_list(
-            "pk", "reference_id", f"dialogues__columns__{primary}"
+        .annotate(
+            nth=Window(RowNumber(), partition_by=[F("condition_id"), entrant_key()], order_by=order)
         )
+        .filter(nth=1)
+        .values("pk")
     )
-    dialogues = part_dialogues(phase, part, stored, primary)
+    rows = (
+        Result.objects.filter(pk__in=best)
+        .annotate(rank=Window(Rank(), partition_by=[F("condition_id")], order_by=order))
+        .order_by("condition_id", *order)
+        .values_list("condition_id", "pk", "rank", "reference_id", "primary_ratios")
+    )
+    ranked: dict[int, list[Ranked]] = {}
+    for condition_id, pk, rank, reference_id, data in rows:
+        # A Result written since ``found`` was read: its change asks for another build.
+        if pk in found:
+            ranked.setdefault(condition_id, []).append((found[pk], rank, reference_id, data))
+    return ranked
+
+
+def _condition_board(
+    phase: Phase,
+    condition: Condition,
+    shown: tuple[Column, ...],
+    counts: dict[int, int],
+    ranked: list[Ranked],
+    dialogues: dict[int, DialogueRatios | None],
+) -> ConditionBoard:
+    """``condition``'s board from its ranked Results (``_ranked``), with rank groups on their
+    primary metric's per-dialogue statistics (``dialogues``, ``part_dialogues``)."""
+    challenge = phase.challenge
+    primary = challenge.primary
+    cells = {r.pk: tuple(r.cell(c.name) for c in shown) for r, _, _, _ in ranked}
     at = next((i for i, c in enumerate(shown) if c.name == primary), None)
     tested = [
         dialogues.get(r.pk) if at is not None and cells[r.pk][at][0] is not None else None
-        for r in ranked
+        for r, _, _, _ in ranked
     ]
-    labels = rank_groups([r.rank for r in ranked], tested, primary, challenge.resampling())
+    ranks = [rank for _, rank, _, _ in ranked]
+    labels = rank_groups(ranks, tested, primary, challenge.resampling())
     note = ""
-    pairs = list(itertools.pairwise(tested))
+    # Statistics on both sides of a pair, but no pair with the same denominators. (A board
+    # whose Results are not re-scored yet after a change of the primary metric has none.)
+    pairs = [(a, b) for a, b in itertools.pairwise(tested) if a is not None and b is not None]
     if pairs and not any(comparable_on(primary, a, b) for a, b in pairs):
         note = (
-            "No rank groups: the paired test needs the same per-dialogue denominators on both "
-            "sides, which this metric does not have here."
+            "No rank groups: the paired bootstrap needs the same per-dialogue denominators on "
+            "both sides, which this metric does not have here."
         )
     rows = tuple(
         Row(
-            **entry(r.rank, r.submission),
+            **entry(rank, r),
             signature=r.signature,
-            submissions=counts.get(r.submission.team_id, 0),
+            submissions=counts.get(r.team_id, 0),
             group=label,
             cells=cells[r.pk],
         )
-        for r, label in zip(ranked, labels, strict=True)
+        for (r, rank, _, _), label in zip(ranked, labels, strict=True)
     )
     return ConditionBoard(condition.pk, condition.key, condition.label, rows, note)

@@ -1,25 +1,31 @@
-"""Rank groups: runs of adjacent leaderboard entries that the paired test cannot tell apart.
+"""Rank groups: runs of adjacent leaderboard entries that a paired bootstrap cannot tell apart.
 
-Walking one condition's rows in rank order, an entry joins the previous entry's group when the
-difference between the two in the primary metric is not significant under
-``scoring.stats.paired_test`` (approximate randomisation over dialogues, on the same reference);
-otherwise it starts a new group. Groups are chains of adjacent pairs, so the first and last
-entries of a long group may differ significantly; the label says which ranks are tied with
-their neighbours, as "1-2". The web layer computes no metric: numerators and denominators are
-the per-dialogue statistics the scorer stored (``Result.dialogues``). A paired test needs the
-same dialogues and denominators on both sides; where the denominators depend on the prediction
-(F1 scores), the entries are not comparable and no group is formed.
+Walking one condition's rows in rank order, an entry joins the previous entry's group unless
+the difference between the two in the primary metric is significant: a two-sided paired
+bootstrap p-value below 0.05, ``p = min(1, 2 * min(P(d* <= 0), P(d* >= 0)))`` over the
+resamples, ``d*`` being the difference recomputed on each resample of the dialogues
+(``scoring.stats.bootstrap_p_values``). Every entry of the condition is resampled with the
+same resamples (the challenge's seed and number of resamples, the draws of its intervals), in
+one matrix product; identical entries always share a group. Groups are chains of adjacent
+pairs, so the first and last entries of a long group may differ significantly; the label
+says which ranks are tied with their neighbours, as "1-2". The web layer computes no metric:
+numerators and denominators are the per-dialogue statistics the scorer stored
+(``submissions.ratios``). A paired test needs the same dialogues and denominators on both
+sides; where the denominators depend on the prediction (F1 scores), the entries are not
+comparable and no group is formed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from scoring import Resampling, ScoringError
-from scoring.stats import paired_p_values
+import numpy as np
+
+from scoring import Resampling
+from scoring.stats import bootstrap_p_values
 from scoring.taskapi import DialogueRatios
 
-#: The paired test's threshold, as ``scoring.stats.PairedTest.significant`` uses it.
+#: The significance level, as ``scoring.stats.PairedTest.significant`` uses it.
 SIGNIFICANCE = 0.05
 
 EN_DASH = "\u2013"
@@ -28,36 +34,51 @@ EN_DASH = "\u2013"
 def comparable_on(metric: str, a: DialogueRatios | None, b: DialogueRatios | None) -> bool:
     """Whether ``metric`` can be tested between two results: the same dialogues in the same
     order with the same denominators (not so for F1, whose denominators count predictions)."""
-    if a is None or b is None or a.ids != b.ids or metric not in a.columns:
+    if a is None or b is None or metric not in a.columns or metric not in b.columns:
         return False
-    den_a, den_b = a.columns[metric][1], b.columns.get(metric, ((), ()))[1]
-    return list(den_a) == list(den_b) and sum(den_a) > 0
+    if a.ids is not b.ids and a.ids != b.ids:
+        return False
+    den_a, den_b = a.columns[metric][1], b.columns[metric][1]
+    return bool(np.array_equal(den_a, den_b)) and float(np.sum(den_a)) > 0
 
 
 def adjacent_ties(
     metric: str, dialogues: Sequence[DialogueRatios | None], resampling: Resampling
 ) -> list[bool]:
     """``ties[i]``: entry ``i`` is not significantly different from entry ``i - 1`` (False for
-    the first entry, and wherever the test cannot be run: different references, nothing to
-    count). One vectorised call per reference computes every adjacent pair's p-value."""
+    the first entry, and wherever the test cannot be run: different dialogues or
+    denominators, nothing to count). The entries on the same dialogues are tested together,
+    on one set of resamples (``bootstrap_p_values``, which leaves out the pairs whose
+    denominators differ)."""
     ties = [False] * len(dialogues)
-    by_reference: dict[tuple[float, ...], list[tuple[int, Sequence[float], Sequence[float]]]] = {}
+    # (the dialogues tested, the positions i whose pair (i - 1, i) is tested on them)
+    tested: list[tuple[tuple[str, ...], list[int]]] = []
     for i in range(1, len(dialogues)):
         a, b = dialogues[i - 1], dialogues[i]
-        if a is None or b is None or not comparable_on(metric, a, b):
+        if a is None or b is None or metric not in a.columns or metric not in b.columns:
             continue
-        num_a, den = a.columns[metric]
-        by_reference.setdefault(tuple(den), []).append((i, num_a, b.columns[metric][0]))
-    for den, pairs in by_reference.items():
-        try:
-            p_values = paired_p_values(
-                [a for _, a, _ in pairs], [b for _, _, b in pairs], den, resampling.n_boot,
-                resampling.seed,
-            )  # fmt: skip
-        except ScoringError:
+        if a.ids is not b.ids and a.ids != b.ids:
             continue
-        for (i, _, _), p_value in zip(pairs, p_values, strict=True):
-            ties[i] = p_value >= SIGNIFICANCE
+        # Usually one reference, whose Results share one tuple of ids: compared, not hashed.
+        for ids, positions in tested:
+            if ids is a.ids or ids == a.ids:
+                positions.append(i)
+                break
+        else:
+            tested.append((a.ids, [i]))
+    for _, positions in tested:
+        entries = sorted({j for i in positions for j in (i - 1, i)})
+        at = {j: k for k, j in enumerate(entries)}
+        columns = [dialogues[j].columns[metric] for j in entries]  # type: ignore[union-attr]
+        p_values = bootstrap_p_values(
+            [numerators for numerators, _ in columns],
+            [denominators for _, denominators in columns],
+            [(at[i - 1], at[i]) for i in positions],
+            resampling.n_boot,
+            resampling.seed,
+        )
+        for i, p_value in zip(positions, p_values, strict=True):
+            ties[i] = p_value >= SIGNIFICANCE  # NaN (not comparable, nothing to count): no tie
     return ties
 
 

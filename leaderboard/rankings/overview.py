@@ -8,48 +8,34 @@ after those that cover every condition.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Sequence
 
-from leaderboard.challenges.models import Condition, Phase
-from leaderboard.rankings.board import (
-    Cell,
-    Column,
-    OverviewRow,
-    cell,
-    counted,
-    drawn,
-    entrant,
-    entry,
-    split_part,
-)
-from leaderboard.submissions.models import Result
+from leaderboard.challenges.models import Condition
+from leaderboard.rankings.board import Cell, Column, Counted, OverviewRow, entry
 
 
 def overview_rows(
-    phase: Phase,
-    part: str,
-    only: Iterable[int] | None,
+    results: Sequence[Counted],
     shown: tuple[Column, ...],
     conditions: list[Condition],
     counts: dict[int, int],
     groups: dict[str, dict[int, str]] | None = None,
 ) -> tuple[OverviewRow, ...]:
-    """``groups``: condition key -> submission id -> its rank group on that condition's board."""
-    # Means over conditions need every Result of every submission; the board is cached, so
-    # this Python pass runs once per change of the phase, not once per request.
+    """The overview of the board whose counted Results are ``results`` (``counted_values``,
+    oldest first). ``groups``: condition key -> submission id -> its rank group on that
+    condition's board."""
+    # Means over conditions need every Result of every submission; the board is built once
+    # per change of the phase, so this Python pass runs once per change, not once per request.
     keys = {c.pk: c.key for c in conditions}
-    which = split_part(phase, part)
     pair = shown[:2]
     per_submission: dict[int, dict[str, tuple[float | None, ...]]] = {}
     cells: dict[int, dict[str, tuple[Cell, ...]]] = {}
-    meta: dict[int, Result] = {}
-    results = drawn(counted(phase, only), which).select_related("submission__team")
-    for r in results.order_by("created_at"):
-        found = tuple(cell(r, c.name, which) for c in pair)
-        cells.setdefault(r.submission_id, {})[keys[r.condition_id]] = found
-        per_submission.setdefault(r.submission_id, {})[keys[r.condition_id]] = tuple(
-            value for value, _, _ in found
-        )
+    meta: dict[int, Counted] = {}
+    for r in results:
+        found = tuple(r.cell(c.name) for c in pair)
+        key = keys[r.condition_id]
+        cells.setdefault(r.submission_id, {})[key] = found
+        per_submission.setdefault(r.submission_id, {})[key] = tuple(value for value, _, _ in found)
         meta[r.submission_id] = r
     order = sorted(range(len(pair)), key=lambda i: not pair[i].primary)
 
@@ -65,7 +51,7 @@ def overview_rows(
             value = means[i]
             sign = 1.0 if pair[i].direction == "lower" else -1.0
             metrics.append((value is None, sign * (value or 0.0)))
-        return (*metrics, meta[pk].submission.created_at, pk)
+        return (*metrics, meta[pk].submitted_at, pk)
 
     scored = [
         (pk, tuple(mean([v[i] for v in values.values()]) for i in range(len(pair))))
@@ -76,18 +62,18 @@ def overview_rows(
     seen: set[tuple[int, str]] = set()
     previous: tuple[object, ...] | None = None
     for pk, means in scored:
-        submission = meta[pk].submission
-        if entrant(submission) in seen:
+        result = meta[pk]
+        if result.entrant in seen:
             continue
-        seen.add(entrant(submission))
+        seen.add(result.entrant)
         metrics = sort_key((pk, means))[: len(pair)]
         rank = rows[-1].rank if rows and metrics == previous else len(rows) + 1
         previous = metrics
         rows.append(
             OverviewRow(
-                **entry(rank, submission),
+                **entry(rank, result),
                 per_condition=per_submission[pk],
-                submissions=counts.get(submission.team_id, 0),
+                submissions=counts.get(result.team_id, 0),
                 change=_change(per_submission[pk], conditions),
                 means=means,
                 cells=cells[pk],

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from django.urls import path
+from django.urls import include, path
 
-from leaderboard.rankings import paper_views, views
+from leaderboard.rankings import views
 
 app_name = "rankings"
 _PHASE = "challenges/<slug:slug>/<slug:phase>/"
@@ -10,10 +10,8 @@ urlpatterns = [
     path(f"{_PHASE}leaderboard/", views.phase_leaderboard, name="leaderboard"),
     path(f"{_PHASE}leaderboard.json", views.export_json, name="export-json"),
     path(f"{_PHASE}leaderboard.csv", views.export_csv, name="export-csv"),
-    path(f"{_PHASE}table.<slug:suffix>", paper_views.paper_table, name="table"),
-    path(f"{_PHASE}pairwise/", paper_views.pairwise, name="pairwise"),
-    path(f"{_PHASE}robustness/", paper_views.robustness, name="robustness"),
-    path(f"{_PHASE}errors/", paper_views.errors, name="errors"),
+    # the paper tables and the readers' analyses (leaderboard.analyses), named in this namespace
+    path("", include("leaderboard.analyses.urls")),
     path(f"{_PHASE}archive.json", views.export_archive, name="archive"),
     path(f"{_PHASE}snapshots/", views.snapshots, name="snapshots"),
     path(f"{_PHASE}snapshots/<int:number>/", views.snapshot, name="snapshot"),

@@ -18,12 +18,13 @@ from django.template.loader import render_to_string
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_http_methods
 
+from leaderboard.analyses import exports
+from leaderboard.analyses.crossteam import may_see
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
-from leaderboard.rankings import caching, exports
+from leaderboard.rankings import caching
 from leaderboard.rankings.boards import Stored, stored
 from leaderboard.rankings.charts import CHART_LIMIT
-from leaderboard.rankings.crossteam import may_see
 from leaderboard.rankings.snapshots import RevealError, latest, load, preview, reveal
 
 #: Seconds between two refreshes of the tables by the page's script (a 304 when unchanged),

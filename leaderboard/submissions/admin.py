@@ -104,13 +104,17 @@ class SubmissionAdmin(OrganiserScoped):
         )
 
 
+#: a Result's per-dialogue statistics: thousands of numbers, and bytes no form could show
+PER_DIALOGUE = ("dialogues", "ratios", "primary_ratios")
+
+
 @admin.register(Result)
 class ResultAdmin(OrganiserScoped):
     list_display = ("submission", "condition_path", "primary", "current", "reference", "created_at")
     list_filter = ("condition__phase__challenge",)
     list_select_related = ("condition__phase__challenge",)
-    exclude = ("dialogues",)
-    readonly_fields = [f.name for f in Result._meta.fields if f.name != "dialogues"]
+    exclude = PER_DIALOGUE
+    readonly_fields = [f.name for f in Result._meta.fields if f.name not in PER_DIALOGUE]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

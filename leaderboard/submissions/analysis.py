@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from leaderboard.plotting import FONT, text
-from leaderboard.rankings.exports import spreadsheet_safe
+from leaderboard.spreadsheets import spreadsheet_safe
+from leaderboard.submissions import ratios
 from leaderboard.submissions.models import Result
 from scoring import PairedTest, Resampling, Task
 from scoring.taskapi import DialogueRatios, paired_tests
@@ -28,7 +29,7 @@ DIFFERING_DIALOGUES = 50
 
 
 def _ratios(result: Result) -> DialogueRatios | None:
-    return DialogueRatios.from_dict(result.dialogues) if result.dialogues else None
+    return ratios.loaded(result.dialogues, result.ratios)
 
 
 def _details(result: Result) -> dict[str, Any]:

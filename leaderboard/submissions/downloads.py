@@ -16,6 +16,7 @@ from typing import Any
 
 from django.http import HttpRequest, StreamingHttpResponse
 
+from leaderboard.spreadsheets import spreadsheet_safe
 from leaderboard.submissions.models import Submission, SubmissionFile
 
 log = logging.getLogger("leaderboard.organisers")
@@ -83,10 +84,11 @@ def stream(submissions: Iterable[Submission]) -> Iterator[bytes]:
                             out.write(chunk)
                             yield sink.take()
                 writer.writerow(
-                    [submission.pk, submission.team.name, submission.method_name,
-                     submission.status, submission.is_baseline,
-                     submission.created_at.isoformat(), file.condition.key,
-                     file.original_name, file.sha256, file.size, path]
+                    [submission.pk, spreadsheet_safe(submission.team.name),
+                     spreadsheet_safe(submission.method_name), submission.status,
+                     submission.is_baseline, submission.created_at.isoformat(),
+                     file.condition.key, spreadsheet_safe(file.original_name), file.sha256,
+                     file.size, path]
                 )  # fmt: skip
                 yield sink.take()
         archive.writestr("manifest.csv", manifest.getvalue())

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.split import PARTS, part_ratios
+from leaderboard.submissions import ratios as stored
 from scoring import TaskResult
 from scoring.stats import bootstrap_ci
 from scoring.taskapi import DialogueRatios, json_ready
@@ -82,6 +83,6 @@ def result_columns(result: TaskResult, phase: Phase) -> dict[str, Any]:
                 "warnings": list(result.warnings),
             }
         ),
-        "dialogues": result.dialogues.as_dict(),
+        **stored.columns(result.dialogues, phase.challenge.primary),
         "created_at": timezone.now(),
     }

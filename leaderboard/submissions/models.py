@@ -165,8 +165,9 @@ class Result(models.Model):
     typed columns for what the rankings sort on (the primary metric with its interval and the
     tie-breaking metric, on the whole reference and per part), so any task ranks in the ORM;
     the task's breakdown (``breakdown``: format, counts, details, warnings); and the
-    per-dialogue statistics, stored once (``dialogues``, ``scoring.DialogueRatios``), from
-    which the split, the rank groups and the paired tests are computed without re-scoring.
+    per-dialogue statistics (``scoring.DialogueRatios``: ``dialogues``, ``ratios`` and, for
+    the primary metric alone, ``primary_ratios``; see ``submissions.ratios``), from which the
+    split, the rank groups and the paired tests are computed without re-scoring.
     """
 
     submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="results")
@@ -197,8 +198,12 @@ class Result(models.Model):
     private_tiebreak = models.FloatField(null=True)
     #: {"format", "counts", "details", "warnings"} as the scorer reported them
     breakdown = models.JSONField(default=dict)
-    #: {"ids": [..], "columns": {metric: [[numerators], [denominators]]}, "turns": [..]}
+    #: the per-dialogue statistics (``ratios``): {"ids": [..], "turns": [..]} here, every
+    #: metric's numerators and denominators as arrays in ``ratios``, the primary metric's
+    #: again in ``primary_ratios`` (all a board reads)
     dialogues = models.JSONField(default=dict)
+    ratios = models.BinaryField(default=b"")
+    primary_ratios = models.BinaryField(default=b"")
     #: the newest row of its (submission, condition); older ones (another reference version
     #: or scorer signature) are kept for the record but never ranked.
     current = models.BooleanField(default=True)

@@ -12,7 +12,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_POST
 
-from leaderboard.api.throttles import RejectedUploadIPThrottle
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.ids import row_id
@@ -21,6 +20,7 @@ from leaderboard.submissions import analysis, selectors, services
 from leaderboard.submissions.forms import SubmissionForm
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.teams.services import approved_teams, is_member, registrations
+from leaderboard.throttles import RejectedUploadIPThrottle
 from scoring import Task
 
 #: Milliseconds between two status polls on the "my submissions" page.

@@ -47,7 +47,12 @@ class Team(models.Model):
 
     @property
     def anonymous_label(self) -> str:
-        return f"Anonymous team {self.alias}"
+        return anonymous_label(self.alias)
+
+
+def anonymous_label(alias: str) -> str:
+    """How boards, exports and snapshots name an anonymous team, by its alias."""
+    return f"Anonymous team {alias}"
 
 
 class Membership(models.Model):

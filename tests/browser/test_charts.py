@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard.challenges import demo
 from leaderboard.challenges.models import Phase
+from leaderboard.demo import dstc11
 from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Team
 from tests.browser.conftest import screenshot
@@ -21,7 +21,7 @@ EVIL = "<img src=x onerror=alert(1)>"
 def _log_in(page, username):
     page.goto("/accounts/login/")
     page.fill("input[name=username]", username)
-    page.fill("input[name=password]", demo.PASSWORD)
+    page.fill("input[name=password]", dstc11.PASSWORD)
     page.click("main button[type=submit]")
     page.wait_for_load_state()
 
@@ -33,8 +33,8 @@ def _wait_for_charts(page, count):
 
 
 def test_the_demo_leaderboard_and_a_result_page_draw_their_charts(page):
-    phase = built(demo.build().phases.get(slug="test"))  # as the demo command builds it
-    page.goto(f"/challenges/{demo.SLUG}/{phase.slug}/leaderboard/")
+    phase = built(dstc11.build().phases.get(slug="test"))  # as the demo command builds it
+    page.goto(f"/challenges/{dstc11.SLUG}/{phase.slug}/leaderboard/")
     _wait_for_charts(page, 8)  # 3 conditions x (JGA, SER) + robustness + scatter
     for key in ("tts-verbatim", "human-verbatim", "human-paraphrased"):
         for metric in ("jga", "ser"):
@@ -71,13 +71,13 @@ def test_the_demo_leaderboard_and_a_result_page_draw_their_charts(page):
 
 
 def test_a_team_named_like_markup_is_text_everywhere_charts_included(page):
-    phase = demo.build().phases.get(slug="test")
+    phase = dstc11.build().phases.get(slug="test")
     Team.objects.filter(name="Team Alpha").update(name=EVIL)
     Submission.objects.filter(team__name=EVIL).update(method_name=EVIL)
     # the admin's edits: a change of the phase's boards, then built as the worker builds it
     Phase.changed(phase.pk)
     built(phase)
-    page.goto(f"/challenges/{demo.SLUG}/{phase.slug}/leaderboard/")
+    page.goto(f"/challenges/{dstc11.SLUG}/{phase.slug}/leaderboard/")
     _wait_for_charts(page, 8)
     assert page.locator("img").count() == 0
     assert EVIL in page.inner_text("#overview-table")
@@ -106,14 +106,14 @@ def test_a_team_named_like_markup_is_text_everywhere_charts_included(page):
 
 
 def test_the_multiwoz22_and_dvd_demo_leaderboards_draw_the_tasks_own_charts(page):
-    from leaderboard.challenges import demo_tasks
+    from leaderboard.demo import other_tasks
 
-    demo.build()
-    for challenge in demo_tasks.build():
+    dstc11.build()
+    for challenge in other_tasks.build():
         built(challenge.phases.get(slug="test"))  # as the demo command builds its boards
     for slug, first, second, label in (
-        (demo_tasks.MULTIWOZ_SLUG, "jga", "jga_cat", "Cat. JGA [95% CI]"),
-        (demo_tasks.DVD_SLUG, "joint", "joint_iou50", "Joint Acc IoU@0.5 [95% CI]"),
+        (other_tasks.MULTIWOZ_SLUG, "jga", "jga_cat", "Cat. JGA [95% CI]"),
+        (other_tasks.DVD_SLUG, "joint", "joint_iou50", "Joint Acc IoU@0.5 [95% CI]"),
     ):
         page.goto(f"/challenges/{slug}/test/leaderboard/")
         _wait_for_charts(page, 3)  # one condition x two bar charts + the scatter

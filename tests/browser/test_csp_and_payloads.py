@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard.challenges import demo
 from leaderboard.challenges.models import Phase
+from leaderboard.demo import dstc11
 from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Team
 from tests.leaderboard.boards import built
@@ -24,13 +24,13 @@ PAYLOADS = {
 def _log_in(page, username):
     page.goto("/accounts/login/")
     page.fill("input[name=username]", username)
-    page.fill("input[name=password]", demo.PASSWORD)
+    page.fill("input[name=password]", dstc11.PASSWORD)
     page.click("main button[type=submit]")
     page.wait_for_load_state()
 
 
 def test_main_pages_work_under_the_csp_with_hostile_names(page):
-    phase = demo.build().phases.get(slug="test")  # the demo has a second, hidden phase
+    phase = dstc11.build().phases.get(slug="test")  # the demo has a second, hidden phase
     Team.objects.filter(name="Team Alpha").update(name=PAYLOADS["team"])
     Submission.objects.filter(team__name=PAYLOADS["team"]).update(
         method_name=PAYLOADS["method"], method_description=PAYLOADS["description"]
@@ -45,7 +45,7 @@ def test_main_pages_work_under_the_csp_with_hostile_names(page):
     )
     page.on("console", lambda m: violations.append(m.text) if "CSP" in m.text else None)
 
-    leaderboard = f"/challenges/{demo.SLUG}/{phase.slug}/leaderboard/"
+    leaderboard = f"/challenges/{dstc11.SLUG}/{phase.slug}/leaderboard/"
     response = page.goto(leaderboard)
     assert "script-src 'self'" in response.headers["content-security-policy"]
     page.wait_for_function(
@@ -59,11 +59,11 @@ def test_main_pages_work_under_the_csp_with_hostile_names(page):
     submission = Submission.objects.filter(team=team).first()
     for path in (
         "/",
-        f"/challenges/{demo.SLUG}/",
+        f"/challenges/{dstc11.SLUG}/",
         f"/teams/{team.slug}/",
         "/teams/",
-        f"/challenges/{demo.SLUG}/{phase.slug}/submissions/",
-        f"/challenges/{demo.SLUG}/{phase.slug}/submit/",
+        f"/challenges/{dstc11.SLUG}/{phase.slug}/submissions/",
+        f"/challenges/{dstc11.SLUG}/{phase.slug}/submit/",
         f"/submissions/{submission.pk}/",
         "/accounts/profile/",
         "/api/v1/docs/",

@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from leaderboard.challenges import demo, demo_tasks
 from leaderboard.challenges.models import Phase
+from leaderboard.demo import dstc11, other_tasks
 from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Team
 from tests.browser.conftest import SCREENSHOTS
@@ -33,7 +33,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 SIZES = {"phone": (390, 844), "desktop": (1366, 900)}
 #: axe's impacts that fail the test (minor and moderate ones are left to review)
 FAILING = ("serious", "critical")
-SLUGS = {"dstc11": demo.SLUG, "multiwoz22": demo_tasks.MULTIWOZ_SLUG, "dvd": demo_tasks.DVD_SLUG}
+SLUGS = {
+    "dstc11": dstc11.SLUG,
+    "multiwoz22": other_tasks.MULTIWOZ_SLUG,
+    "dvd": other_tasks.DVD_SLUG,
+}
 #: Plotly's drawing (thousands of SVG shapes on a result page) is left out: its text
 #: alternative is the table each chart names, which axe checks; the chart's box, its heading,
 #: caption and toolbar are checked with the page.
@@ -97,7 +101,7 @@ OVERVIEW = """() => {
 def _log_in(page: Any, username: str) -> None:
     page.goto("/accounts/login/")
     page.fill("input[name=username]", username)
-    page.fill("input[name=password]", demo.PASSWORD)
+    page.fill("input[name=password]", dstc11.PASSWORD)
     page.click("main button[type=submit]")
     page.wait_for_load_state()
 
@@ -151,8 +155,8 @@ def _pages() -> dict[str, list[tuple[str, str]]]:
 def demo_site(browser, live_server) -> Iterator[dict[str, Any]]:
     """The three demo challenges and, per size, a page per role (the reader's anonymous):
     the phone's is a touch screen (coarse pointer, no hover), as a phone's browser reports."""
-    demo.build()
-    demo_tasks.build()
+    dstc11.build()
+    other_tasks.build()
     for phase in Phase.objects.all():
         built(phase)  # as the demo command builds every board
     contexts = []

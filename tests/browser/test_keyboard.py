@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from leaderboard.challenges import demo
+from leaderboard.demo import dstc11
 from leaderboard.submissions.models import Submission
 from tests.browser.test_every_page import CHARTS_DRAWN, _log_in
 from tests.leaderboard.boards import built
@@ -56,17 +56,17 @@ def _tab_through(page: Any, path: str) -> list[str]:
 
 
 def test_tab_reaches_every_action_of_the_main_pages(page):
-    phase = built(demo.build().phases.get(slug="test"))  # as the demo command builds it
-    board = f"/challenges/{demo.SLUG}/{phase.slug}/leaderboard/"
+    phase = built(dstc11.build().phases.get(slug="test"))  # as the demo command builds it
+    board = f"/challenges/{dstc11.SLUG}/{phase.slug}/leaderboard/"
     assert _tab_through(page, board) == []
-    assert _tab_through(page, f"/challenges/{demo.SLUG}/") == []
+    assert _tab_through(page, f"/challenges/{dstc11.SLUG}/") == []
     _log_in(page, "bob")
     run = Submission.objects.filter(phase=phase, team__name="Team Beta").first()
     for path in (
         board,
-        f"/challenges/{demo.SLUG}/",
-        f"/challenges/{demo.SLUG}/{phase.slug}/submit/",
-        f"/challenges/{demo.SLUG}/{phase.slug}/submissions/",
+        f"/challenges/{dstc11.SLUG}/",
+        f"/challenges/{dstc11.SLUG}/{phase.slug}/submit/",
+        f"/challenges/{dstc11.SLUG}/{phase.slug}/submissions/",
         f"/submissions/{run.pk}/",
     ):
         assert _tab_through(page, path) == [], path

@@ -10,9 +10,9 @@ import json
 import pytest
 from django.utils import timezone
 
-from leaderboard.challenges import demo
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.services import add_reference
+from leaderboard.demo import dstc11
 from tests.browser.conftest import screenshot
 from tests.leaderboard.boards import built
 
@@ -24,14 +24,14 @@ SIZES = {"phone": (390, 844), "desktop": (1366, 900)}
 def _log_in(page, username):
     page.goto("/accounts/login/")
     page.fill("input[name=username]", username)
-    page.fill("input[name=password]", demo.PASSWORD)
+    page.fill("input[name=password]", dstc11.PASSWORD)
     page.click("main button[type=submit]")
     page.wait_for_load_state()
 
 
 @pytest.mark.parametrize("size", sorted(SIZES))
 def test_review_preview_and_pages_fit_the_screen(page, size):
-    challenge = demo.build()
+    challenge = dstc11.build()
     challenge.data = "| file | dialogues |\n|---|---|\n| dev.json | 1000 |\n\n" + "word " * 200
     challenge.terms = "By taking part you **agree** to describe your system."
     challenge.save()
@@ -47,7 +47,7 @@ def test_review_preview_and_pages_fit_the_screen(page, size):
     # the phase closed: its worker builds its boards, the private one (the reveal's) among them
     built(phase)
     page.set_viewport_size(dict(zip(("width", "height"), SIZES[size], strict=True)))
-    _log_in(page, demo.ORGANISER)
+    _log_in(page, dstc11.ORGANISER)
     for name, path, marker in (
         ("review", f"/challenges/{challenge.slug}/organise/references/{version.pk}/", "#impact"),
         ("preview", f"/challenges/{challenge.slug}/{phase.slug}/reveal/", "[data-chart]"),

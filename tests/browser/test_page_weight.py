@@ -18,7 +18,7 @@ from django.core.management import call_command
 from django.db import connections
 from django.test.testcases import LiveServerThread
 
-from leaderboard.challenges import demo
+from leaderboard.demo import dstc11
 from tests.browser.test_every_page import CHARTS_DRAWN
 from tests.leaderboard.boards import built
 
@@ -115,8 +115,8 @@ def _load(page: Any, url: str, log: NetworkLog) -> None:
 def test_the_leaderboard_weighs_under_800_kb_and_a_second_visit_fetches_no_static_file(
     browser, production_site
 ):
-    phase = built(demo.build().phases.get(slug="test"))  # as the demo command builds it
-    url = f"{production_site}/challenges/{demo.SLUG}/{phase.slug}/leaderboard/"
+    phase = built(dstc11.build().phases.get(slug="test"))  # as the demo command builds it
+    url = f"{production_site}/challenges/{dstc11.SLUG}/{phase.slug}/leaderboard/"
     context = browser.new_context()
     page = context.new_page()
     log = NetworkLog(context, page)

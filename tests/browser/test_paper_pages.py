@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard.challenges import demo
+from leaderboard.demo import dstc11
 from tests.browser.conftest import doc_image, screenshot
 from tests.leaderboard.boards import built
 
@@ -26,8 +26,8 @@ def _fits(page, width: int) -> None:
 def test_the_pairwise_robustness_and_errors_pages(page, size):
     width, height = SIZES[size]
     page.set_viewport_size({"width": width, "height": height})
-    phase = built(demo.build().phases.get(slug="test"))  # as the demo command builds it
-    base = f"/challenges/{demo.SLUG}/{phase.slug}/"
+    phase = built(dstc11.build().phases.get(slug="test"))  # as the demo command builds it
+    base = f"/challenges/{dstc11.SLUG}/{phase.slug}/"
     page.goto(base + "leaderboard/")
     links = page.locator("p.exports")
     assert links.get_by_role("link", name="LaTeX").count() == 1

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from leaderboard.challenges import demo
+from leaderboard.demo import dstc11
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -22,7 +22,7 @@ def _times(browser, live_server, zone: str) -> list[tuple[str, str]]:
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"/challenges/{demo.SLUG}/")
+    page.goto(f"/challenges/{dstc11.SLUG}/")
     page.wait_for_load_state("load")
     found = page.eval_on_selector_all(
         "#phases time[datetime]", "nodes => nodes.map(n => [n.dateTime, n.textContent])"
@@ -34,7 +34,7 @@ def _times(browser, live_server, zone: str) -> list[tuple[str, str]]:
 
 @pytest.mark.parametrize(("zone", "name"), [("Europe/Berlin", None), ("UTC", "UTC")])
 def test_moments_are_written_in_the_readers_zone(browser, live_server, zone, name):
-    demo.build()
+    dstc11.build()
     found = _times(browser, live_server, zone)
     assert len(found) == 4  # two phases, opening and closing
     for iso, text in found:

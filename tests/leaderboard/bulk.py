@@ -10,8 +10,10 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from leaderboard.challenges.models import Phase
+from leaderboard.submissions import ratios
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.teams.models import Team
+from scoring.taskapi import DialogueRatios
 
 #: per result: the tests' size; a real DSTC11 result holds about 1,000 (the benchmarks' default)
 DIALOGUES = 20
@@ -19,18 +21,15 @@ TURNS = 6
 SLOTS = 10
 
 
-def _dialogues(rng: random.Random, count: int) -> dict:
-    """Per-dialogue statistics as the dstc11 scorer stores them (``Result.dialogues``)."""
+def _dialogues(rng: random.Random, count: int) -> DialogueRatios:
+    """Per-dialogue statistics as the dstc11 scorer computes them."""
     marks = ["".join(rng.choice("0111") for _ in range(TURNS)) for _ in range(count)]
     errors = [rng.randint(0, 3) + rng.randint(0, 3) + rng.randint(0, 2) for _ in marks]
-    return {
-        "ids": [f"dlg{d:04d}" for d in range(count)],
-        "columns": {
-            "jga": [[m.count("1") for m in marks], [TURNS] * count],
-            "ser": [errors, [SLOTS] * count],
-        },
-        "turns": marks,
-    }
+    return DialogueRatios(
+        tuple(f"dlg{d:04d}" for d in range(count)),
+        {"jga": ([m.count("1") for m in marks], [TURNS] * count), "ser": (errors, [SLOTS] * count)},
+        tuple(marks),
+    )
 
 
 def build(
@@ -74,7 +73,7 @@ def build(
         reference = condition.references.get(active=True)
         for submission in submissions:
             stored = _dialogues(rng, dialogues)
-            (correct, turns), (errors, n_ref) = stored["columns"]["jga"], stored["columns"]["ser"]
+            (correct, turns), (errors, n_ref) = stored.columns["jga"], stored.columns["ser"]
             jga = 100.0 * sum(correct) / sum(turns)
             ser = 100.0 * sum(errors) / sum(n_ref)
             results.append(
@@ -89,7 +88,7 @@ def build(
                     primary_low=jga - 3,
                     primary_high=jga + 3,
                     tiebreak=ser,
-                    dialogues=stored,
+                    **ratios.columns(stored, "jga"),
                 )
             )
     Result.objects.bulk_create(results, batch_size=500)

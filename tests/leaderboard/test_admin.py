@@ -15,12 +15,12 @@ from django.core.management import call_command
 from django.test import RequestFactory
 from django.urls import reverse
 
-from leaderboard.challenges import demo
 from leaderboard.challenges.admin import ChallengeForm, ReferenceAdmin
 from leaderboard.challenges.models import Challenge, Condition, Phase, Reference
+from leaderboard.demo import dstc11
 from leaderboard.rankings.admin import ReportedResultAdmin
 from leaderboard.rankings.models import ReportedResult
-from leaderboard.submissions import services
+from leaderboard.submissions import ratios, services
 from leaderboard.submissions.models import Result, Submission
 from tests.leaderboard.boards import leaderboard
 from tests.leaderboard.factories import UserFactory
@@ -91,14 +91,14 @@ def test_uploading_a_reference_validates_it_and_keeps_the_old_version(
 def test_making_an_older_reference_active_again_requeues_its_condition(
     admin_client, enqueued, django_capture_on_commit_callbacks
 ):
-    condition = Condition.objects.filter(phase__challenge__slug=demo.SLUG).first()
+    condition = Condition.objects.filter(phase__challenge__slug=dstc11.SLUG).first()
     first = condition.references.get()
     gold = {"sng0001": [{"hotel": {"area": "north"}}]}
     url = reverse("admin:challenges_reference_add")
     upload = SimpleUploadedFile("gold.json", json.dumps(gold).encode())
     assert admin_client.post(url, {"condition": condition.pk, "upload": upload}).status_code == 302
     second = condition.references.exclude(pk=first.pk).get()
-    review = reverse("challenges:review_reference", args=[demo.SLUG, second.pk])
+    review = reverse("challenges:review_reference", args=[dstc11.SLUG, second.pk])
     with django_capture_on_commit_callbacks(execute=True):
         admin_client.post(review)
     Submission.objects.filter(phase=condition.phase).update(status="scored")
@@ -108,7 +108,7 @@ def test_making_an_older_reference_active_again_requeues_its_condition(
         reverse("admin:challenges_reference_changelist"),
         {"action": "make_active", "_selected_action": [first.pk]},
     )
-    review = reverse("challenges:review_reference", args=[demo.SLUG, first.pk])
+    review = reverse("challenges:review_reference", args=[dstc11.SLUG, first.pk])
     assert response.status_code == 302 and response["Location"] == review
     assert condition.references.get(active=True) == second and enqueued == []
     with django_capture_on_commit_callbacks(execute=True):
@@ -164,7 +164,7 @@ def _challenge_form(challenge, **changes) -> ChallengeForm:
 def test_the_challenge_form_checks_the_task_settings_on_their_fields(
     admin_client, changes, field, phrase
 ):
-    challenge = Challenge.objects.get(slug=demo.SLUG)
+    challenge = Challenge.objects.get(slug=dstc11.SLUG)
     form = _challenge_form(challenge, **changes)
     assert not form.is_valid()
     assert phrase in " ".join(form.errors[field]), form.errors
@@ -175,14 +175,14 @@ def test_the_challenge_form_checks_the_task_settings_on_their_fields(
 
 
 def test_the_challenge_form_help_lists_each_tasks_metrics_and_options(admin_client):
-    challenge = Challenge.objects.get(slug=demo.SLUG)
+    challenge = Challenge.objects.get(slug=dstc11.SLUG)
     page = admin_client.get(reverse("admin:challenges_challenge_change", args=[challenge.pk])).text
     assert "dstc11: jga, ser, slot_f1" in page
     assert "multiwoz22: match (exact|fuzzy)" in page
 
 
 def test_saving_a_phase_in_the_admin_marks_its_boards_changed(admin_client):
-    phase = Phase.objects.get(challenge__slug=demo.SLUG, slug="test")
+    phase = Phase.objects.get(challenge__slug=dstc11.SLUG, slug="test")
     url = reverse("admin:challenges_phase_change", args=[phase.pk])
     data = _form_data(admin_client.get(url))
     data["name"] = "Test (renamed)"
@@ -195,7 +195,7 @@ def test_saving_a_phase_in_the_admin_marks_its_boards_changed(admin_client):
 def test_ranking_a_challenge_by_another_metric_in_the_admin_rescores_and_reranks(
     admin_client, enqueued, django_capture_on_commit_callbacks
 ):
-    challenge = Challenge.objects.get(slug=demo.SLUG)
+    challenge = Challenge.objects.get(slug=dstc11.SLUG)
     phase = challenge.phases.get(slug="test")
     before = dict(challenge.phases.values_list("pk", "board_version"))
     assert leaderboard(phase).columns[0].name == "jga"  # cached under the current version
@@ -248,13 +248,13 @@ def _form_data(response) -> dict:
     return data
 
 
-def _public_jga(dialogues: dict, seed: int, fraction: float) -> float:
+def _public_jga(result: Result, seed: int, fraction: float) -> float:
     """The public part's JGA by the documented rule: a dialogue is public when the first eight
     bytes of sha256("<seed>:<id>"), as a fraction of 2**64, are below the fraction."""
-    num, den = dialogues["columns"]["jga"]
+    num, den = (column.tolist() for column in ratios.decode(result.ratios)["jga"])
     keep = [
         i
-        for i, d in enumerate(dialogues["ids"])
+        for i, d in enumerate(result.dialogues["ids"])
         if int.from_bytes(hashlib.sha256(f"{seed}:{d}".encode()).digest()[:8], "big") / 2**64
         < fraction
     ]
@@ -264,7 +264,7 @@ def _public_jga(dialogues: dict, seed: int, fraction: float) -> float:
 def test_changing_the_split_in_the_admin_recomputes_the_stored_parts_at_once(
     admin_client, enqueued, django_capture_on_commit_callbacks
 ):
-    phase = Phase.objects.get(challenge__slug=demo.SLUG, slug=demo.HIDDEN_SLUG)
+    phase = Phase.objects.get(challenge__slug=dstc11.SLUG, slug=dstc11.HIDDEN_SLUG)
     url = reverse("admin:challenges_phase_change", args=[phase.pk])
     data = _form_data(admin_client.get(url))
     data["split_seed"] = 7
@@ -280,13 +280,13 @@ def test_changing_the_split_in_the_admin_recomputes_the_stored_parts_at_once(
         "again on the new split." in response.text
     )
     for result in results:
-        expected = _public_jga(result.dialogues, 7, phase.split_fraction)
+        expected = _public_jga(result, 7, phase.split_fraction)
         assert result.part_metrics["public"]["metrics"]["jga"] == pytest.approx(expected)
         assert result.public_primary == pytest.approx(expected)
 
 
 def test_a_reported_figure_is_checked_on_its_field_against_the_task(admin_client):
-    phase = Phase.objects.get(challenge__slug=demo.SLUG, slug="test")
+    phase = Phase.objects.get(challenge__slug=dstc11.SLUG, slug="test")
     condition = phase.conditions.first()
     url = reverse("admin:rankings_reportedresult_add")
     page = admin_client.get(url).text
@@ -303,7 +303,9 @@ def test_a_reported_figure_is_checked_on_its_field_against_the_task(admin_client
         errors = response.context["adminform"].form.errors
         assert list(errors) == ["metrics"], errors
         assert phrase in response.text
-    other = Phase.objects.get(challenge__slug=demo.SLUG, slug=demo.HIDDEN_SLUG).conditions.first()
+    other = Phase.objects.get(
+        challenge__slug=dstc11.SLUG, slug=dstc11.HIDDEN_SLUG
+    ).conditions.first()
     response = admin_client.post(url, {**base, "condition": other.pk, "metrics": '{"jga": 45}'})
     assert list(response.context["adminform"].form.errors) == ["condition"]
     response = admin_client.post(url, {**base, "metrics": '{"jga": 45.5, "ser": 20}'})
@@ -322,7 +324,7 @@ def test_an_organiser_chooses_only_among_their_own_conditions_and_phases(admin_c
     organiser.user_permissions.set(Permission.objects.filter(codename__in=[
         "add_reference", "view_reference", "add_reportedresult", "view_reportedresult",
     ]))  # fmt: skip
-    mine = Challenge.objects.get(slug=demo.SLUG)
+    mine = Challenge.objects.get(slug=dstc11.SLUG)
     mine.organisers.add(organiser)
     request = RequestFactory().get("/")
     request.user = organiser

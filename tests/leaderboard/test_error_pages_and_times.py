@@ -15,9 +15,9 @@ from django.db.utils import OperationalError
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
-from leaderboard.challenges import demo
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.templatetags.times import moment, when
+from leaderboard.demo import dstc11
 from leaderboard.rankings.snapshots import reveal
 from leaderboard.submissions.models import Submission
 from leaderboard.views import server_error
@@ -47,11 +47,11 @@ def _site_page(response, status: int, *phrases: str) -> None:
 def test_an_unknown_address_is_the_site_styled_404(client):
     _site_page(client.get("/no-such-page/"), 404, "There is no such page", "Error 404")
     # A page the reader may not see is the same page (not a 403 that would confirm it exists).
-    challenge = demo.build()
+    challenge = dstc11.build()
     client.force_login(User.objects.get(username="alice"))
     other = Submission.objects.filter(team__name="Team Beta").first()
     _site_page(client.get(f"/submissions/{other.pk}/"), 404, "There is no such page")
-    assert challenge.slug == demo.SLUG
+    assert challenge.slug == dstc11.SLUG
 
 
 # No database mark: any query while rendering would fail the test.
@@ -94,8 +94,8 @@ def test_bad_requests_and_expired_forms_get_site_pages():
 
 @pytest.mark.django_db
 def test_the_snapshots_page_before_a_reveal_says_nothing_is_published(client):
-    challenge = demo.build()
-    hidden = challenge.phases.get(slug=demo.HIDDEN_SLUG)
+    challenge = dstc11.build()
+    hidden = challenge.phases.get(slug=dstc11.HIDDEN_SLUG)
     url = reverse("rankings:snapshots", args=[challenge.slug, hidden.slug])
     before = client.get(url)
     assert before.status_code == 200
@@ -106,7 +106,7 @@ def test_the_snapshots_page_before_a_reveal_says_nothing_is_published(client):
     hidden.save()
     Phase.changed(hidden.pk)  # as the admin marks its edits
     hidden = built(hidden)  # and the board's worker builds the boards once committed
-    reveal(hidden, User.objects.get(username=demo.ORGANISER))
+    reveal(hidden, User.objects.get(username=dstc11.ORGANISER))
     after = client.get(url)
     assert after.status_code == 200 and "Snapshot 1" in after.text
     assert "Nothing is published yet" not in after.text
@@ -114,16 +114,16 @@ def test_the_snapshots_page_before_a_reveal_says_nothing_is_published(client):
 
 @pytest.mark.django_db
 def test_the_final_selection_button_shows_only_where_a_private_board_exists(client):
-    challenge = demo.build()
+    challenge = dstc11.build()
     client.force_login(User.objects.get(username="alice"))
     mine = Submission.objects.filter(team__name="Team Alpha", status="scored")
     public = mine.get(phase__slug="test")  # public results, no split: no private board
-    hidden = mine.get(phase__slug=demo.HIDDEN_SLUG)  # hidden, split: a private board
+    hidden = mine.get(phase__slug=dstc11.HIDDEN_SLUG)  # hidden, split: a private board
     assert not public.phase.has_private_board and hidden.phase.has_private_board
     button = "Select as final submission"
     assert button not in client.get(reverse("submissions:detail", args=[public.pk])).text
     assert button in client.get(reverse("submissions:detail", args=[hidden.pk])).text
-    assert challenge.slug == demo.SLUG
+    assert challenge.slug == dstc11.SLUG
 
 
 def test_times_are_24_hour_with_their_zone(settings):
@@ -140,7 +140,7 @@ def test_times_are_24_hour_with_their_zone(settings):
 
 @pytest.mark.django_db
 def test_every_time_on_the_pages_has_one_format(client):
-    challenge = demo.build()
+    challenge = dstc11.build()
     built(challenge.phases.get(slug="test"))  # as the demo command builds its boards
     submission = Submission.objects.filter(team__name="Team Alpha", phase__slug="test").first()
     client.force_login(User.objects.get(username="alice"))

@@ -206,7 +206,7 @@ def test_the_public_private_split_works_for_another_tasks_metrics(client, enqueu
 
 
 def test_my_submissions_status_json_and_archive_show_another_tasks_primary_metric(client, enqueued):
-    from leaderboard.rankings.exports import archive
+    from leaderboard.analyses.exports import archive
 
     phase = make_phase("dvd", json.dumps(DVD_GOLD).encode())
     submission = submit_through_the_page(client, phase, DVD_PARTIAL, "partial")

@@ -15,7 +15,7 @@ from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 
-from leaderboard.challenges import demo, demo_tasks
+from leaderboard.demo import dstc11, other_tasks
 from leaderboard.submissions.models import Submission
 from tests.conftest import ROOT
 from tests.leaderboard.boards import built
@@ -49,8 +49,8 @@ def test_every_chart_of_every_task_is_drawn_by_the_bundle(client):
     bundle = (VENDOR / "plotly-basic.min.js").read_text()
     registered = set(re.findall(r'moduleType:"trace",name:"(\w+)"', bundle))
     assert registered == {"bar", "pie", "scatter"}
-    challenges = [demo.build(), *demo_tasks.build()]
-    client.force_login(User.objects.get(username=demo.ORGANISER))
+    challenges = [dstc11.build(), *other_tasks.build()]
+    client.force_login(User.objects.get(username=dstc11.ORGANISER))
     used: dict[str, set[str]] = {}
     for challenge in challenges:
         phase = built(challenge.phases.order_by("opens_at").first())  # as the demo builds it
@@ -114,8 +114,8 @@ def test_collected_files_have_hashed_names_and_compressed_copies(collected, mani
 
 
 def test_pages_link_the_hashed_names_served_compressed_for_a_year(manifest_site):
-    phase = demo.build().phases.get(slug="test")
-    page = Client().get(reverse("rankings:leaderboard", args=[demo.SLUG, phase.slug])).text
+    phase = dstc11.build().phases.get(slug="test")
+    page = Client().get(reverse("rankings:leaderboard", args=[dstc11.SLUG, phase.slug])).text
     linked = re.findall(r'(?:src|href)="/static/([^"]+\.(?:js|css))"', page)
     assert {manifest_site[name] for name in SHARED} <= set(linked)
     assert not set(SHARED) & set(linked)

@@ -121,14 +121,70 @@ def test_gold_against_augpt_is_significant(fixtures_dir):
     assert tests["jga"].p_value == pytest.approx(1 / 1001)
 
 
-def test_many_paired_p_values_at_once_equal_one_test_each():
+def _bootstrap_p_value(num_a, num_b, den, n_boot, seed):
+    """The rank groups' paired bootstrap p-value, written out: draw each resample's dialogue
+    indices as the intervals do, recompute A - B on it, and count the signs."""
+    rng = np.random.default_rng(seed)
+    n = len(den)
+    at_most_zero = at_least_zero = usable = 0
+    for picks in rng.integers(0, n, size=(n_boot, n)):
+        total = sum(float(den[i]) for i in picks)
+        if total == 0:
+            continue
+        difference = 100 * sum(float(num_a[i]) - float(num_b[i]) for i in picks) / total
+        usable += 1
+        at_most_zero += difference <= 0
+        at_least_zero += difference >= 0
+    return min(1.0, 2 * min(at_most_zero, at_least_zero) / usable)
+
+
+def test_resample_weights_count_the_intervals_draws_in_every_block(monkeypatch):
+    monkeypatch.setattr(stats, "_WEIGHT_CELLS", 7 * 5)  # blocks of 5 rows of 7 dialogues
+    blocks = list(stats.resample_weights(7, 23, 4))
+    assert [start for start, _ in blocks] == [0, 5, 10, 15, 20]
+    weights = np.concatenate([block for _, block in blocks])
+    assert weights.dtype == np.float32
+    picks = np.random.default_rng(4).integers(0, 7, size=(23, 7))
+    for row, drawn in zip(weights, picks, strict=True):
+        assert row.tolist() == [float(list(drawn).count(j)) for j in range(7)]
+
+
+def test_bootstrap_p_values_match_a_plain_resampling_loop():
     rng = np.random.default_rng(0)
-    turns = rng.integers(1, 9, size=60)
-    systems = [rng.integers(0, turns + 1) for _ in range(6)]
-    a, b = systems[:-1], systems[1:]  # adjacent pairs, as on a leaderboard
-    together = stats.paired_p_values(a, b, turns, 300, 17)
-    one_by_one = [
-        stats.paired_test("jga", x, y, turns, 300, 17, 0.95).p_value
-        for x, y in zip(a, b, strict=True)
+    turns = rng.integers(1, 9, size=40)
+    systems = [rng.integers(0, turns + 1) for _ in range(5)]
+    systems[3] = systems[2]  # identical neighbours
+    pairs = [(0, 1), (1, 2), (2, 3), (3, 4), (0, 4)]
+    found = stats.bootstrap_p_values(systems, [turns] * 5, pairs, 300, 17)
+    expected = [_bootstrap_p_value(systems[a], systems[b], turns, 300, 17) for a, b in pairs]
+    assert found == pytest.approx(expected, abs=1e-12)
+    assert found[2] == 1.0
+
+
+def test_fractional_counts_are_resampled_like_whole_ones():
+    # fuzzy matching gives fractional numerators: summed in float64, not float32
+    rng = np.random.default_rng(1)
+    den = rng.integers(1, 5, size=30).astype(float)
+    a = np.round(rng.random(30) * den, 2)
+    b = np.round(rng.random(30) * den, 2)
+    found = stats.bootstrap_p_values([a, b], [den, den], [(0, 1)], 200, 3)
+    assert found == pytest.approx([_bootstrap_p_value(a, b, den, 200, 3)], abs=1e-12)
+
+
+def test_identical_entries_get_p_1_and_entries_apart_in_every_dialogue_p_0():
+    den = [4, 2, 3, 5, 1, 2]
+    low = [1, 0, 1, 2, 0, 1]
+    high = [3, 2, 2, 4, 1, 2]  # better in every dialogue
+    assert stats.bootstrap_p_values([low, low, high], [den] * 3, [(0, 1), (1, 2)], 100, 5) == [
+        1.0,
+        0.0,
     ]
-    assert together == one_by_one
+
+
+def test_entries_with_other_denominators_are_not_tested():
+    found = stats.bootstrap_p_values([[1, 1], [1, 0]], [[2, 2], [2, 3]], [(0, 1)], 50, 1)
+    assert np.isnan(found[0])
+    assert stats.bootstrap_p_values([[1, 1]], [[2, 2]], [], 50, 1) == []
+    # no dialogues, or none with anything to count
+    assert np.isnan(stats.bootstrap_p_values([[], []], [[], []], [(0, 1)], 50, 1)[0])
+    assert np.isnan(stats.bootstrap_p_values([[0, 0], [0, 0]], [[0, 0]] * 2, [(0, 1)], 50, 1)[0])

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.references import loaded_reference
-from leaderboard.submissions import queue
+from leaderboard.submissions import queue, ratios
 from leaderboard.submissions.metrics import part_columns, result_columns
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.submissions.services.intake import (
@@ -24,7 +24,6 @@ from leaderboard.submissions.services.intake import (
     TransientScoringError,
 )
 from scoring import ScoringError, Source
-from scoring.taskapi import DialogueRatios
 
 log = logging.getLogger(__name__)
 
@@ -180,11 +179,13 @@ def recompute_parts(phase: Phase) -> int:
     transaction. Returns the rows rewritten."""
     with transaction.atomic():
         phase = Phase.objects.select_for_update().select_related("challenge").get(pk=phase.pk)
-        rows = Result.objects.filter(submission__phase=phase).exclude(dialogues={})
+        rows = Result.objects.filter(submission__phase=phase).exclude(ratios=b"")
         n = 0
-        for pk, dialogues in rows.values_list("pk", "dialogues").iterator():
-            columns = part_columns(phase, DialogueRatios.from_dict(dialogues))
-            n += Result.objects.filter(pk=pk).update(**columns)
+        for pk, dialogues, data in rows.values_list("pk", "dialogues", "ratios").iterator():
+            found = ratios.loaded(dialogues, data)
+            if found is None:
+                continue
+            n += Result.objects.filter(pk=pk).update(**part_columns(phase, found))
         Phase.changed(phase.pk)
     return n
 

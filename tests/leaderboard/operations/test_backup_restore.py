@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import json
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -17,14 +18,15 @@ from django.core.cache import cache
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from leaderboard.challenges import demo, demo_tasks
+from leaderboard.analyses.exports import archive, reader_export
 from leaderboard.challenges.models import Challenge, Phase, Reference, ReferenceFile
 from leaderboard.challenges.references import clear_reference_cache
 from leaderboard.challenges.split import PARTS
+from leaderboard.demo import dstc11, other_tasks
 from leaderboard.rankings.compute import compute
-from leaderboard.rankings.exports import archive, reader_export
 from leaderboard.rankings.models import ReportedResult
 from leaderboard.rankings.snapshots import reveal, serialise
+from leaderboard.submissions import ratios
 from leaderboard.submissions.models import Result, Submission, SubmissionFile
 from leaderboard.teams.models import Team
 from tests.leaderboard.boards import built, leaderboard
@@ -37,8 +39,8 @@ pytestmark = pytest.mark.django_db
 def challenge() -> Challenge:
     """The demo challenge, its hidden phase closed and revealed (a snapshot exists)."""
     call_command("demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
-    found = Challenge.objects.get(slug=demo.SLUG)
-    hidden = found.phases.get(slug=demo.HIDDEN_SLUG)
+    found = Challenge.objects.get(slug=dstc11.SLUG)
+    hidden = found.phases.get(slug=dstc11.HIDDEN_SLUG)
     now = timezone.now()
     Phase.objects.filter(pk=hidden.pk).update(
         opens_at=now - dt.timedelta(days=3), closes_at=now - dt.timedelta(days=1)
@@ -106,10 +108,11 @@ def test_backup_then_restore_into_an_empty_database_reproduces_the_leaderboard(
 ):
     before = _state(challenge.slug)
     versions = _versions(challenge.slug)
-    assert before[demo.HIDDEN_SLUG]["reader"]["final"] is not None  # the snapshot is there
+    assert before[dstc11.HIDDEN_SLUG]["reader"]["final"] is not None  # the snapshot is there
     # the rows carry the one Result shape and the reported figure's metrics
     (result, *_) = before["rows"]["results"]
-    assert {"metrics", "intervals", "part_metrics", "breakdown", "dialogues"} <= set(result)
+    fields = {"metrics", "intervals", "part_metrics", "breakdown", "dialogues", "ratios"}
+    assert fields | {"primary_ratios"} <= set(result)
     assert before["rows"]["reported"][0]["metrics"] == {"jga": 45.0}
     out = tmp_path / "dstc11.zip"
     call_command("backup_challenge", challenge.slug, str(out), stdout=open("/dev/null", "w"))  # noqa: SIM115
@@ -132,7 +135,7 @@ def test_backup_then_restore_into_an_empty_database_reproduces_the_leaderboard(
     team = TeamFactory()
     Submission.objects.create(team=team, phase=phase, method_name="after the restore")
     # Restored members can sign in with their own passwords.
-    assert get_user_model().objects.get(username="alice").check_password(demo.PASSWORD)
+    assert get_user_model().objects.get(username="alice").check_password(dstc11.PASSWORD)
 
 
 def test_restore_refuses_an_existing_slug_and_writes_nothing(challenge, tmp_path):
@@ -224,7 +227,7 @@ def test_a_task_with_reference_files_comes_back_whole_and_scores_again(settings,
     seen and unseen turns): both travel with the backup, and re-scoring the restored
     submissions gives back exactly the stored Results."""
     call_command("demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
-    slug = demo_tasks.MULTIWOZ_SLUG
+    slug = other_tasks.MULTIWOZ_SLUG
     before = _state(slug)
     names = sorted(f["name"] for f in before["rows"]["reference files"])
     assert names == ["schema", "training_values"]
@@ -281,3 +284,41 @@ def test_a_challenge_deleted_and_restored_on_the_same_site_shows_the_restored_bo
     board = leaderboard(restored)
     assert [r["label"] for r in board.reported] == ["Published system (synthetic example)"]
     assert serialise(board) == backed_up
+
+
+#: per-dialogue statistics as a version-2 backup holds them: JSON lists in ``dialogues``
+OLD_DIALOGUES = {
+    "ids": ["d1", "d2", "d3"],
+    "columns": {"jga": [[1, 0, 3], [2, 4, 3]], "ser": [[0.5, 2, 0], [4, 4, 1]]},
+    "turns": ["10", "0000", "111"],
+}
+
+
+def test_a_version_2_backup_restores_its_per_dialogue_lists_as_stored_arrays(challenge, tmp_path):
+    out = tmp_path / "dstc11.zip"
+    call_command("backup_challenge", challenge.slug, str(out), stdout=open("/dev/null", "w"))  # noqa: SIM115
+    with zipfile.ZipFile(out) as archive:
+        manifest = json.loads(archive.read("manifest.json"))
+        files = {name: archive.read(name) for name in archive.namelist() if name != "manifest.json"}
+    manifest["version"] = 2
+    for row in manifest["tables"]["submissions.result"]:
+        del row["ratios"], row["primary_ratios"]
+        row["dialogues"] = OLD_DIALOGUES
+    old = tmp_path / "version-2.zip"
+    with zipfile.ZipFile(old, "w") as archive:
+        archive.writestr("manifest.json", json.dumps(manifest))
+        for name, data in files.items():
+            archive.writestr(name, data)
+    Result.objects.filter(submission__phase__challenge=challenge).delete()
+    Challenge.objects.filter(pk=challenge.pk).delete()
+
+    call_command("restore_challenge", str(old), stdout=open("/dev/null", "w"))  # noqa: SIM115
+    restored = Result.objects.filter(submission__phase__challenge__slug=challenge.slug)
+    assert restored.count() == len(manifest["tables"]["submissions.result"]) > 0
+    for row in restored:
+        assert row.dialogues == {"ids": ["d1", "d2", "d3"], "turns": ["10", "0000", "111"]}
+        columns = {m: (n.tolist(), d.tolist()) for m, (n, d) in ratios.decode(row.ratios).items()}
+        assert columns == {"jga": ([1, 0, 3], [2, 4, 3]), "ser": ([0.5, 2, 0], [4, 4, 1])}
+        # the demo challenge ranks JGA
+        (numerators, denominators) = ratios.primary(row.primary_ratios, "jga")
+        assert (numerators.tolist(), denominators.tolist()) == ([1, 0, 3], [2, 4, 3])

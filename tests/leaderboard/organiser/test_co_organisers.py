@@ -457,6 +457,20 @@ def test_a_file_missing_from_storage_is_named_in_the_manifest_and_the_others_sti
     assert len(archive.namelist()) == 3  # the two other files and the manifest
 
 
+def test_the_manifest_quotes_names_a_spreadsheet_would_run_as_formulas(two):
+    alpha, _ = two
+    type(alpha.team).objects.filter(pk=alpha.team.pk).update(name="=HYPERLINK(1)")
+    type(alpha.submission).objects.filter(pk=alpha.submission.pk).update(method_name="@cmd")
+    alpha.submission.files.update(original_name="-1+1.json")
+    url = reverse("challenges:phase_files", args=[alpha.challenge.slug, alpha.phase.slug])
+    response = client_of(alpha.organiser).get(url)
+    archive = zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content)))
+    manifest = list(csv.DictReader(io.StringIO(archive.read("manifest.csv").decode())))
+    assert {(r["team"], r["method"], r["original_name"]) for r in manifest} == {
+        ("'=HYPERLINK(1)", "'@cmd", "'-1+1.json")
+    }
+
+
 @pytest.mark.django_db(transaction=True)
 def test_the_group_comes_back_after_a_flush_with_its_permissions():
     from django.core.management import call_command

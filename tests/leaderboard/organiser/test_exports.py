@@ -135,7 +135,7 @@ def test_the_archive_has_every_result_and_the_correctness_matrix(world, client):
 
 
 def test_the_csv_lists_a_reported_figure_under_its_metrics_even_one_the_board_lacks(world):
-    from leaderboard.rankings.exports import reader_csv, reader_export
+    from leaderboard.analyses.exports import reader_csv, reader_export
     from leaderboard.rankings.models import ReportedResult
 
     # the organiser's edits in the admin: each a change of the phase's boards, then built

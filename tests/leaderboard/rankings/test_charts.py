@@ -9,8 +9,8 @@ import json
 import pytest
 from django.urls import reverse
 
-from leaderboard.challenges import demo
 from leaderboard.challenges.models import Phase
+from leaderboard.demo import dstc11
 from leaderboard.numbers import score, signed
 from leaderboard.plotting import wrap
 from leaderboard.submissions.models import Result
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def demo_phase():
     """The demo's test phase, its boards built (as the ``demo`` command builds them)."""
-    return built(demo.build().phases.get(slug="test"))
+    return built(dstc11.build().phases.get(slug="test"))
 
 
 def _charts(page: str) -> dict:
@@ -33,7 +33,7 @@ def _charts(page: str) -> dict:
 
 
 def test_the_demo_leaderboard_has_bars_with_intervals_lines_and_a_scatter(client, demo_phase):
-    page = client.get(reverse("rankings:leaderboard", args=[demo.SLUG, demo_phase.slug])).text
+    page = client.get(reverse("rankings:leaderboard", args=[dstc11.SLUG, demo_phase.slug])).text
     charts = _charts(page)
     board = leaderboard(demo_phase)
     # a baseline is named by its method too (a team may have several)
@@ -87,7 +87,7 @@ def test_the_demo_leaderboard_has_bars_with_intervals_lines_and_a_scatter(client
 
 def test_a_team_keeps_its_colour_in_every_chart_whatever_its_rank(client, demo_phase):
     def colours():
-        page = client.get(reverse("rankings:leaderboard", args=[demo.SLUG, demo_phase.slug]))
+        page = client.get(reverse("rankings:leaderboard", args=[dstc11.SLUG, demo_phase.slug]))
         charts = _charts(page.text)
         seen: dict[str, set[str]] = {}
         for key, figure in charts.items():
@@ -132,7 +132,7 @@ def test_team_and_method_names_reach_plotly_escaped(client, demo_phase):
     # the organiser's edits in the admin: a change of the phase's boards, then built
     Phase.changed(demo_phase.pk)
     built(demo_phase)
-    page = client.get(reverse("rankings:leaderboard", args=[demo.SLUG, demo_phase.slug])).text
+    page = client.get(reverse("rankings:leaderboard", args=[dstc11.SLUG, demo_phase.slug])).text
     assert "<img src=x" not in page and "<b>m</b>" not in page
     charts = json.dumps(_charts(page))
     assert "&lt;img src=x onerror=alert(1)&gt;" in charts

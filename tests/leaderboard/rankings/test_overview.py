@@ -18,8 +18,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from leaderboard.challenges import demo_tasks
 from leaderboard.challenges.models import Phase
+from leaderboard.demo import other_tasks
 from leaderboard.rankings.board import Leaderboard
 from leaderboard.rankings.compute import compute
 from leaderboard.rankings.snapshots import load, serialise
@@ -137,10 +137,10 @@ def test_a_snapshot_published_before_the_change_column_still_loads(phase):
 
 
 def test_a_single_condition_board_has_no_change_and_no_robustness_chart(client):
-    from leaderboard.challenges import demo
+    from leaderboard.demo import dstc11
 
-    demo.build()  # the other demos' teams
-    for challenge in demo_tasks.build():
+    dstc11.build()  # the other demos' teams
+    for challenge in other_tasks.build():
         built(challenge.phases.get(slug="test"))  # as the demo command builds its boards
         page = client.get(reverse("rankings:leaderboard", args=[challenge.slug, "test"])).text
         assert "Change (" not in page and 'id="chart-robustness"' not in page

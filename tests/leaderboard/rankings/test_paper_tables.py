@@ -18,9 +18,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from leaderboard.analyses.papers import TableError, render
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.numbers import signed as score_signed
-from leaderboard.rankings.papers import TableError, render
 from leaderboard.submissions import services
 from tests.conftest import require
 from tests.leaderboard.boards import built, leaderboard

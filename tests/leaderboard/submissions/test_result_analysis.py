@@ -8,7 +8,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from leaderboard.challenges import demo
+from leaderboard.demo import dstc11
 from leaderboard.submissions.analysis import by_position, compare, worst_dialogues
 from leaderboard.submissions.models import Result, Submission
 from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references
@@ -22,7 +22,7 @@ def _cells(row_html: str) -> list[str]:
 
 
 def test_a_demo_result_page_shows_slot_errors_adding_up_to_the_result(client):
-    demo.build()
+    dstc11.build()
     submission = Submission.objects.get(method_name__startswith="AlphaDST", phase__slug="test")
     log_in(client, submission.team.created_by)
     results = Result.objects.filter(submission=submission).order_by("condition__order")
@@ -49,15 +49,8 @@ def test_a_demo_result_page_shows_slot_errors_adding_up_to_the_result(client):
 
 
 def test_jga_by_position_counts_the_scorers_turn_verdicts():
-    # a: 3 turns, the last wrong; b: 2 turns, the second wrong (SER per dialogue: 1 of 3 and
-    # 3 of 2 reference values)
-    result = Result(
-        dialogues={
-            "ids": ["a", "b"],
-            "columns": {"jga": [[2, 1], [3, 2]], "ser": [[1, 3], [3, 2]]},
-            "turns": ["110", "10"],
-        }
-    )
+    # a: 3 turns, the last wrong; b: 2 turns, the second wrong
+    result = Result(dialogues={"ids": ["a", "b"], "turns": ["110", "10"]})
     # position 1: both right; position 2: a right, b wrong; position 3: only a, wrong
     assert [(p["position"], p["turns"], p["correct"]) for p in by_position(result)] == [
         (1, 2, 2),

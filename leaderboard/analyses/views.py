@@ -7,13 +7,13 @@ as the leaderboard page (a hidden phase shows nothing before the reveal). Option
 board) and ``snapshot=N``. A snapshot ranks on the private part of a split: the analyses of a
 snapshot read its submissions' per-dialogue statistics of that part, and its frozen labels.
 
-- Paper tables (``table.tex``, ``table.md``, ``rankings.papers``), with ``conditions=a,b``
+- Paper tables (``table.tex``, ``table.md``, ``analyses.papers``), with ``conditions=a,b``
   and ``metrics=x,y``.
-- The pairwise comparison (``pairwise/?a=ID&b=ID``, ``rankings.pairwise``): two entries of
+- The pairwise comparison (``pairwise/?a=ID&b=ID``, ``analyses.pairwise``): two entries of
   the board, per condition; the paired test's aggregates only.
-- Robustness (``robustness/``, ``rankings.robustness``): each entry's change from the first
+- Robustness (``robustness/``, ``analyses.robustness``): each entry's change from the first
   condition, tested.
-- The cross-team error analysis (``errors/``, ``rankings.crossteam``): its counts are on the
+- The cross-team error analysis (``errors/``, ``analyses.crossteam``): its counts are on the
   whole reference, so readers get it only on a phase without a split (``may_see``);
   organisers always."""
 
@@ -27,16 +27,16 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.cache import add_never_cache_headers
 
+from leaderboard.analyses.crossteam import analyse, may_see
+from leaderboard.analyses.pairwise import PairedCondition, PairError, compare, requested_pair
+from leaderboard.analyses.papers import TableError
+from leaderboard.analyses.papers import render as render_table
+from leaderboard.analyses.robustness import changes, chart
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.rankings.board import Leaderboard
 from leaderboard.rankings.boards import stored
-from leaderboard.rankings.crossteam import analyse, may_see
 from leaderboard.rankings.models import Snapshot
-from leaderboard.rankings.pairwise import PairedCondition, PairError, compare, requested_pair
-from leaderboard.rankings.papers import TableError
-from leaderboard.rankings.papers import render as render_table
-from leaderboard.rankings.robustness import changes, chart
 from leaderboard.rankings.snapshots import latest, load
 
 #: file suffix -> (format, content type)
@@ -178,7 +178,7 @@ def pairwise(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         "error": error,
         "metric": selected.challenge.scoring_task().metric(selected.challenge.primary),
     }
-    response = render(request, "rankings/pairwise.html", context, status=400 if error else 200)
+    response = render(request, "analyses/pairwise.html", context, status=400 if error else 200)
     add_never_cache_headers(response)
     return response
 
@@ -198,13 +198,13 @@ def robustness(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         "others": [c.label for c in shown.board.conditions[1:]],
         "charts": {"chart-changes": chart(first, entries, metric.label)} if entries else {},
     }
-    response = render(request, "rankings/robustness.html", context)
+    response = render(request, "analyses/robustness.html", context)
     add_never_cache_headers(response)
     return response
 
 
 def errors(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
-    """The cross-team error analysis of the board (``rankings.crossteam``)."""
+    """The cross-team error analysis of the board (``analyses.crossteam``)."""
     selected = _selected(slug, phase)
     shown = requested_errors(selected, request.user, request.GET)
     found = analyse(selected, shown.board)
@@ -214,6 +214,6 @@ def errors(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         "labels": [(c.key, c.label) for c in found.conditions],
         "has_counts": any(c.slots or c.domains for c in found.conditions),
     }
-    response = render(request, "rankings/errors.html", context)
+    response = render(request, "analyses/errors.html", context)
     add_never_cache_headers(response)
     return response

@@ -123,9 +123,7 @@ def compare(phase: Phase, board: Leaderboard, a: int, b: int) -> list[PairedCond
             submission: (pk, reference, column)
             for submission, pk, reference, column in counted(phase, only=(a, b))
             .filter(condition_id=condition.condition_id)
-            .values_list(
-                "submission_id", "pk", "reference_id", f"dialogues__columns__{metric.name}"
-            )
+            .values_list("submission_id", "pk", "reference_id", "primary_ratios")
         }
         ratios = part_dialogues(phase, board.part, list(stored.values()), metric.name)
         first, second = (ratios.get(stored[s][0]) if s in stored else None for s in (a, b))

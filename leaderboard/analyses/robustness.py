@@ -15,13 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from leaderboard.analyses.pairwise import paired
 from leaderboard.challenges.models import Phase
 from leaderboard.numbers import signed
 from leaderboard.plotting import FONT, text, wrap
 from leaderboard.rankings.board import Leaderboard, counted
 from leaderboard.rankings.charts import CHART_LIMIT, CONDITION_SYMBOLS
 from leaderboard.rankings.compute import part_dialogues
-from leaderboard.rankings.pairwise import paired
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ def changes(phase: Phase, board: Leaderboard) -> tuple[str, list[EntryChanges]]:
         "submission_id",
         "condition_id",
         "reference_id",
-        f"dialogues__columns__{metric.name}",
+        "primary_ratios",
     ):
         stored[(sid, condition_id)] = (pk, reference_id, column)
     ratios = part_dialogues(phase, board.part, list(stored.values()), metric.name)

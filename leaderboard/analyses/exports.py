@@ -1,8 +1,8 @@
 """Exports: the leaderboard as readers may see it (JSON, CSV), and the organisers' archive.
 
 The reader JSON also holds, for the public board and for the published snapshot alike, the
-board's tested robustness (``rankings.robustness``) and, for whoever may see it, its
-cross-team error analysis (``rankings.crossteam``).
+board's tested robustness (``analyses.robustness``) and, for whoever may see it, its
+cross-team error analysis (``analyses.crossteam``).
 
 The reader export is built from the same boards and snapshots as the page, behind the same
 ``challenges.visibility`` rule, so it can never show more than the page. The archive (for the
@@ -17,16 +17,18 @@ import dataclasses
 import io
 from typing import Any
 
+from leaderboard.analyses.crossteam import analyse, may_see
+from leaderboard.analyses.robustness import changes
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.rankings.board import Leaderboard, team_label
 from leaderboard.rankings.boards import Stored, stored
 from leaderboard.rankings.compute import reported_rows
-from leaderboard.rankings.crossteam import analyse, may_see
 from leaderboard.rankings.finals import final_submission_ids
-from leaderboard.rankings.robustness import changes
 from leaderboard.rankings.serialised import from_data, serialise
 from leaderboard.rankings.snapshots import latest, shown_data
+from leaderboard.spreadsheets import spreadsheet_safe as _safe
+from leaderboard.submissions import ratios
 from leaderboard.submissions.models import Result
 
 
@@ -140,16 +142,6 @@ def _num(value: Any) -> str:
     return "" if value is None else f"{value:.4f}"
 
 
-def _safe(text: Any) -> str:
-    text = str(text)
-    # Spreadsheets run cells starting with these as formulas (CSV injection): quote them.
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
-
-
-#: The same guard for the site's other CSV files (a result's per-turn correctness).
-spreadsheet_safe = _safe
-
-
 def archive(phase: Phase) -> dict[str, Any]:
     """Every Result of the phase with all its metrics, and per condition the per-dialogue
     numerators and denominators of the primary metric and the per-turn verdicts of every
@@ -160,6 +152,7 @@ def archive(phase: Phase) -> dict[str, Any]:
     results = (
         Result.objects.filter(submission__phase=phase)
         .select_related("submission__team", "condition", "reference")
+        .defer("primary_ratios")
         .order_by("condition__order", "condition__key", "submission_id", "created_at")
     )
     rows: list[dict[str, Any]] = []
@@ -189,8 +182,12 @@ def archive(phase: Phase) -> dict[str, Any]:
                 "breakdown": r.breakdown,
             }
         )
-        column = (r.dialogues or {}).get("columns", {}).get(primary)
-        if not (r.current and r.reference.active) or column is None:
+        if not (r.current and r.reference.active):
+            continue
+        # from every metric's statistics: right for the primary metric even before the
+        # re-scoring that follows a change of it
+        column = ratios.decode(r.ratios).get(primary)
+        if column is None:
             continue
         matrix = matrices.setdefault(
             r.condition.key,
@@ -206,8 +203,8 @@ def archive(phase: Phase) -> dict[str, Any]:
             },
         )
         key = str(r.submission_id)
-        matrix["numerators"][key] = column[0]
-        matrix["denominators"][key] = column[1]
+        matrix["numerators"][key] = column[0].tolist()
+        matrix["denominators"][key] = column[1].tolist()
         matrix["turns"][key] = r.dialogues.get("turns") or []
     return {
         **_phase_info(phase),

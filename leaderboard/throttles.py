@@ -8,6 +8,9 @@ Rates live in ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` (each one overridable
 environment, see settings). DRF's ``SimpleRateThrottle`` copies the rates when its module is
 imported; these classes read them on every request instead, so a deployment's settings and a
 test's ``settings`` fixture both take effect. A throttled call answers 429 with ``Retry-After``.
+
+The API, the upload page and the profile's token form all count with them, so they live below
+every app that uses them.
 """
 
 from __future__ import annotations

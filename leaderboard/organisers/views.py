@@ -12,12 +12,12 @@ from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpRespons
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from leaderboard.challenges import dashboard
-from leaderboard.challenges.impact import reference_impact
 from leaderboard.challenges.models import Challenge, Reference
 from leaderboard.challenges.services import activate_reference
 from leaderboard.operations.heartbeat import alive_workers, last_heartbeat
+from leaderboard.organisers import dashboard
 from leaderboard.submissions import downloads
+from leaderboard.submissions.impact import reference_impact
 from leaderboard.submissions.models import Submission
 from leaderboard.submissions.services import rescore, rescore_all
 from leaderboard.teams.models import Participation
@@ -46,7 +46,7 @@ def organise(request: HttpRequest, slug: str) -> HttpResponse:
         "workers": alive_workers(),
         "last_heartbeat": last_heartbeat(),
     }
-    return render(request, "challenges/organise.html", context)
+    return render(request, "organisers/organise.html", context)
 
 
 @login_required
@@ -127,7 +127,7 @@ def review_reference(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         messages.error(request, "A stored file could not be read: nothing was changed.")
         return redirect("challenges:organise", challenge.slug)
     context = {"challenge": challenge, "reference": reference, "impact": impact}
-    return render(request, "challenges/reference_review.html", context)
+    return render(request, "organisers/reference_review.html", context)
 
 
 @login_required

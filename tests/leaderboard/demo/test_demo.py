@@ -7,8 +7,8 @@ from django.contrib.auth import authenticate
 from django.core.management import call_command
 from django.http import HttpRequest
 
-from leaderboard.challenges import demo
 from leaderboard.challenges.models import Challenge
+from leaderboard.demo import dstc11
 from leaderboard.submissions.models import Submission
 from scoring.synth import make_gold
 from tests.leaderboard.boards import leaderboard
@@ -19,15 +19,15 @@ pytestmark = pytest.mark.django_db
 def test_demo_creates_a_populated_leaderboard_once():
     call_command("demo")
     call_command("demo")
-    challenge = Challenge.objects.get(slug=demo.SLUG)
+    challenge = Challenge.objects.get(slug=dstc11.SLUG)
     board = leaderboard(challenge.phases.get(slug="test"))
-    assert [c.key for c in board.conditions] == [key for key, _, _ in demo.CONDITIONS]
+    assert [c.key for c in board.conditions] == [key for key, _, _ in dstc11.CONDITIONS]
     for condition in board.conditions:
-        assert len(condition.rows) == len(demo.PARTICIPANTS)
+        assert len(condition.rows) == len(dstc11.PARTICIPANTS)
         assert any(row.is_baseline for row in condition.rows)
     assert not Submission.objects.exclude(status=Submission.Status.SCORED).exists()
     # The failure limit's backend comes first and needs the request it counts by.
-    assert authenticate(HttpRequest(), username="alice", password=demo.PASSWORD) is not None
+    assert authenticate(HttpRequest(), username="alice", password=dstc11.PASSWORD) is not None
 
 
 def test_the_synthetic_gold_is_seeded():
@@ -36,13 +36,13 @@ def test_the_synthetic_gold_is_seeded():
 
 
 def test_demo_also_creates_multiwoz22_and_dvd_challenges_with_their_own_metrics():
-    from leaderboard.challenges import demo_tasks
+    from leaderboard.demo import other_tasks
 
     call_command("demo")
     call_command("demo")  # idempotent
     expected = {
-        demo_tasks.MULTIWOZ_SLUG: ("multiwoz22", "jga"),
-        demo_tasks.DVD_SLUG: ("dvd", "joint"),
+        other_tasks.MULTIWOZ_SLUG: ("multiwoz22", "jga"),
+        other_tasks.DVD_SLUG: ("dvd", "joint"),
     }
     for slug, (task, primary) in expected.items():
         challenge = Challenge.objects.get(slug=slug)
@@ -60,7 +60,7 @@ def test_demo_also_creates_multiwoz22_and_dvd_challenges_with_their_own_metrics(
     names = [
         c.name
         for c in leaderboard(
-            Challenge.objects.get(slug=demo_tasks.MULTIWOZ_SLUG).phases.get()
+            Challenge.objects.get(slug=other_tasks.MULTIWOZ_SLUG).phases.get()
         ).columns
     ]
     assert "jga_seen" in names and "jga_unseen" in names
