@@ -1,5 +1,5 @@
-"""Postgres backends of the test database terminated, again and again, while 20 uploads and
-page loads are served and scored (``pg_terminate_backend``, filtered by the test database's
+"""Postgres backends of the test database terminated, again and again, while 20 uploads (or
+more, until the terminations have both hit and missed one) and page loads are served and scored (``pg_terminate_backend``, filtered by the test database's
 name: nothing else on the server is touched).
 
 Every answer is 2xx or a 503 with ``Retry-After``, never a 500; an upload answered 2xx is
@@ -31,6 +31,9 @@ GOLD = make_gold(3, seed=23)
 KEYS = ("tts-verbatim",)
 PREDICTION = json.dumps(make_prediction(GOLD, 0.2, seed=9)).encode()
 UPLOADS = 20
+#: Uploads sent at most: past ``UPLOADS``, until the terminations have both hit an upload and
+#: missed one (their timing is random; a busy machine can make 20 in a row miss).
+MOST_UPLOADS = 60
 
 
 def terminate_backends() -> int:
@@ -64,7 +67,11 @@ def test_uploads_while_database_backends_are_terminated_answer_no_500_and_lose_n
     terminated = 0
     accepted: list[int] = []
     unavailable = 0
-    for n in range(UPLOADS):
+    sent = 0
+    for n in range(MOST_UPLOADS):
+        if n >= UPLOADS and accepted and unavailable:
+            break
+        sent += 1
         connection.close()  # the test's own reads, between requests, on a healthy line
         before = set(Submission.objects.values_list("pk", flat=True))
         files = set(SubmissionFile.objects.values_list("file", flat=True))
@@ -122,7 +129,7 @@ def test_uploads_while_database_backends_are_terminated_answer_no_500_and_lose_n
     statuses = dict(Submission.objects.filter(pk__in=accepted).values_list("pk", "status"))
     tally.lost += sum(status != "scored" for status in statuses.values())
     assert tally.lost == 0, statuses
-    assert len(accepted) + unavailable == UPLOADS
+    assert len(accepted) + unavailable == sent
     stored = [
         p for p in isolation["private"].rglob("*") if p.is_file() and "submissions" in p.parts
     ]

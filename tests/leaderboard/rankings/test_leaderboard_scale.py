@@ -20,11 +20,12 @@ from tests.leaderboard.factories import phase_with_references
 pytestmark = pytest.mark.django_db
 
 GOLD = json.dumps(make_gold(3, seed=1)).encode()
-#: What the board's worker computes and stores, whatever the number of teams: the submission
-#: counts, the metric names, the conditions, and per condition the best rows, the ranked
-#: rows, the per-dialogue counts and the reference's dialogue ids, then the overview and the
-#: reported figures (its charts are drawn from those, without a query).
-RANKING_QUERIES = 3 + 3 * 4 + 2
+#: What the board's worker computes and stores, whatever the number of teams or conditions:
+#: the submission counts per team, every counted Result of the phase (once, as values), the
+#: ranked rows of every condition (one window query), the dialogue ids of each reference's
+#: statistics (one query for all references), the conditions, and the reported figures (its
+#: rank groups, overview and charts are computed from those, without a query).
+RANKING_QUERIES = 6
 #: Sessions/auth are not touched by an anonymous visitor: the phase, the stored board's
 #: state (its row, version and build time), and on the first read in a process its data
 #: (decoded once per process and version); a warm page is kept in the cache under its
