@@ -1,6 +1,7 @@
 """Postgres backends of the test database terminated, again and again, while 20 uploads (or
-more, until the terminations have both hit and missed one) and page loads are served and scored (``pg_terminate_backend``, filtered by the test database's
-name: nothing else on the server is touched).
+more, until the terminations have both hit and missed one) and page loads are served and
+scored (``pg_terminate_backend``, filtered by the test database's name: nothing else on the
+server is touched).
 
 Every answer is 2xx or a 503 with ``Retry-After``, never a 500; an upload answered 2xx is
 scored in the end; an upload answered otherwise left nothing stored or charged.
