@@ -81,7 +81,7 @@ def stored(phase: Phase, kind: str = Board.Kind.PUBLIC, known: State | None = No
         row = Board.objects.filter(pk=known.pk).values_list("version", "built_at", "data").first()
         if row is not None and row[0] is not None:
             version, built_at, data = row
-            found = replace(from_data(data), version=str(version))
+            found = replace(from_data(Board.unpack(data)), version=str(version))
             known = replace(
                 known, version=version, built_at=built_at, behind=_behind(phase, version)
             )

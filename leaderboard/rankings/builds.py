@@ -178,7 +178,7 @@ def _build(phase_id: int, kind: str, until: float) -> int:
             if built and time.monotonic() >= until:
                 return built  # at least one build a turn, then the queue's other tasks
             started = time.monotonic()
-            data = serialise(compute(phase, kind), charts=True)
+            data = Board.pack(serialise(compute(phase, kind), charts=True))
             seconds = time.monotonic() - started
             if not _store(pk, token, phase.board_version, data, seconds):
                 return built  # the lease ran out and another worker took the board over
@@ -215,7 +215,7 @@ def _claim(pk: int) -> str | None:
     return token if claimed else None
 
 
-def _store(pk: int, token: str, version: int, data: Any, seconds: float) -> bool:
+def _store(pk: int, token: str, version: int, data: bytes, seconds: float) -> bool:
     """Store a built board, if this worker still holds the row; the lease is renewed."""
     now = timezone.now()
     return bool(

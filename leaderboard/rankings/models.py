@@ -3,6 +3,8 @@ publishes, and figures reported elsewhere."""
 
 from __future__ import annotations
 
+import json
+import zlib
 from typing import Any
 
 from django.conf import settings
@@ -26,8 +28,9 @@ class Board(models.Model):
     kind = models.CharField(max_length=16, choices=Kind.choices)
     #: the phase's ``board_version`` the stored board was built from; null: never built
     version = models.PositiveBigIntegerField(null=True)
-    #: the built board (``rankings.snapshots.serialise``, with its charts)
-    data = models.JSONField(null=True, encoder=DjangoJSONEncoder)
+    #: the built board: its serialised form (``rankings.serialised``, with its charts) as
+    #: JSON, compressed (``pack``); a board of 500 teams is about 1 MB of JSON, 150 kB here
+    data = models.BinaryField(null=True)
     built_at = models.DateTimeField(null=True)
     #: how long its build took
     build_seconds = models.FloatField(null=True)
@@ -42,6 +45,17 @@ class Board(models.Model):
 
     def __str__(self) -> str:
         return f"{self.phase_id} {self.kind} board v{self.version}"
+
+    @staticmethod
+    def pack(data: dict[str, Any]) -> bytes:
+        """A serialised board as ``data`` stores it."""
+        text = json.dumps(data, cls=DjangoJSONEncoder, separators=(",", ":"))
+        return zlib.compress(text.encode(), 1)
+
+    @staticmethod
+    def unpack(stored: bytes | memoryview) -> dict[str, Any]:
+        """The serialised board ``data`` holds."""
+        return dict(json.loads(zlib.decompress(stored)))
 
 
 class ImmutableError(RuntimeError):

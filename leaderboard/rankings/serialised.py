@@ -13,13 +13,18 @@ from leaderboard.rankings.charts import figures
 
 FORMAT = 1
 
+#: the fields of each kind of row, in order
+FIELDS = {kind: tuple(f.name for f in dataclasses.fields(kind)) for kind in (Row, OverviewRow)}
+
 
 def serialise(board: Leaderboard, *, charts: bool = False) -> dict[str, Any]:
     """The board as JSON-ready data; with ``charts``, its figures too (a stored board keeps
     them; a snapshot does not, and ``from_data`` draws them again from the rows)."""
 
     def row(value: Any) -> dict[str, Any]:
-        data = dataclasses.asdict(value)
+        # the row's fields as they are (``dataclasses.asdict`` would deep-copy every value,
+        # the larger part of the time at 500 teams): nothing here is changed afterwards
+        data = {name: getattr(value, name) for name in FIELDS[type(value)]}
         data["submitted_at"] = value.submitted_at.isoformat()
         if "per_condition" in data:
             data["per_condition"] = {k: list(v) for k, v in value.per_condition.items()}

@@ -143,8 +143,8 @@ def test_a_builder_whose_lease_ran_out_is_taken_over_and_cannot_store(phase):
     Board.objects.filter(pk=pk).update(lease_until=timezone.now() - dt.timedelta(seconds=1))
     alive = builds._claim(pk)
     assert alive is not None and alive != dead
-    assert not builds._store(pk, dead, 99, {}, 0.1)
-    assert builds._store(pk, alive, _version(phase), {}, 0.1)
+    assert not builds._store(pk, dead, 99, b"", 0.1)
+    assert builds._store(pk, alive, _version(phase), b"", 0.1)
 
 
 def test_resend_sends_boards_left_behind_that_nobody_holds(sent):
