@@ -159,7 +159,7 @@ class PhaseLeaderboard(APIView):
     def _answer(self, request: Request, phase: Phase, found: Stored) -> tuple[Any, dict[str, str]]:
         """The answer's data and headers, from the stored board ``found``."""
         key = request.query_params.get("condition") or None
-        data = _board_data(phase, found, key)
+        data = _board_data(request, phase, found, key, view=self)
         if data is None:
             raise ApiError(
                 "invalid",
@@ -175,19 +175,7 @@ class PhaseLeaderboard(APIView):
             ]
             name = f"{phase.challenge.slug}-{phase.slug}-{key or 'overview'}.csv"
             return flat, {"Content-Disposition": f'attachment; filename="{name}"'}
-        paginator = Pagination()
-        page = paginator.paginate_queryset(rows, request, view=self)
-        return (
-            {
-                "count": paginator.page.paginator.count,
-                "next": paginator.get_next_link(),
-                "previous": paginator.get_previous_link(),
-                **head,
-                "condition": key,
-                "results": page,
-            },
-            {},
-        )
+        return {**head, "condition": key, "results": rows}, {}
 
 
 #: The query parameters of the API's board.
@@ -195,24 +183,23 @@ BOARD_QUERY = frozenset({"condition", "page", "page_size", "format"})
 
 
 def _board_data(
-    phase: Phase, found: Stored, key: str | None
+    request: Request, phase: Phase, found: Stored, key: str | None, *, view: APIView
 ) -> tuple[dict[str, Any], list[Any]] | None:
-    """The serialised stored public board ``found`` of ``phase`` (the overview, or condition
-    ``key``'s ranking; None if the phase has no such condition): the fields every page of it
-    shares, and its rows."""
+    """The stored public board ``found`` of ``phase`` as the API answers it (the overview, or
+    condition ``key``'s ranking; None if the phase has no such condition): the fields every
+    page of it shares, and the page of rows asked for (every row, for CSV), serialised alone."""
     board = found.board
     context = {"columns": board.columns}
     if key is None:
-        rows: list[Any] = list(
-            s.OverviewRowSerializer(board.overview, many=True, context=context).data
-        )
+        entries: list[Any] = list(board.overview)
+        serializer: Any = s.OverviewRowSerializer
     else:
         selected = next((c for c in board.conditions if c.key == key), None)
         if selected is None:
             return None
-        rows = list(s.ConditionRowSerializer(selected.rows, many=True, context=context).data)
+        entries, serializer = list(selected.rows), s.ConditionRowSerializer
     conditions = list(phase.conditions.order_by("order", "key"))
-    head = {
+    head: dict[str, Any] = {
         "phase": dict(s.PhaseRefSerializer(phase).data),
         "primary_metric": board.primary_metric,
         "part": "public" if split_part(phase, "public") else "all",
@@ -221,7 +208,16 @@ def _board_data(
         "metrics": list(s.ColumnSerializer(board.columns, many=True).data),
         "conditions": list(s.ConditionSerializer(conditions, many=True).data),
     }
-    return head, rows
+    if request.accepted_renderer.format != "csv":
+        paginator = Pagination()
+        entries = list(paginator.paginate_queryset(entries, request, view=view) or [])
+        head = {
+            "count": paginator.page.paginator.count,
+            "next": paginator.get_next_link(),
+            "previous": paginator.get_previous_link(),
+            **head,
+        }
+    return head, list(serializer(entries, many=True, context=context).data)
 
 
 # --- submissions ---------------------------------------------------------------------------
