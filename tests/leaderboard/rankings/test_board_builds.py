@@ -198,3 +198,36 @@ def test_a_board_that_keeps_changing_is_built_in_turns_of_a_task_each(phase, sen
     assert builds.build(phase.pk) == 1
     assert sent == [(builds.BUILD_BOARDS, phase.pk, builds.settings.CELERY_TASK_DEFAULT_QUEUE)]
     assert Board.objects.get(phase=phase).version == _version(phase) - 1
+
+
+def test_no_page_export_or_api_answer_computes_a_board(client, monkeypatch):
+    """Every reader's and organiser's board response reads the stored boards: with the
+    computation of a board made to fail, they all answer (a board is computed only by its
+    worker's task, ``builds``)."""
+    phase = phase_with_references(GOLD_BYTES, split_fraction=0.5)
+    first, second = approved_team(phase), approved_team(phase)
+    a = scored_submission(first, phase)
+    b = scored_submission(second, phase, "Second")
+    organiser = second.created_by
+    phase.challenge.organisers.add(organiser)
+    built(phase)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a request computed a board")
+
+    monkeypatch.setattr(builds, "compute", refuse)
+    monkeypatch.setattr("leaderboard.rankings.compute.compute", refuse)
+    base = f"/challenges/{phase.challenge.slug}/{phase.slug}/"
+    paths = [
+        "leaderboard/", "leaderboard/?fragment=1", "leaderboard.json", "leaderboard.csv",
+        "table.tex", "table.md", f"pairwise/?a={a.pk}&b={b.pk}", "robustness/", "errors/",
+        "reveal/", "snapshots/",
+    ]  # fmt: skip
+    api = [f"/api/v1/phases/{phase.pk}/leaderboard/", f"/api/v1/phases/{phase.pk}/leaderboard/"
+           "?condition=tts-verbatim"]  # fmt: skip
+    client.force_login(type(organiser).objects.get(pk=organiser.pk))
+    for path in [base + p for p in paths] + api:
+        assert client.get(path).status_code == 200, path
+    client.logout()
+    for path in [base + p for p in paths[:6]] + api:
+        assert client.get(path).status_code == 200, path
