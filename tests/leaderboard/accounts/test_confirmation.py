@@ -7,11 +7,13 @@ per address; an address changed on the profile is unconfirmed until its own link
 from __future__ import annotations
 
 import importlib
+import io
 import re
 
 import pytest
 from django.apps import apps as django_apps
 from django.contrib.auth import get_user_model
+from django.core.management import CommandError, call_command
 from django.db import IntegrityError, connection, transaction
 from django.test import Client
 from django.urls import reverse
@@ -202,3 +204,15 @@ def test_the_migration_keeps_a_shared_address_with_the_oldest_account(capsys):
     assert is_confirmed(first) and is_confirmed(other)
     with pytest.raises(IntegrityError), transaction.atomic():
         users.filter(pk=later.pk).update(email="Eve@example.org")
+
+
+def test_an_operator_can_confirm_an_address_by_hand():
+    user = UserFactory(username="fay", confirmed=False)
+    out = io.StringIO()
+    call_command("confirm_address", "fay", stdout=out)
+    assert "fay: fay@example.org confirmed" in out.getvalue() and is_confirmed(user)
+    with pytest.raises(CommandError, match="No account 'nobody'"):
+        call_command("confirm_address", "nobody")
+    UserFactory(username="gil", email="", confirmed=False)
+    with pytest.raises(CommandError, match="no e-mail address"):
+        call_command("confirm_address", "gil")
