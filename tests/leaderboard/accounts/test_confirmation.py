@@ -216,3 +216,28 @@ def test_an_operator_can_confirm_an_address_by_hand():
     UserFactory(username="gil", email="", confirmed=False)
     with pytest.raises(CommandError, match="no e-mail address"):
         call_command("confirm_address", "gil")
+
+
+def test_the_admin_refuses_an_address_another_account_has_in_any_case(client):
+    UserFactory(username="hal", email="hal@example.org")
+    ivy = UserFactory(username="ivy", email="ivy@example.org")
+    root = get_user_model().objects.create_superuser("root", "root@example.org", "pw")
+    client.force_login(root)
+    url = reverse("admin:auth_user_change", args=[ivy.pk])
+    page = client.get(url)
+    assert page.status_code == 200 and "ivy@example.org" in page.text
+    form = {
+        "username": "ivy",
+        "email": "HAL@example.org",
+        "date_joined_0": "2026-01-01",
+        "date_joined_1": "00:00:00",
+        "is_active": "on",
+        "email_confirmation-TOTAL_FORMS": "1",
+        "email_confirmation-INITIAL_FORMS": "1",
+        "email_confirmation-MIN_NUM_FORMS": "0",
+        "email_confirmation-MAX_NUM_FORMS": "1",
+        "email_confirmation-0-user": str(ivy.pk),
+    }
+    response = client.post(url, form)
+    assert response.status_code == 200
+    assert "An account already uses this e-mail address" in response.text
