@@ -16,6 +16,7 @@ from django.contrib.auth.decorators import login_required
 from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
 from django.utils.encoding import force_str
 from django.utils.http import url_has_allowed_host_and_scheme, urlsafe_base64_decode
@@ -135,6 +136,9 @@ def resend_confirmation(request: HttpRequest) -> HttpResponse:
     if accounts.is_confirmed(user):
         messages.info(request, "Your address is already confirmed.")
         return redirect(_next_url(request) or "accounts:profile")
+    if not user.email:
+        messages.error(request, "Your account has no e-mail address yet: add one below.")
+        return redirect(reverse("accounts:profile") + "#email")
     limit = ConfirmUserThrottle()
     if not limit.allow_request(request, None):
         wait = wait_seconds(limit)

@@ -241,3 +241,11 @@ def test_the_admin_refuses_an_address_another_account_has_in_any_case(client):
     response = client.post(url, form)
     assert response.status_code == 200
     assert "An account already uses this e-mail address" in response.text
+
+
+def test_an_account_without_an_address_is_sent_to_add_one(client):
+    user = UserFactory(username="jo", email="", confirmed=False)
+    log_in(client, user)
+    response = client.post(reverse("accounts:confirm-resend"), follow=True)
+    assert "Your account has no e-mail address yet: add one below." in response.text
+    assert response.redirect_chain[-1][0] == reverse("accounts:profile") + "#email"
