@@ -13,11 +13,15 @@ import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
+from axes.models import AccessAttempt
 from django.conf import settings
+from django.db.models import Max, Sum
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils import timezone
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser as _DRFJSONParser
 
+from leaderboard.addresses import client_address
 from leaderboard.errorpages import error_page
 
 
@@ -93,15 +97,36 @@ def login_username(request: Any, credentials: Any) -> str | None:
 def login_locked_out(
     request: HttpRequest, original_response: Any = None, credentials: Any = None
 ) -> HttpResponse:
-    """The answer to a log-in refused by the failure limit, on the site's form and the admin's."""
-    seconds = settings.LOGIN_FAILURE_WINDOW_SECONDS
-    minutes = max(1, seconds // 60)
-    return error_page(
-        429,
-        f"Too many failed log-ins; try again in {minutes} minute(s), or reset your password.",
-        "Too many failed log-ins",
-        **{"Retry-After": str(seconds)},
+    """The answer to a log-in refused by the failure limit, on the site's form and the admin's:
+    which lock it is (this account from this address, or this address for every account),
+    when it ends, and what lifts it sooner."""
+    window = dt.timedelta(seconds=settings.LOGIN_FAILURE_WINDOW_SECONDS)
+    address = getattr(request, "axes_ip_address", None) or client_address(request)
+    username = login_username(request, credentials)
+    recent = AccessAttempt.objects.filter(
+        ip_address=address, attempt_time__gte=timezone.now() - window
     )
+    limit = settings.LOGIN_FAILURE_LIMIT
+    mine = recent.filter(username=username) if username else recent.none()
+    account_locked = (mine.aggregate(n=Sum("failures_since_start"))["n"] or 0) >= limit
+    last = (mine if account_locked else recent).aggregate(t=Max("attempt_time"))["t"]
+    seconds = settings.LOGIN_FAILURE_WINDOW_SECONDS
+    if last is not None:
+        seconds = max(1, int((last + window - timezone.now()).total_seconds() + 0.999))
+    minutes = max(1, (seconds + 59) // 60)
+    when = f"{minutes} minute{'s' if minutes != 1 else ''}"
+    if account_locked:
+        message = (
+            f"Too many failed log-ins for this account from your address: log-ins to it from "
+            f"here are refused for {when}. Resetting your password (“Forgot your password?” "
+            "on the log-in page) lifts this at once; other addresses are not affected."
+        )
+    else:
+        message = (
+            f"Too many failed log-ins from your address, for any account: log-ins from here "
+            f"are refused for {when}. Logging in from another network works now."
+        )
+    return error_page(429, message, "Too many failed log-ins", **{"Retry-After": str(seconds)})
 
 
 class QueryStringMiddleware:

@@ -329,6 +329,11 @@ REST_FRAMEWORK = {
         "auth-failure-ip": env_rate("TRACKBOARD_THROTTLE_AUTH_FAILURE_IP", "20/min"),
         # Uploads the scorer refused (they cost a parse and are never charged), web and API.
         "rejected-ip": env_rate("TRACKBOARD_REJECTED_UPLOADS_IP", "30/hour"),
+        # The account pages that create accounts or send mail (leaderboard/accounts/views.py).
+        "signup-ip": env_rate("TRACKBOARD_THROTTLE_SIGNUP_IP", "10/hour"),
+        "reset-ip": env_rate("TRACKBOARD_THROTTLE_RESET_IP", "5/hour"),
+        "reset-account": env_rate("TRACKBOARD_THROTTLE_RESET_ACCOUNT", "5/hour"),
+        "confirm-user": env_rate("TRACKBOARD_THROTTLE_CONFIRM_USER", "5/hour"),
     },
 }
 SPECTACULAR_SETTINGS = {
@@ -478,15 +483,21 @@ CONTENT_SECURITY_POLICY_OVERRIDES = {
 MAX_REQUEST_BYTES = env_int(
     "TRACKBOARD_MAX_REQUEST_BYTES", 4 * MAX_UPLOAD_BYTES + 1024 * 1024, minimum=1
 )
-#: Failed log-ins allowed per client address and per username within the window, then 429.
+#: Failed log-ins allowed per (username, client address) and per client address within the
+#: window, then 429.
 LOGIN_FAILURE_LIMIT = env_int("TRACKBOARD_LOGIN_FAILURE_LIMIT", 10, minimum=1)
 LOGIN_FAILURE_WINDOW_SECONDS = env_int("TRACKBOARD_LOGIN_FAILURE_WINDOW", 900, minimum=1)
 # django-axes counts failures in its own tables on every form that authenticates (the site's
-# log-in, the admin's) and refuses an address, or an account from any address, past the limit
-# until the window has passed since its last failure. The address is addresses.client_address.
+# log-in, the admin's) and, past the limit, refuses an account at the address its failures
+# came from, and an address that failed for any accounts, until the window has passed since
+# the last failure. Never an account everywhere: a stranger's wrong passwords cannot lock its
+# owner out from another address. The address is addresses.client_address. A refused attempt
+# is not counted (it would push the end of the window on), and a completed password reset
+# clears the account's failures (accounts.views).
 AXES_FAILURE_LIMIT = "leaderboard.security.login_failure_limit"
 AXES_COOLOFF_TIME = "leaderboard.security.login_cool_off"
-AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_CLIENT_IP_CALLABLE = "leaderboard.addresses.client_address"
 AXES_LOCKOUT_CALLABLE = "leaderboard.security.login_locked_out"
 AXES_USERNAME_CALLABLE = "leaderboard.security.login_username"

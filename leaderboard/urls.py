@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 from django.urls import include, path
 
+from leaderboard.accounts.views import ResetConfirmView, ResetView
 from leaderboard.operations.health import healthz, readyz
 
 handler500 = "leaderboard.views.server_error"
@@ -15,7 +16,16 @@ urlpatterns = [
     path("readyz", readyz, name="readyz"),
     path("api/v1/", include("leaderboard.api.urls")),
     path("accounts/", include("leaderboard.accounts.urls")),
-    # login, logout (POST), password_change*, password_reset* under their default names.
+    # The password reset's form and new-password page, before Django's own of the same names
+    # and paths: the mail goes out from a worker, limits apply, a reset lifts the log-in lock.
+    path("accounts/password_reset/", ResetView.as_view(), name="password_reset"),
+    path(
+        "accounts/reset/<uidb64>/<token>/",
+        ResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    # login, logout (POST), password_change*, password_reset_done/_complete under their
+    # default names.
     path("accounts/", include("django.contrib.auth.urls")),
     path("teams/", include("leaderboard.teams.urls")),
     path("", include("leaderboard.rankings.urls")),

@@ -1,20 +1,79 @@
 """A small HTTP client for the Trackboard API on the standard library (urllib): JSON in and
-out, multipart uploads, the API's error shape turned into :class:`ApiError`."""
+out, multipart uploads, the API's error shape turned into :class:`ApiError`.
+
+The token is a password: it is sent over https, or plain http to this machine (loopback) only,
+unless the user says the network is trusted (``--allow-insecure-http`` or
+``TRACKBOARD_ALLOW_INSECURE_HTTP=1``), and it never follows a redirect to another origin
+(another scheme, host or port): urllib copies every header onto the redirected request, so
+``Authorization`` is taken off there."""
 
 from __future__ import annotations
 
+import ipaddress
 import json
+import os
 import secrets
 import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator, Mapping
+from email.message import Message
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from trackboard_cli import __version__
 
 TIMEOUT = 60.0
+#: The environment variable that allows a token over plain http to another machine.
+ALLOW_HTTP_VARIABLE = "TRACKBOARD_ALLOW_INSECURE_HTTP"
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urllib.parse.urlsplit(url)
+    default = {"http": 80, "https": 443}.get(parts.scheme)
+    return parts.scheme, (parts.hostname or "").lower(), parts.port or default
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is this machine: ``localhost`` or a loopback address."""
+    host = host.strip("[]").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def insecure_http_allowed(flag: bool = False) -> bool:
+    """The ``--allow-insecure-http`` flag, or ``TRACKBOARD_ALLOW_INSECURE_HTTP`` set to a true
+    value (1, true, yes, on)."""
+    value = os.environ.get(ALLOW_HTTP_VARIABLE, "").strip().lower()
+    return flag or value in {"1", "true", "yes", "on"}
+
+
+class _SameOriginRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows redirects as urllib does, but sends ``Authorization`` on only to the origin it
+    was meant for."""
+
+    def redirect_request(
+        self,
+        req: urllib.request.Request,
+        fp: IO[bytes],
+        code: int,
+        msg: str,
+        headers: Message,
+        newurl: str,
+    ) -> urllib.request.Request | None:
+        new = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if new is not None and _origin(new.full_url) != _origin(req.full_url):
+            for name in list(new.headers):
+                if name.lower() == "authorization":
+                    del new.headers[name]
+        return new
+
+
+_opener = urllib.request.build_opener(_SameOriginRedirects)
 
 
 class ApiError(Exception):
@@ -30,9 +89,10 @@ class ApiError(Exception):
 
 
 class Client:
-    def __init__(self, url: str, token: str = "") -> None:
+    def __init__(self, url: str, token: str = "", *, allow_http: bool = False) -> None:
         self.base = url.rstrip("/") + "/api/v1/"
         self.token = token
+        self.allow_http = insecure_http_allowed(allow_http)
 
     def url(self, path: str, params: Mapping[str, Any] | None = None) -> str:
         url = path if path.startswith(("http://", "https://")) else self.base + path.lstrip("/")
@@ -77,13 +137,26 @@ class Client:
         request.add_header("Content-Type", f"multipart/form-data; boundary={boundary}")
         return self._send(request)
 
+    def check_transport(self, url: str) -> None:
+        """Refuse to send the token to ``url`` over plain http unless it is this machine or
+        the user allowed it."""
+        scheme, host, _ = _origin(url)
+        if self.token and scheme == "http" and not is_loopback(host) and not self.allow_http:
+            raise ApiError(
+                f"Refusing to send your API token over plain http to {host}: anyone on the "
+                "network could read it. Use the site's https:// address; if you trust this "
+                "network, pass --allow-insecure-http (or set "
+                f"{ALLOW_HTTP_VARIABLE}=1)."
+            )
+
     def _send(self, request: urllib.request.Request) -> Any:
         request.add_header("Accept", "application/json")
         request.add_header("User-Agent", f"trackboard-cli/{__version__}")
         if self.token:
+            self.check_transport(request.full_url)
             request.add_header("Authorization", f"Bearer {self.token}")
         try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
+            with _opener.open(request, timeout=TIMEOUT) as response:
                 return json.loads(response.read() or b"null")
         except urllib.error.HTTPError as exc:
             raise _error_from(exc) from None

@@ -61,18 +61,29 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="trackboard", description=__doc__.split("\n\n")[0])
     parser.add_argument("--version", action="version", version=f"trackboard {__version__}")
+    # Every command that talks to the site takes it, after the command's name.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument(
+        "--allow-insecure-http",
+        action="store_true",
+        help="send the API token over plain http to a machine other than this one (only on a "
+        "network you trust; also TRACKBOARD_ALLOW_INSECURE_HTTP=1)",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    login = commands.add_parser("login", help="store the site's URL and your API token")
+    def command(name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        return commands.add_parser(name, parents=[common], **kwargs)
+
+    login = command("login", help="store the site's URL and your API token")
     login.add_argument("--url", required=True, help="the site, e.g. https://trackboard.example")
     login.add_argument("--token", help="an API token from your profile page (else asked for)")
     login.set_defaults(handler=cmd_login)
 
-    challenges = commands.add_parser("challenges", help="list the challenges and their phases")
+    challenges = command("challenges", help="list the challenges and their phases")
     challenges.add_argument("--json", action="store_true", help="print the API's JSON")
     challenges.set_defaults(handler=cmd_challenges)
 
-    submit = commands.add_parser("submit", help="check and upload prediction files")
+    submit = command("submit", help="check and upload prediction files")
     submit.add_argument("phase", metavar="PHASE", help="phase id, or challenge-slug/phase-slug")
     submit.add_argument(
         "--file",
@@ -90,18 +101,18 @@ def _parser() -> argparse.ArgumentParser:
     submit.add_argument("--timeout", type=float, default=3600.0, help="give up waiting after")
     submit.set_defaults(handler=cmd_submit)
 
-    status = commands.add_parser("status", help="your recent submissions, or one of them")
+    status = command("status", help="your recent submissions, or one of them")
     status.add_argument("id", nargs="?", type=int, metavar="ID")
     status.add_argument("--json", action="store_true", help="print the API's JSON")
     status.set_defaults(handler=cmd_status)
 
-    board = commands.add_parser("leaderboard", help="a phase's ranking")
+    board = command("leaderboard", help="a phase's ranking")
     board.add_argument("phase", metavar="PHASE", help="phase id, or challenge-slug/phase-slug")
     board.add_argument("--condition", help="one condition's ranking (default: the overview)")
     board.add_argument("--json", action="store_true", help="print JSON")
     board.set_defaults(handler=cmd_leaderboard)
 
-    table = commands.add_parser("table", help="a phase's results as a LaTeX or Markdown table")
+    table = command("table", help="a phase's results as a LaTeX or Markdown table")
     table.add_argument("phase", metavar="PHASE", help="phase id, or challenge-slug/phase-slug")
     table.add_argument("--format", choices=("latex", "markdown"), default="latex")
     table.add_argument(
@@ -117,7 +128,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     table.set_defaults(handler=cmd_table)
 
-    results = commands.add_parser("results", help="one submission's scores")
+    results = command("results", help="one submission's scores")
     results.add_argument("id", type=int, metavar="ID")
     results.add_argument("--json", action="store_true", help="print the API's JSON")
     results.set_defaults(handler=cmd_results)
@@ -127,9 +138,9 @@ def _parser() -> argparse.ArgumentParser:
 # --- helpers -------------------------------------------------------------------------------
 
 
-def _client() -> Client:
+def _client(args: argparse.Namespace) -> Client:
     settings = config.load()
-    return Client(settings.url, settings.token)
+    return Client(settings.url, settings.token, allow_http=args.allow_insecure_http)
 
 
 def _print_json(value: Any) -> None:
@@ -205,7 +216,8 @@ def cmd_login(args: argparse.Namespace) -> int:
     if not token:
         raise Usage("no token given")
     url = args.url.rstrip("/")
-    teams = list(Client(url, token).get_all("teams/mine/"))  # checks the URL and the token
+    # checks the URL and the token (and that it may go there)
+    teams = list(Client(url, token, allow_http=args.allow_insecure_http).get_all("teams/mine/"))
     path = config.save(config.Config(url=url, token=token))
     names = ", ".join(t["name"] for t in teams) or "no team yet"
     print(f"Logged in to {url} (teams: {names}). Token saved in {path}.")
@@ -213,7 +225,7 @@ def cmd_login(args: argparse.Namespace) -> int:
 
 
 def cmd_challenges(args: argparse.Namespace) -> int:
-    challenges = list(_client().get_all("challenges/"))
+    challenges = list(_client(args).get_all("challenges/"))
     if args.json:
         _print_json(challenges)
         return OK
@@ -287,7 +299,7 @@ def _invalid_files(files: dict[str, Path], checker: tuple[str, dict[str, str]] |
 
 def cmd_submit(args: argparse.Namespace) -> int:
     files = _parse_files(args.file)
-    client = _client()
+    client = _client(args)
     target = _resolve_phase(client, args.phase)
     if _invalid_files(files, _checker(target["challenge"])):
         print("Nothing was uploaded; fix the files above.", file=sys.stderr)
@@ -396,7 +408,7 @@ def _print_results(submission: dict[str, Any]) -> None:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    client = _client()
+    client = _client(args)
     if args.id is not None:
         submission = client.get(f"submissions/{args.id}/")
         if args.json:
@@ -438,7 +450,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_leaderboard(args: argparse.Namespace) -> int:
-    client = _client()
+    client = _client(args)
     target = _resolve_phase(client, args.phase, challenge=False)
     params = {"condition": args.condition, "page_size": 200}
     first = client.get(f"phases/{target['id']}/leaderboard/", params)
@@ -486,7 +498,7 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
 
 
 def cmd_table(args: argparse.Namespace) -> int:
-    client = _client()
+    client = _client(args)
     target = _resolve_phase(client, args.phase, challenge=False)
     params = {
         "as": args.format,
@@ -501,7 +513,7 @@ def cmd_table(args: argparse.Namespace) -> int:
 
 
 def cmd_results(args: argparse.Namespace) -> int:
-    submission = _client().get(f"submissions/{args.id}/")
+    submission = _client(args).get(f"submissions/{args.id}/")
     if args.json:
         _print_json(submission)
         return OK

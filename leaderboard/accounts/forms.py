@@ -1,11 +1,17 @@
-"""Sign-up: Django's UserCreationForm plus an e-mail address (for password resets and, unless
-turned off on the profile, the outcome of the team's submissions); the profile's mail choice."""
+"""Sign-up: Django's UserCreationForm plus an e-mail address (confirmed by a mailed link, for
+password resets and, unless turned off on the profile, the outcome of the team's submissions);
+the password-reset form, which only queues the mail; the profile's address and mail choice."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
-from django.contrib.auth import get_user_model
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth import authenticate, get_user_model
+from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
+
+from leaderboard.accounts import queue
+from leaderboard.accounts.services import TAKEN, address_taken
 
 
 class SignUpForm(UserCreationForm):
@@ -19,6 +25,49 @@ class SignUpForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         model = get_user_model()
         fields = ("username", "email")
+
+    def clean_email(self) -> str:
+        address = get_user_model().objects.normalize_email(self.cleaned_data["email"])
+        if address_taken(address):
+            raise forms.ValidationError(TAKEN)
+        return address
+
+
+class ResetForm(PasswordResetForm):
+    """Django's reset form, whose ``save`` queues the mail instead of sending it: the request
+    does the same work whether the address has an account or not (a worker looks it up), so
+    the answer and its time tell nothing, and a slow mail server holds no request up."""
+
+    def save(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        queue.enqueue_password_reset(self.cleaned_data["email"])
+
+
+class AddressForm(forms.Form):
+    email = forms.EmailField(label="New e-mail address")
+    password = forms.CharField(
+        label="Your password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+
+    def __init__(self, *args: Any, request: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.request = request
+
+    def clean_email(self) -> str:
+        address = get_user_model().objects.normalize_email(self.cleaned_data["email"])
+        if address_taken(address, exclude=self.request.user):
+            raise forms.ValidationError(TAKEN)
+        return address
+
+    def clean_password(self) -> str:
+        # Through authenticate(), so a wrong password counts as a failed log-in (the lockout
+        # sees guesses made here too).
+        password = self.cleaned_data["password"]
+        user = self.request.user
+        if authenticate(self.request, username=user.get_username(), password=password) is None:
+            raise forms.ValidationError("That is not your password.")
+        return str(password)
 
 
 class TokenForm(forms.Form):

@@ -1,4 +1,4 @@
-"""What a user chose about the mail Trackboard sends them."""
+"""What a user chose about the mail Trackboard sends them, and which address they confirmed."""
 
 from __future__ import annotations
 
@@ -20,6 +20,24 @@ class MailPreference(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user}: submission mail {'on' if self.submission_mail else 'off'}"
+
+
+class EmailConfirmation(models.Model):
+    """The address a user proved they read (they opened the link mailed to it). It counts while
+    it is still the user's address: a changed address is unconfirmed until its own link is
+    opened (``teams.services.address_confirmed`` reads it). No row: never confirmed."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="email_confirmation",
+    )
+    email = models.EmailField()
+    confirmed_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"{self.user}: {self.email} confirmed {self.confirmed_at:%Y-%m-%d}"
 
 
 def wants_submission_mail(user: object) -> bool:

@@ -16,8 +16,11 @@ KEYWORDS = (b"bearer", b"token")
 class TokenAuthentication(BaseAuthentication):
     """Authenticates a personal access token made on the profile page.
 
-    Wrong keys are counted per IP address; past the ``auth-failure-ip`` rate the address gets
-    429 with ``Retry-After`` until the window has passed, whatever key it sends.
+    Wrong keys are counted per IP address; past the ``auth-failure-ip`` rate a wrong key from
+    that address gets 429 with ``Retry-After`` until the window has passed. A valid key is
+    always accepted: colleagues behind one address (a lab's NAT) never lock each other out
+    by a mistyped or revoked token. A key is 32 random bytes, so the limit is there to slow a
+    flood of wrong keys down, not to make guessing one possible.
     """
 
     def authenticate(self, request: Any) -> tuple[Any, None] | None:
@@ -28,18 +31,18 @@ class TokenAuthentication(BaseAuthentication):
             raise exceptions.AuthenticationFailed(
                 "Invalid Authorization header: use 'Bearer <token>'."
             )
-        throttle = AuthFailureIPThrottle()
-        if throttle.blocked(request):
-            raise exceptions.Throttled(wait=throttle.wait())
         try:
             key = parts[1].decode()
         except UnicodeDecodeError:
             key = ""
         user = services.user_for_key(key) if key else None
-        if user is None:
-            throttle.record_failure(request)
-            raise exceptions.AuthenticationFailed("Invalid or revoked token.")
-        return user, None
+        if user is not None:
+            return user, None
+        throttle = AuthFailureIPThrottle()
+        if throttle.blocked(request):
+            raise exceptions.Throttled(wait=throttle.wait())
+        throttle.record_failure(request)
+        raise exceptions.AuthenticationFailed("Invalid or revoked token.")
 
     def authenticate_header(self, request: Any) -> str:
         return 'Bearer realm="api"'

@@ -34,7 +34,7 @@ from leaderboard.rankings.boards import Stored
 from leaderboard.submissions import selectors, services
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.teams.models import Membership, Team
-from leaderboard.teams.services import is_member, teams_of
+from leaderboard.teams.services import UNCONFIRMED, address_confirmed, is_member, teams_of
 from leaderboard.throttles import SUBMIT_THROTTLES, RejectedUploadIPThrottle
 
 # --- challenges ----------------------------------------------------------------------------
@@ -288,6 +288,8 @@ class SubmissionCreate(APIView):
         phase = _phase(pk)
         form = s.SubmissionCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
+        if not address_confirmed(request.user):  # before the team: that is what to do first
+            raise ApiError("address_unconfirmed", UNCONFIRMED, status_code=403)
         team = submitting_team(request.user, phase, form.validated_data["team"])
         # Uploads the scorer refused are limited per address (web and API alike) and per team.
         address_limit = RejectedUploadIPThrottle()
@@ -325,6 +327,8 @@ class SubmissionCreate(APIView):
             raise exceptions.Throttled(wait=exc.retry_after, detail=str(exc)) from exc
         except services.QuotaExceeded as exc:
             raise ApiError("quota_exceeded", str(exc), status_code=403) from exc
+        except services.AddressNotConfirmed as exc:
+            raise ApiError("address_unconfirmed", str(exc), status_code=403) from exc
         except services.SubmissionNotAllowed as exc:
             raise ApiError("submission_not_allowed", str(exc), status_code=403) from exc
         try:

@@ -37,6 +37,7 @@ def detail(request: HttpRequest, slug: str) -> HttpResponse:
         "reference_files": task.reference_files,
         "phases": phases,
         "registrations": teams.registrations(request.user, challenge),
+        "confirmed": teams.address_confirmed(request.user),
         "organiser": challenge.is_organised_by(request.user),
         # the organisers' pages that have text: field -> Markdown
         "pages": {f: getattr(challenge, f) for f, _ in PAGES if getattr(challenge, f).strip()},
@@ -54,7 +55,7 @@ def register(request: HttpRequest, slug: str) -> HttpResponse:
     if team is None:
         raise Http404
     try:
-        participation = teams.register(team=team, challenge=challenge)
+        participation = teams.register(team=team, challenge=challenge, user=request.user)
     except teams.TeamError as exc:
         messages.error(request, str(exc))
         return redirect("challenges:detail", challenge.slug)

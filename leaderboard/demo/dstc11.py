@@ -18,6 +18,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import transaction
 from django.utils import timezone
 
+from leaderboard.accounts.services import confirm
 from leaderboard.challenges.models import Challenge, Condition, Phase
 from leaderboard.challenges.services import add_reference
 from leaderboard.rankings.models import ReportedResult
@@ -53,6 +54,7 @@ def build(stdout: Any = None) -> Challenge:
     organiser = users.filter(username=ORGANISER).first() or users.create_user(
         ORGANISER, f"{ORGANISER}@example.org", PASSWORD, is_staff=True, is_superuser=True
     )
+    confirm(organiser)
     now = timezone.now()
     gold = make_gold()
     with transaction.atomic():
@@ -121,6 +123,8 @@ def build(stdout: Any = None) -> Challenge:
         user = users.filter(username=username).first() or users.create_user(
             username, f"{username}@example.org", PASSWORD
         )
+        # The demo's accounts take part at once: their (example) addresses count as confirmed.
+        confirm(user)
         team = Team.objects.filter(name=team_name).first() or create_team(name=team_name, user=user)
         register(team=team, challenge=challenge)
         for m, (method, rate) in enumerate(systems[team_name]):

@@ -42,6 +42,7 @@ from leaderboard.rankings.models import ReportedResult, Snapshot
 from leaderboard.storage import private_storage
 from leaderboard.submissions import ratios
 from leaderboard.submissions.models import Result, Submission, SubmissionFile
+from leaderboard.teams import names
 from leaderboard.teams.models import (
     Membership,
     Participation,
@@ -305,6 +306,8 @@ def _restore_rows(
             user = User.objects.filter(username=spec["username"]).first()
             if user is None:
                 user = User(**{name: spec[name] for name in USER_FIELDS})
+                if user.email and User.objects.filter(email__iexact=user.email).exists():
+                    user.email = ""  # one account per address here: it stays with its owner
                 user.save()
             users[spec["pk"]] = user.pk
         counts["users"] = len(users)
@@ -363,6 +366,7 @@ def _match_teams(rows: list[dict[str, Any]], state: _Restore) -> list[dict[str, 
         # a backup made before teams had aliases, or an alias taken here: a new one
         if not r.get("alias") or Team.objects.filter(alias=r["alias"]).exists():
             r["alias"] = new_alias()
+        r["name_key"] = names.key(r["name"])  # rows are inserted without save()
         fresh.append(r)
     return fresh
 

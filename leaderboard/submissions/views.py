@@ -19,7 +19,12 @@ from leaderboard.rankings.board import Column, cell, columns
 from leaderboard.submissions import analysis, selectors, services
 from leaderboard.submissions.forms import SubmissionForm
 from leaderboard.submissions.models import Result, Submission
-from leaderboard.teams.services import approved_teams, is_member, registrations
+from leaderboard.teams.services import (
+    address_confirmed,
+    approved_teams,
+    is_member,
+    registrations,
+)
 from leaderboard.throttles import RejectedUploadIPThrottle
 from scoring import Task
 
@@ -53,11 +58,13 @@ def _quotas(phase: Phase, teams: list) -> list[dict[str, object]]:
 def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     selected = _phase(slug, phase)
     teams = approved_teams(request.user, selected.challenge)
-    if not teams.exists():
+    confirmed = address_confirmed(request.user)
+    if not teams.exists() or not confirmed:
         context = {
             "phase": selected,
             "challenge": selected.challenge,
             "registrations": registrations(request.user, selected.challenge),
+            "confirmed": confirmed,
         }
         return render(request, "submissions/not_eligible.html", context)
     form = SubmissionForm(request.POST or None, request.FILES or None, phase=selected, teams=teams)

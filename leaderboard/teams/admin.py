@@ -8,12 +8,34 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin
 from django.http import HttpRequest
 
 from leaderboard.challenges.admin import OrganiserScoped
+from leaderboard.teams import names
 from leaderboard.teams.models import Membership, Participation, Team
-from leaderboard.teams.services import TeamError, set_participation_status
+from leaderboard.teams.services import TeamError, name_taken, set_participation_status
+
+
+class TeamAdminForm(forms.ModelForm):
+    """The admin's team form: the name goes through the same rules as on the site."""
+
+    class Meta:
+        model = Team
+        fields = "__all__"
+
+    def clean_name(self) -> str:
+        try:
+            name = names.normalise(self.cleaned_data.get("name") or "")
+        except names.InvalidName as exc:
+            raise forms.ValidationError(str(exc)) from None
+        other = name_taken(name, exclude=self.instance if self.instance.pk else None)
+        if other is not None:
+            raise forms.ValidationError(
+                f"“{name}” reads the same as the name of the team “{other.name}”."
+            )
+        return name
 
 
 class MembershipInline(admin.TabularInline):
@@ -24,6 +46,7 @@ class MembershipInline(admin.TabularInline):
 
 @admin.register(Team)
 class TeamAdmin(OrganiserScoped):
+    form = TeamAdminForm
     list_display = ("name", "slug", "anonymous", "created_by", "created")
     search_fields = ("name", "slug")
     prepopulated_fields = {"slug": ("name",)}

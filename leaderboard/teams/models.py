@@ -8,6 +8,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from leaderboard.teams import names
+
 
 def new_invite_code() -> str:
     return secrets.token_urlsafe(12)
@@ -37,6 +39,11 @@ class Team(models.Model):
     #: members); its page is then theirs only
     anonymous = models.BooleanField(default=False)
     alias = models.CharField(max_length=16, unique=True, default=new_alias, editable=False)
+    #: what the name is compared by (``names.key``: its TR39 confusable skeleton); set on save
+    name_key = models.TextField(db_index=True, editable=False, default="")
+    #: the team page lists the members' names to everyone; off: to its members and the
+    #: organisers of its challenges only
+    list_members = models.BooleanField(default=False)
     created = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -44,6 +51,13 @@ class Team(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args: object, **kwargs: object) -> None:
+        self.name_key = names.key(self.name)
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "name" in update_fields:  # type: ignore[operator]
+            kwargs["update_fields"] = {*update_fields, "name_key"}  # type: ignore[misc]
+        super().save(*args, **kwargs)  # type: ignore[arg-type]
 
     @property
     def anonymous_label(self) -> str:

@@ -1,15 +1,18 @@
-"""Team workflows: create, join by invite code, leave, register for a challenge."""
+"""Team workflows: create, rename, join by invite code, leave, register for a challenge; who
+may take part (a confirmed e-mail address)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 from django.utils.text import slugify
 
 from leaderboard.challenges.models import Challenge, Phase
+from leaderboard.teams import names
 from leaderboard.teams.models import Membership, Participation, Team, new_invite_code
 
 #: Slugs that would shadow a team page URL (/teams/new/, /teams/join/).
@@ -20,10 +23,79 @@ class TeamError(ValueError):
     """A team action that cannot be done; the message is safe to show the user."""
 
 
+#: What an account with an unconfirmed address is told when it tries to take part.
+UNCONFIRMED = (
+    "Confirm your e-mail address first: open the link we sent you, or have it sent again from "
+    "your profile page (/accounts/profile/). Until then you can look around, join a team, and "
+    "make API tokens, but not create or register a team, nor submit."
+)
+
+
+def address_confirmed(user: AbstractBaseUser) -> bool:
+    """Whether ``user`` may create and register teams and submit: their current e-mail address
+    is confirmed (superusers, the site's operators, always may).
+
+    The confirmation is the accounts app's row, read through the user's relation to it (as the
+    submission mail reads the mail preference), so this layer needs no import of that app."""
+    if not user.is_authenticated:
+        return False
+    if getattr(user, "is_superuser", False):
+        return True
+    return (
+        get_user_model()
+        .objects.filter(pk=user.pk, email_confirmation__email=F("email"))
+        .exclude(email="")
+        .exists()
+    )
+
+
+def require_confirmed(user: AbstractBaseUser) -> None:
+    if not address_confirmed(user):
+        raise TeamError(UNCONFIRMED)
+
+
+def _name(raw: str, *, exclude: Team | None = None) -> str:
+    try:
+        return names.normalise(raw)
+    except names.InvalidName as exc:
+        message = str(exc)
+        alike = Team.objects.filter(name_key__in=names.shown_keys(raw))
+        if exclude is not None:
+            alike = alike.exclude(pk=exclude.pk)
+        other = alike.order_by("pk").first()
+        if other is not None:
+            message += f" The name also reads the same as that of {_shown(other)}."
+        raise TeamError(message) from None
+
+
+def _shown(team: Team) -> str:
+    return f"the team “{team.name}”" if not team.anonymous else "another team"
+
+
+def _lookalike(name: str, other: Team) -> TeamError:
+    if other.name == name:
+        return TeamError(f"A team called “{name}” already exists; choose another name.")
+    return TeamError(
+        f"“{name}” reads the same as the name of {_shown(other)}: names are compared "
+        "without case, spacing, full-width forms, or letters of other scripts that look the "
+        "same (Unicode's confusable characters). Choose a name that reads differently."
+    )
+
+
+def name_taken(name: str, *, exclude: Team | None = None) -> Team | None:
+    """The team whose name reads the same as ``name`` (the same ``names.key``), if any."""
+    found = Team.objects.filter(name_key=names.key(name))
+    if exclude is not None:
+        found = found.exclude(pk=exclude.pk)
+    return found.order_by("pk").first()
+
+
 def create_team(*, name: str, user: AbstractBaseUser) -> Team:
-    name = name.strip()
-    if not name:
-        raise TeamError("A team needs a name.")
+    require_confirmed(user)
+    name = _name(name)
+    other = name_taken(name)
+    if other is not None:
+        raise _lookalike(name, other)
     base = slugify(name)[:40] or "team"
     if base in RESERVED_SLUGS:
         base = f"{base}-team"
@@ -77,6 +149,56 @@ def join_team(*, invite_code: str, user: AbstractBaseUser) -> Team:
             )
         Membership.objects.create(team=team, user=user)
     return team
+
+
+def rename_team(*, team: Team, user: AbstractBaseUser, name: str) -> Team:
+    """Owner action: a new name (the page's address stays). Refused when it reads the same as
+    another team's; every board the team is on shows the new name."""
+    if not is_owner(team, user):
+        raise TeamError("Only an owner of the team can rename it.")
+    name = _name(name, exclude=team)
+    if name == team.name:
+        return team
+    with transaction.atomic():
+        lock(team, *team.participations.values_list("challenge_id", flat=True))
+        other = name_taken(name, exclude=team)
+        if other is not None:
+            raise _lookalike(name, other)
+        team.name = name
+        try:
+            with transaction.atomic():
+                team.save(update_fields=["name"])
+        except IntegrityError:
+            raise TeamError(f"A team called “{name}” already exists.") from None
+        Phase.changed(
+            *Phase.objects.filter(challenge__participations__team=team).values_list("pk", flat=True)
+        )
+    return team
+
+
+def set_list_members(*, team: Team, user: AbstractBaseUser, listed: bool) -> None:
+    """Owner action: list the members' names on the team page to everyone (or only to the
+    members and the organisers of its challenges, the default)."""
+    if not is_owner(team, user):
+        raise TeamError("Only an owner of the team can change who sees its members.")
+    Team.objects.filter(pk=team.pk).update(list_members=listed)
+    team.list_members = listed
+
+
+def insider(team: Team, user: AbstractBaseUser) -> bool:
+    """Whether ``user`` sees all of ``team``'s page (its members' names, every registration):
+    its members, the organisers of its challenges and superusers do."""
+    return (
+        is_member(team, user)
+        or bool(getattr(user, "is_superuser", False))
+        or organises_team(user, team)
+    )
+
+
+def members_visible(team: Team, user: AbstractBaseUser) -> bool:
+    """Whether ``user`` sees the names of ``team``'s members: insiders, and everyone when the
+    team lists them."""
+    return team.list_members or insider(team, user)
 
 
 def set_anonymous(*, team: Team, user: AbstractBaseUser, anonymous: bool) -> None:
@@ -141,10 +263,16 @@ def in_other_approved_team(users: Any, team: Team, challenge: Challenge) -> list
     return sorted(names)
 
 
-def register(*, team: Team, challenge: Challenge) -> Participation:
+def register(
+    *, team: Team, challenge: Challenge, user: AbstractBaseUser | None = None
+) -> Participation:
     """Register ``team`` for ``challenge``: approved at once, or pending an organiser.
 
-    Refused when one of its members is already in another approved team of the challenge."""
+    Refused when the user asking (``user``; None: the site itself, as the demo) has no
+    confirmed address, when the team's name reads the same as that of a team registered for
+    the challenge, and when one of its members is already in another approved team of it."""
+    if user is not None:
+        require_confirmed(user)
     status = (
         Participation.Status.APPROVED
         if challenge.registration == Challenge.Registration.AUTO
@@ -158,6 +286,24 @@ def register(*, team: Team, challenge: Challenge) -> Participation:
         existing = Participation.objects.filter(team=team, challenge=challenge).first()
         if existing is not None:
             return existing
+        # Under the challenge's lock: two teams that read alike cannot both get in.
+        alike = (
+            Team.objects.filter(
+                name_key=names.key(team.name),
+                participations__challenge=challenge,
+                participations__status__in=[Participation.Status.PENDING,
+                                            Participation.Status.APPROVED],
+            )
+            .exclude(pk=team.pk)
+            .order_by("pk")
+            .first()
+        )  # fmt: skip
+        if alike is not None:
+            raise TeamError(
+                f"{team.name} cannot be registered for {challenge.title}: its name reads the "
+                f"same as that of {_shown(alike)} registered for it, and the board would show "
+                "two entries alike. Rename the team on its page first."
+            )
         taken = in_other_approved_team(team.members.all(), team, challenge)
         if taken:
             verb = "belongs" if len(taken) == 1 else "belong"

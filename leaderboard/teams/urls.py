@@ -14,4 +14,6 @@ urlpatterns = [
     path("<slug:slug>/leave/", views.leave, name="leave"),
     path("<slug:slug>/invite-code/", views.regenerate, name="regenerate"),
     path("<slug:slug>/anonymous/", views.anonymous, name="anonymous"),
+    path("<slug:slug>/rename/", views.rename, name="rename"),
+    path("<slug:slug>/members-listed/", views.list_members, name="list_members"),
 ]

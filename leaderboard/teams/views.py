@@ -1,4 +1,5 @@
-"""Team pages: my teams, create, team page, join by code or link, leave, new invite code."""
+"""Team pages: my teams, create, team page, join by code or link, leave, new invite code,
+rename, who sees the members."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from django.views.decorators.http import require_POST
 
 from leaderboard.teams import services
 from leaderboard.teams.forms import JoinForm, TeamForm
-from leaderboard.teams.models import Team
+from leaderboard.teams.models import Participation, Team
 
 
 @login_required
@@ -22,6 +23,7 @@ def mine(request: HttpRequest) -> HttpResponse:
 @login_required
 def create(request: HttpRequest) -> HttpResponse:
     form = TeamForm(request.POST or None)
+    confirmed = services.address_confirmed(request.user)
     if request.method == "POST" and form.is_valid():
         try:
             team = services.create_team(name=form.cleaned_data["name"], user=request.user)
@@ -30,7 +32,7 @@ def create(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, f"Team {team.name} created.")
             return redirect("teams:detail", team.slug)
-    return render(request, "teams/create.html", {"form": form})
+    return render(request, "teams/create.html", {"form": form, "confirmed": confirmed})
 
 
 def detail(request: HttpRequest, slug: str) -> HttpResponse:
@@ -40,12 +42,24 @@ def detail(request: HttpRequest, slug: str) -> HttpResponse:
     member = services.is_member(team, request.user)
     if team.anonymous and not member and not services.organises_team(request.user, team):
         raise Http404
+    # The members' names and the registrations still waiting (or declined) are the team's and
+    # its organisers' business, unless the team lists its members; the approved ones are on
+    # the boards anyway.
+    insider = services.insider(team, request.user)
+    shown = insider or team.list_members
+    participations = team.participations.select_related("challenge")
+    if not insider:
+        participations = participations.filter(status=Participation.Status.APPROVED)
+    owner = member and services.is_owner(team, request.user)
     context = {
         "team": team,
         "member": member,
-        "owner": member and services.is_owner(team, request.user),
-        "memberships": team.memberships.select_related("user").order_by("joined"),
-        "participations": team.participations.select_related("challenge"),
+        "owner": owner,
+        "members_shown": shown,
+        "member_count": team.memberships.count(),
+        "memberships": team.memberships.select_related("user").order_by("joined") if shown else [],
+        "participations": participations,
+        "rename_form": TeamForm(initial={"name": team.name}) if owner else None,
     }
     return render(request, "teams/detail.html", context)
 
@@ -125,5 +139,46 @@ def anonymous(request: HttpRequest, slug: str) -> HttpResponse:
         messages.success(
             request, "Your team is now anonymous on public boards." if wanted else
             "Your team's name is shown on public boards again."
+        )  # fmt: skip
+    return redirect("teams:detail", team.slug)
+
+
+@login_required
+@require_POST
+def rename(request: HttpRequest, slug: str) -> HttpResponse:
+    """Owner action: a new name for the team (its page's address stays)."""
+    team = services.member_team(request.user, slug=slug)
+    if team is None:
+        raise Http404
+    form = TeamForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, " ".join(form.errors.get("name", ["A team needs a name."])))
+        return redirect("teams:detail", team.slug)
+    try:
+        services.rename_team(team=team, user=request.user, name=form.cleaned_data["name"])
+    except services.TeamError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"The team is now called {team.name}.")
+    return redirect("teams:detail", team.slug)
+
+
+@login_required
+@require_POST
+def list_members(request: HttpRequest, slug: str) -> HttpResponse:
+    """Owner action: list the members' names on the team page to everyone (``listed=1``), or
+    to the members and the organisers only."""
+    team = services.member_team(request.user, slug=slug)
+    if team is None:
+        raise Http404
+    wanted = request.POST.get("listed") == "1"
+    try:
+        services.set_list_members(team=team, user=request.user, listed=wanted)
+    except services.TeamError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(
+            request, "The team page now lists your members to everyone." if wanted else
+            "The team page now shows your members to the team and the organisers only."
         )  # fmt: skip
     return redirect("teams:detail", team.slug)

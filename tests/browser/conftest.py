@@ -21,6 +21,7 @@ from tests.conftest import ROOT, require
 from tests.leaderboard.conftest import (  # noqa: F401
     _fast_password_hashing,
     _isolated,
+    account_mail,
     enqueued,
 )
 

@@ -17,10 +17,13 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from django.contrib.auth import get_user_model
 
+from leaderboard.accounts.services import confirmation_link
 from leaderboard.challenges.models import Phase
 from leaderboard.demo import dstc11, other_tasks
 from leaderboard.submissions.models import Submission
@@ -147,8 +150,20 @@ def _pages() -> dict[str, list[tuple[str, str]]]:
             if len(runs) > 1:
                 compare = f"/submissions/{runs[0].pk}/compare/?with={runs[1].pk}"
                 participant.append((f"compare-{name}", compare))
-    reader += [("login", "/accounts/login/"), ("signup", "/accounts/signup/")]
+    reader += [
+        ("login", "/accounts/login/"),
+        ("signup", "/accounts/signup/"),
+        ("password-reset", "/accounts/password_reset/"),
+        ("password-reset-done", "/accounts/password_reset/done/"),
+        ("confirm-address", _confirmation_link()),
+    ]
     return {"reader": reader, "participant": participant, "organiser": organiser}
+
+
+def _confirmation_link() -> str:
+    """The page a new account's mailed link opens (its confirm button)."""
+    user = get_user_model().objects.create_user("newcomer", "newcomer@example.org", "pw")
+    return urlsplit(confirmation_link(user)).path
 
 
 @pytest.fixture

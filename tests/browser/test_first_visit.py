@@ -1,9 +1,14 @@
-"""The first visit in a real browser: a new user signs up, creates a team,
+"""The first visit in a real browser: a new user signs up, opens the link mailed to confirm the
+address, creates a team,
 registers, uploads three files, and watches the result appear without reloading by hand."""
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
+from django.core import mail
 
 from leaderboard.submissions.models import Submission
 from leaderboard.submissions.services import run_scoring
@@ -15,9 +20,9 @@ from tests.leaderboard.web import GOLD_BYTES, JGA, PREDICTION, SER
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_a_new_user_watches_their_result_arrive(page, live_server, enqueued, tmp_path):
-    import json
-
+def test_a_new_user_watches_their_result_arrive(
+    page, live_server, enqueued, account_mail, tmp_path
+):
     phase = phase_with_references(GOLD_BYTES, daily_quota=5)
     challenge = phase.challenge
     prediction = tmp_path / "prediction.json"
@@ -29,6 +34,11 @@ def test_a_new_user_watches_their_result_arrive(page, live_server, enqueued, tmp
     page.fill("input[name=password1]", "a-long-unusual-passphrase")
     page.fill("input[name=password2]", "a-long-unusual-passphrase")
     page.click("main button[type=submit]")
+    page.wait_for_selector("text=Check your e-mail")
+    found = re.search(r"https?://\S+?(/accounts/confirm/\S+/)", mail.outbox[-1].body)
+    page.goto(found.group(1))
+    page.get_by_role("button", name="Confirm the address").click()
+    page.wait_for_selector("text=is confirmed")
 
     page.goto("/teams/new/")
     page.fill("input[name=name]", "Night Owls")

@@ -87,3 +87,23 @@ def notified(monkeypatch) -> list[int]:
 def _fast_password_hashing(settings):
     """Tests create many users: hash their passwords quickly (the hasher is not under test)."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def account_mail(monkeypatch) -> list[tuple[str, list[object]]]:
+    """Run the accounts' mail tasks in this process when they are sent (after the commit), as
+    a worker would, instead of publishing them; records (task name, arguments)."""
+    from leaderboard.accounts import queue, tasks
+
+    sent: list[tuple[str, list[object]]] = []
+    bodies = {
+        queue.SEND_PASSWORD_RESET: tasks.send_password_reset,
+        queue.SEND_CONFIRMATION: tasks.send_confirmation,
+    }
+
+    def run(name: str, args: list[object]) -> None:
+        sent.append((name, args))
+        bodies[name].apply(args=args)
+
+    monkeypatch.setattr(queue, "_send", run)
+    return sent

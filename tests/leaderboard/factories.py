@@ -10,6 +10,7 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
+from leaderboard.accounts.models import EmailConfirmation
 from leaderboard.challenges.models import Challenge, Condition, Phase
 from leaderboard.challenges.services import add_reference
 from leaderboard.teams.models import Membership, Participation, Team
@@ -20,10 +21,20 @@ KEYS = ("tts-verbatim", "human-verbatim", "human-paraphrased")
 class UserFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = get_user_model()
+        skip_postgeneration_save = True
 
     username = factory.Sequence(lambda n: f"user{n}")
     email = factory.LazyAttribute(lambda u: f"{u.username}@example.org")
     password = factory.django.Password("pw")
+
+    @factory.post_generation
+    def confirmed(self, create, extracted, **kwargs):
+        """Most tests' users take part: their address is confirmed, as after the mail's link.
+        ``UserFactory(confirmed=False)``: an account that has not opened its link yet."""
+        if create and self.email and extracted is not False:
+            EmailConfirmation.objects.create(
+                user=self, email=self.email, confirmed_at=timezone.now()
+            )
 
 
 class ChallengeFactory(factory.django.DjangoModelFactory):

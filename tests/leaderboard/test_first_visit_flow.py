@@ -1,4 +1,5 @@
-"""The first visit through the web layer: a new user signs up, creates a team,
+"""The first visit through the web layer: a new user signs up, confirms the address with the
+mailed link, creates a team,
 registers it, uploads three files, the scoring task runs, the board's worker builds the board,
 and the leaderboard shows the row."""
 
@@ -7,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.core import mail
 from django.urls import reverse
 
 from leaderboard.submissions.models import Submission
@@ -19,21 +21,25 @@ pytestmark = pytest.mark.django_db
 
 
 def test_a_new_user_signs_up_submits_and_sees_the_result_on_the_leaderboard(
-    client, enqueued, django_capture_on_commit_callbacks
+    client, enqueued, account_mail, django_capture_on_commit_callbacks
 ):
     phase = phase_with_references(GOLD_BYTES, daily_quota=5)
     challenge = phase.challenge
 
-    response = client.post(
-        reverse("accounts:signup"),
-        {
-            "username": "newcomer",
-            "email": "newcomer@example.org",
-            "password1": "a-long-unusual-passphrase",
-            "password2": "a-long-unusual-passphrase",
-        },
-    )
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(
+            reverse("accounts:signup"),
+            {
+                "username": "newcomer",
+                "email": "newcomer@example.org",
+                "password1": "a-long-unusual-passphrase",
+                "password2": "a-long-unusual-passphrase",
+            },
+        )
     assert response.status_code == 302
+    # the link of the mail the worker sent, then its button
+    link = re.search(r"https?://\S+?(/accounts/confirm/\S+/)", mail.outbox[-1].body).group(1)
+    assert client.post(link).status_code == 302
     response = client.post(reverse("teams:create"), {"name": "Night Owls"}, follow=True)
     assert response.status_code == 200
     assert "Night Owls" in response.text

@@ -20,7 +20,7 @@ from leaderboard.challenges.split import part_of
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Submission
 from tests.leaderboard.boards import built
-from tests.leaderboard.factories import KEYS, approved_team, phase_with_references
+from tests.leaderboard.factories import KEYS, UserFactory, approved_team, phase_with_references
 from tests.leaderboard.task_data import (
     DVD_GOLD,
     DVD_PARTIAL,
@@ -288,3 +288,22 @@ def test_a_hidden_phase_without_a_split_shows_no_figure_even_with_own_public_sco
     for output in (out, run_cli("status", str(pk)).stdout, run_cli("results", str(pk)).stdout):
         assert JGA not in output and SER not in output
         assert "hidden until the organisers reveal them" in output
+
+
+def test_an_unconfirmed_account_is_told_to_confirm_before_it_submits(
+    live_server, run_cli, tmp_path: Path
+):
+    phase = phase_with_references(GOLD_BYTES)
+    team = approved_team(phase)
+    newcomer = UserFactory(confirmed=False)
+    team.memberships.create(user=newcomer)
+    token = _token_from_profile_page(newcomer)  # an unconfirmed account can make tokens
+    assert run_cli("login", "--url", live_server.url, "--token", token).returncode == 0
+    prediction = tmp_path / "prediction.json"
+    prediction.write_text(json.dumps(PREDICTION))
+    files = [arg for k in KEYS for arg in ("--file", f"{k}={prediction}")]
+    result = run_cli("submit", str(phase.pk), *files)
+    assert result.returncode == 1
+    assert "Confirm your e-mail address first" in result.stderr
+    assert "/accounts/profile/" in result.stderr and "Traceback" not in result.stderr
+    assert not Submission.objects.filter(team=team).exists()

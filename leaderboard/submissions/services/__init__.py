@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 from leaderboard.submissions.services.intake import (
+    AddressNotConfirmed,
     QuotaExceeded,
     SubmissionError,
     SubmissionNotAllowed,
@@ -29,6 +30,7 @@ from leaderboard.submissions.services.processing import (
 from leaderboard.submissions.services.selection import SelectionError, select_final
 
 __all__ = [
+    "AddressNotConfirmed",
     "QuotaExceeded",
     "SelectionError",
     "SubmissionError",

@@ -26,6 +26,7 @@ from leaderboard.storage import private_storage, random_name, sha256_of
 from leaderboard.submissions import queue
 from leaderboard.submissions.models import CHARGED, Submission, SubmissionFile
 from leaderboard.teams.models import Participation, Team
+from leaderboard.teams.services import UNCONFIRMED, address_confirmed
 from scoring import ScoringError, Source
 from scoring.errors import kind as error_kind
 
@@ -47,6 +48,10 @@ class SubmissionError(ValueError):
 
 class SubmissionNotAllowed(SubmissionError):
     """The phase is closed or not ready, or the team may not submit to it."""
+
+
+class AddressNotConfirmed(SubmissionNotAllowed):
+    """The submitting user has not confirmed their e-mail address yet."""
 
 
 class QuotaExceeded(SubmissionError):
@@ -130,11 +135,14 @@ def submit(
 ) -> Submission:
     """Validate, store, charge and enqueue one submission.
 
-    Raises ``SubmissionNotAllowed``, ``QuotaExceeded``, ``TooManyRejected`` or
+    Raises ``AddressNotConfirmed`` (a ``SubmissionNotAllowed``: ``user`` has not confirmed their
+    address), ``SubmissionNotAllowed``, ``QuotaExceeded``, ``TooManyRejected`` or
     ``SubmissionRejected``; only the last records a row (status ``invalid``, not charged).
     ``enqueue=False`` leaves the queued row for the caller to score synchronously with
     ``run_scoring`` (the ``demo`` command does).
     """
+    if user is not None and not address_confirmed(user):
+        raise AddressNotConfirmed(UNCONFIRMED)
     if not phase.is_open():
         raise SubmissionNotAllowed(f"The phase {phase.name!r} is not open for submissions.")
     participation = Participation.objects.filter(team=team, challenge_id=phase.challenge_id).first()

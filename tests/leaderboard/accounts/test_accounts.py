@@ -1,10 +1,12 @@
-"""Accounts: sign up, log in and out, password change and reset, profile."""
+"""Accounts: sign up, log in and out, password change and reset, profile. (The address's
+confirmation, the reset's mail and limits and the log-in lock have files of their own.)"""
 
 from __future__ import annotations
 
 import re
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core import mail
 from django.urls import reverse
@@ -24,7 +26,7 @@ def user():
     return user
 
 
-def test_signing_up_logs_the_user_in_and_leads_to_the_teams_page(client):
+def test_signing_up_logs_the_user_in_and_says_to_confirm_the_address(client):
     response = client.post(
         reverse("accounts:signup"),
         {
@@ -34,7 +36,9 @@ def test_signing_up_logs_the_user_in_and_leads_to_the_teams_page(client):
             "password2": PASSWORD,
         },
     )
-    assert response["Location"] == reverse("teams:mine")
+    assert response["Location"] == reverse("accounts:confirm-sent")
+    page = client.get(response["Location"]).text
+    assert "We sent a link to <strong>ada@example.org</strong>" in page
     assert "ada" in client.get(reverse("accounts:profile")).text
     assert get_user_model().objects.get(username="ada").email == "ada@example.org"
 
@@ -47,7 +51,11 @@ def test_sign_up_returns_to_a_safe_next_url_only(client):
         "password2": PASSWORD,
     }
     response = client.post(reverse("accounts:signup") + "?next=https://evil.example/", data)
-    assert response["Location"] == reverse("teams:mine")
+    assert response["Location"] == reverse("accounts:confirm-sent")
+    client.logout()
+    data = {**data, "username": "bo2", "email": "bo2@example.org"}
+    response = client.post(reverse("accounts:signup") + "?next=/challenges/", data)
+    assert response["Location"] == reverse("accounts:confirm-sent") + "?next=%2Fchallenges%2F"
 
 
 def test_a_weak_password_is_refused_with_the_validators_message(client):
@@ -75,10 +83,14 @@ def test_the_header_offers_log_in_and_sign_up_to_anonymous_users(client):
     assert "Log in" in page and "Sign up" in page and "Log out" not in page
 
 
-def test_password_reset_sends_a_link_that_sets_a_new_password(client, user):
-    client.post(reverse("password_reset"), {"email": "ada@example.org"})
+def test_password_reset_sends_a_link_that_sets_a_new_password(
+    client, user, account_mail, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("password_reset"), {"email": "ada@example.org"})
     assert len(mail.outbox) == 1
-    link = re.search(r"http://testserver(/accounts/reset/\S+)", mail.outbox[0].body).group(1)
+    site = re.escape(settings.SITE_URL)
+    link = re.search(site + r"(/accounts/reset/\S+)", mail.outbox[0].body).group(1)
     form_url = client.get(link)["Location"]  # Django swaps the token for a session marker
     new = "another-long-passphrase"
     client.post(form_url, {"new_password1": new, "new_password2": new})

@@ -8,12 +8,10 @@ from __future__ import annotations
 import email
 import email.policy
 import os
-import socket
 import subprocess
 import sys
 
 import pytest
-from aiosmtpd.controller import Controller
 from django.core.exceptions import ImproperlyConfigured
 from django.urls import reverse
 
@@ -21,44 +19,11 @@ from leaderboard.env import env_site_url
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Submission
 from tests.conftest import ROOT
+from tests.leaderboard.accounts.conftest import SITE
 from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references
 from tests.leaderboard.web import GOLD_BYTES, log_in, scored_submission
 
 pytestmark = pytest.mark.django_db
-
-SITE = "https://trackboard.example.org"
-
-
-class Inbox:
-    """An aiosmtpd handler keeping what the server accepted."""
-
-    def __init__(self) -> None:
-        self.received: list[tuple[list[str], str]] = []
-
-    async def handle_DATA(self, server, session, envelope):
-        self.received.append((list(envelope.rcpt_tos), envelope.content.decode("utf-8")))
-        return "250 OK"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture
-def smtp(settings):
-    inbox = Inbox()
-    port = _free_port()
-    controller = Controller(inbox, hostname="127.0.0.1", port=port)
-    controller.start()
-    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", port
-    settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
-    settings.EMAIL_HOST_USER = settings.EMAIL_HOST_PASSWORD = ""
-    settings.SITE_URL = SITE
-    yield inbox
-    controller.stop()
 
 
 def test_a_scored_submission_is_mailed_with_an_absolute_link_and_opting_out_stops_it(

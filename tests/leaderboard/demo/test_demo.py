@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from django.contrib.auth import authenticate
+from django.contrib.auth import authenticate, get_user_model
 from django.core.management import call_command
 from django.http import HttpRequest
 
+from leaderboard.accounts.services import is_confirmed
 from leaderboard.challenges.models import Challenge
 from leaderboard.demo import dstc11
 from leaderboard.submissions.models import Submission
@@ -28,6 +29,10 @@ def test_demo_creates_a_populated_leaderboard_once():
     assert not Submission.objects.exclude(status=Submission.Status.SCORED).exists()
     # The failure limit's backend comes first and needs the request it counts by.
     assert authenticate(HttpRequest(), username="alice", password=dstc11.PASSWORD) is not None
+    # Every demo account comes out confirmed: it can take part at once.
+    users = get_user_model().objects.filter(username__in=[*dstc11.PARTICIPANTS, dstc11.ORGANISER])
+    assert users.count() == len(dstc11.PARTICIPANTS) + 1
+    assert all(is_confirmed(user) for user in users)
 
 
 def test_the_synthetic_gold_is_seeded():

@@ -136,6 +136,8 @@ def test_backup_then_restore_into_an_empty_database_reproduces_the_leaderboard(
     Submission.objects.create(team=team, phase=phase, method_name="after the restore")
     # Restored members can sign in with their own passwords.
     assert get_user_model().objects.get(username="alice").check_password(dstc11.PASSWORD)
+    # Restored teams are compared by their names' keys like any other.
+    assert Team.objects.get(name="Team Alpha").name_key == "team alpha"
 
 
 def test_restore_refuses_an_existing_slug_and_writes_nothing(challenge, tmp_path):

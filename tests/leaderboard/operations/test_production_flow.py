@@ -20,9 +20,11 @@ from pathlib import Path
 import pytest
 import requests
 import yaml
+from aiosmtpd.controller import Controller
 
 from scoring.synth import make_gold, make_prediction
 from tests.conftest import ROOT
+from tests.leaderboard.accounts.conftest import Inbox
 from tests.leaderboard.operations.processes import PYTHON, Processes, free_port, production_env
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -56,21 +58,35 @@ def _config(tmp: Path) -> Path:
 
 
 @pytest.fixture
-def site(transactional_db, postgres, redis_url, isolation, tmp_path):
+def inbox():
+    """A real SMTP server on loopback: the worker's account mail lands here."""
+    received = Inbox()
+    received.port = free_port()  # type: ignore[attr-defined]
+    controller = Controller(received, hostname="127.0.0.1", port=received.port)
+    controller.start()
+    yield received
+    controller.stop()
+
+
+@pytest.fixture
+def site(transactional_db, postgres, redis_url, isolation, tmp_path, inbox):
     """Collect static files, create the challenge with manage.py, then start gunicorn, a
     worker and beat; yields (base URL, processes, environment); stops them all after."""
     var = tmp_path / "var"
     logs = tmp_path / "logs"
     logs.mkdir()
+    port = free_port()
     env = production_env(
         redis_url=redis_url,
         tag=isolation["tag"],
         private=isolation["private"],
         var=var,
         TRACKBOARD_REAPER_INTERVAL="1",
+        EMAIL_HOST="127.0.0.1",
+        EMAIL_PORT=str(inbox.port),
+        TRACKBOARD_SITE_URL=f"http://127.0.0.1:{port}",
     )
     procs = Processes(logs)
-    port = free_port()
     try:
         procs.run("collectstatic", [PYTHON, "manage.py", "collectstatic", "--no-input"], env)
         config = _config(tmp_path)
@@ -130,7 +146,20 @@ class _LoopbackSession(requests.Session):
         return super().request(*args, **kwargs)
 
 
-def _sign_up_and_get_token(base: str) -> str:
+def _mail_to(inbox, address: str, procs, count: int = 1) -> str:
+    """The ``count``-th message the worker sent to ``address`` (waiting for it)."""
+
+    found: list[str] = []
+
+    def arrived() -> bool:
+        found[:] = [message for to, message in inbox.received if to == [address]]
+        return len(found) >= count
+
+    procs.wait_for(arrived, f"the worker's mail to {address}")
+    return found[count - 1]
+
+
+def _sign_up_and_get_token(base: str, inbox, procs) -> str:
     s = _LoopbackSession()
     token = _csrf(s, f"{base}/accounts/signup/")
     r = s.post(
@@ -140,6 +169,13 @@ def _sign_up_and_get_token(base: str) -> str:
         timeout=10,
     )  # fmt: skip
     assert r.ok and "sessionid" in s.cookies, r.text[:2000]
+    # The worker mails the link that confirms the address (on the site's address); until it
+    # is opened the account cannot create a team.
+    assert "Confirm your e-mail address first" in _post(s, f"{base}/teams/new/", {"name": "X"}).text
+    link = re.search(r"(/accounts/confirm/\S+/\S+/)", _mail_to(inbox, "alice@example.org", procs))
+    page = s.get(base + link.group(1), timeout=10)
+    assert "Confirm the address" in page.text, page.text[:2000]
+    assert _post(s, base + link.group(1), {}).url == f"{base}/teams/"  # confirmed
     r = _post(s, f"{base}/teams/new/", {"name": "Team Alpha"})
     assert r.ok, r.text[:2000]
     teams = s.get(f"{base}/api/v1/teams/mine/", timeout=10).json()
@@ -153,7 +189,7 @@ def _sign_up_and_get_token(base: str) -> str:
     return re.search(r'<code id="new-token">([^<]+)</code>', r.text).group(1)
 
 
-def test_the_whole_flow_runs_on_gunicorn_a_worker_and_beat_with_production_settings(site):
+def test_the_whole_flow_runs_on_gunicorn_a_worker_and_beat_with_production_settings(site, inbox):
     base, procs, env, tmp, tag = site
 
     # Health and readiness; plotly.js served hashed and compressed from the collected files, not
@@ -174,8 +210,20 @@ def test_the_whole_flow_runs_on_gunicorn_a_worker_and_beat_with_production_setti
     missing = requests.get(f"{base}/no-such-page/", timeout=10)
     assert missing.status_code == 404 and "URLconf" not in missing.text
 
-    # Sign up, create a team, register it, make an API token: all through the pages.
-    key = _sign_up_and_get_token(base)
+    # Sign up, confirm the address, create a team, register it, make an API token: all
+    # through the pages and the worker's mail.
+    key = _sign_up_and_get_token(base, inbox, procs)
+    # A password reset answers the same for a known and an unknown address; the worker mails
+    # the known one only.
+    anonymous = _LoopbackSession()
+    answers = []
+    for address in ("alice@example.org", "nobody@example.org"):
+        _csrf(anonymous, f"{base}/accounts/password_reset/")
+        answer = _post(anonymous, f"{base}/accounts/password_reset/", {"email": address})
+        answers.append((answer.status_code, answer.url))
+    assert answers[0] == answers[1] and answers[0][1].endswith("/accounts/password_reset/done/")
+    reset = _mail_to(inbox, "alice@example.org", procs, count=2)
+    assert "Reset your Trackboard password" in reset and f"{base}/accounts/reset/" in reset
 
     # The trackboard CLI uploads through the API and waits for the worker to score it.
     cli_env = {**env, "TRACKBOARD_CONFIG": str(tmp / "cli.json")}

@@ -14,7 +14,9 @@ from tests.leaderboard.web import prediction_file, submit_payload
 pytestmark = pytest.mark.django_db
 
 
-def test_failed_log_ins_are_throttled_per_address_and_per_username(client, world, settings):
+def test_failed_log_ins_are_throttled_per_username_at_an_address_and_per_address(
+    client, world, settings
+):
     settings.LOGIN_FAILURE_LIMIT = 3
     url = reverse("login")
     owner = world.users["owner"]
@@ -23,19 +25,21 @@ def test_failed_log_ins_are_throttled_per_address_and_per_username(client, world
             client.post(url, {"username": owner.username, "password": "wrong"}).status_code == 200
         )
     # The third failure reaches the limit: it is answered with the refusal, as is every
-    # attempt after it, the right password included.
+    # attempt after it from this address, the right password included.
     third = client.post(url, {"username": owner.username, "password": "wrong"})
     assert third.status_code == 429
     refused = client.post(url, {"username": owner.username, "password": "pw"})
     assert refused.status_code == 429
     assert "Too many failed log-ins" in refused.text
-    # Another address, the same username: still refused (per username).
+    # Another address, the same username: the owner logs in (a stranger cannot lock them out).
     other = client.post(url, {"username": owner.username, "password": "pw"}, REMOTE_ADDR="10.9.9.9")
-    assert other.status_code == 429
-    # Another address and another user with the right password: fine.
+    assert other.status_code == 302
+    # The address that failed is refused for another account too (per address).
     member = world.users["member"]
     member.set_password("right-password-1")
     member.save()
+    same = client.post(url, {"username": member.username, "password": "right-password-1"})
+    assert same.status_code == 429
     ok = client.post(
         url, {"username": member.username, "password": "right-password-1"}, REMOTE_ADDR="10.9.9.8"
     )

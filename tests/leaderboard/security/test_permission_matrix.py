@@ -36,6 +36,13 @@ EXPECTED: dict[str, str] = {
     "password_reset_complete": PUBLIC,
     "accounts:signup": "23333333",  # a signed-in user is sent to the profile
     "accounts:profile": LOGIN_REQUIRED,
+    "accounts:address": POST_ONLY,
+    # "check your e-mail": signed-in users only; every actor here can take part already, so
+    # each is sent on
+    "accounts:confirm-sent": "33333333",
+    "accounts:confirm-resend": POST_ONLY,
+    # the link of the mail; the walk's made-up one is refused (400) and says so, for everyone
+    "accounts:confirm": "44444444",
     "accounts:mail": POST_ONLY,
     "accounts:token-create": POST_ONLY,
     "accounts:token-revoke": POST_ONLY,
@@ -85,6 +92,8 @@ EXPECTED: dict[str, str] = {
     "teams:leave": POST_ONLY,
     "teams:regenerate": POST_ONLY,
     "teams:anonymous": POST_ONLY,
+    "teams:rename": POST_ONLY,
+    "teams:list_members": POST_ONLY,
     "api:challenges": PUBLIC,
     "api:challenge": PUBLIC,
     "api:leaderboard": PUBLIC,

@@ -75,7 +75,7 @@ def test_the_invite_link_and_code_are_shown_to_members_only(client, team, teamma
     log_in(client, outsider)
     page = client.get(_detail(team)).text
     assert team.invite_code not in page
-    assert teammate.username in page  # members and roles are public
+    assert teammate.username not in page  # members are the team's business by default
     client.logout()
     assert team.invite_code not in client.get(_detail(team)).text
 

@@ -1,0 +1,122 @@
+"""Password reset: the same answer after the same work whether the address has an account or
+not (the worker looks it up: the request sends nothing), the mail sent by the task through a
+real SMTP server on loopback, a hung mail server that holds no request up, and resets limited
+per client address and per account (the 6th of an hour is refused)."""
+
+from __future__ import annotations
+
+import re
+import statistics
+import time
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from leaderboard.accounts import queue, tasks
+from tests.leaderboard.accounts.conftest import SITE
+from tests.leaderboard.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def dana():
+    return UserFactory(username="dana", email="dana@example.org")
+
+
+@pytest.fixture
+def generous(settings):
+    rates = {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]}
+    rates.update({"reset-ip": "1000/hour", "reset-account": "1000/hour"})
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
+
+
+def _ask(client: Client, address: str):
+    return client.post(reverse("password_reset"), {"email": address})
+
+
+def test_known_and_unknown_addresses_get_the_same_answer_in_the_same_time(
+    dana, generous, smtp, account_mail, django_capture_on_commit_callbacks, capsys
+):
+    client = Client()
+    timings: dict[str, list[float]] = {"known": [], "unknown": []}
+    answers = {}
+    for _ in range(5):
+        for kind, address in (("known", "DANA@example.org"), ("unknown", "nobody@example.org")):
+            with django_capture_on_commit_callbacks(execute=False) as queued:
+                started = time.perf_counter()
+                response = _ask(client, address)
+                timings[kind].append(time.perf_counter() - started)
+            answers[kind] = (response.status_code, response["Location"], len(queued))
+    # the same redirect to the same page, one task queued in both cases, nothing mailed yet
+    assert answers["known"] == answers["unknown"] == (302, reverse("password_reset_done"), 1)
+    assert smtp.received == []
+    with capsys.disabled():
+        medians = {k: statistics.median(v) * 1000 for k, v in timings.items()}
+        print(
+            f"\n  password reset request, median of 5: known address {medians['known']:.2f} ms, "
+            f"unknown address {medians['unknown']:.2f} ms"
+        )
+    # the worker's part: the task mails the account, once; nothing for the unknown address
+    assert tasks.send_password_reset.apply(args=["DANA@example.org"]).get() == 1
+    assert tasks.send_password_reset.apply(args=["nobody@example.org"]).get() == 0
+    [(to, message)] = smtp.received
+    assert to == ["dana@example.org"] and "Subject: Reset your Trackboard password" in message
+    assert re.search(re.escape(SITE) + r"/accounts/reset/\S+/\S+/", message)
+
+
+def test_the_request_queues_the_task_by_name_after_the_commit(
+    dana, monkeypatch, settings, django_capture_on_commit_callbacks
+):
+    sent = []
+    monkeypatch.setattr(
+        queue.app, "send_task", lambda name, args, queue: sent.append((name, args, queue))
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        _ask(Client(), "dana@example.org")
+        assert sent == []  # not before the commit
+    queue_name = settings.CELERY_TASK_DEFAULT_QUEUE
+    assert sent == [(queue.SEND_PASSWORD_RESET, ["dana@example.org"], queue_name)]
+    # a broker that cannot take it costs the mail only, never an error page
+    monkeypatch.setattr(queue.app, "send_task", lambda *a, **k: (_ for _ in ()).throw(OSError()))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert _ask(Client(), "dana@example.org").status_code == 302
+
+
+def test_a_hung_mail_server_never_holds_the_request_up(
+    dana, generous, hung_smtp, django_capture_on_commit_callbacks, monkeypatch
+):
+    monkeypatch.setattr(queue, "_send", lambda name, args: None)  # the broker takes it
+    with django_capture_on_commit_callbacks(execute=True):
+        assert _ask(Client(), "dana@example.org").status_code == 302
+    assert hung_smtp.connections == []  # the request never spoke to the mail server
+    # the worker's attempt gives up after EMAIL_TIMEOUT and is retried later
+    retried = []
+    monkeypatch.setattr(
+        tasks.send_password_reset, "retry", lambda **kw: retried.append(kw) or RuntimeError()
+    )
+    started = time.monotonic()
+    with pytest.raises(RuntimeError):
+        tasks.send_password_reset.run("dana@example.org")
+    assert time.monotonic() - started < 10
+    assert retried and retried[0]["countdown"] == tasks.MAIL_BACKOFF[0]
+    assert len(hung_smtp.connections) == 1
+
+
+def test_the_sixth_reset_of_an_hour_is_refused_per_address_and_per_account(dana, monkeypatch):
+    monkeypatch.setattr(queue, "_send", lambda name, args: None)
+    client = Client(REMOTE_ADDR="198.51.100.1")
+    codes = [_ask(client, f"someone{n}@example.org").status_code for n in range(6)]
+    assert codes == [302] * 5 + [429]
+    refused = _ask(client, "dana@example.org")
+    assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
+    assert "Too many password resets were asked for" in refused.text
+    # per account: five from five addresses, the sixth (from a sixth) is refused, for an
+    # address with an account as for one without
+    for address in ("dana@example.org", "ghost@example.org"):
+        codes = [
+            _ask(Client(REMOTE_ADDR=f"203.0.113.{n}"), address.upper()).status_code
+            for n in range(6)
+        ]
+        assert codes == [302] * 5 + [429], address
