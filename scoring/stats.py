@@ -10,8 +10,9 @@ one ``size=(B, n)`` call), and the sign flips of approximate randomisation are
 ``default_rng(seed).integers(0, 2, size=(R, n))``; so anyone can reproduce an interval from the
 per-dialogue counts. Percentiles interpolate linearly (numpy's default).
 
-A leaderboard's rank groups test many entries on one reference at once
-(:func:`bootstrap_p_values`): the bootstrap's resamples, as counts of each dialogue
+A leaderboard resamples many entries on one reference at once (:func:`resample_entries`,
+behind its rank groups' :func:`bootstrap_p_values`, its rank intervals and its detectable
+difference, ``scoring.ranking``): the bootstrap's resamples, as counts of each dialogue
 (:func:`resample_weights`), are shared by every entry, so all entries' resampled sums are one
 matrix product.
 """
@@ -63,6 +64,12 @@ class PairedTest:
 def _ratio(numerator: Counts, denominator: Counts) -> Counts:
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(denominator > 0, 100.0 * numerator / denominator, np.nan)
+
+
+def percentile_interval(samples: Counts, level: float) -> tuple[float, float]:
+    """The central ``level`` interval of the finite ``samples`` (percentiles with linear
+    interpolation, numpy's default), as every bootstrap interval here is taken."""
+    return _interval(samples, level)
 
 
 def _interval(samples: Counts, level: float) -> tuple[float, float]:
@@ -212,16 +219,46 @@ def bootstrap_p_values(
     seed: int,
 ) -> list[float]:
     """Paired bootstrap p-values of many pairs of entries on one reference, from one shared set
-    of resamples of the dialogues.
+    of resamples of the dialogues (:func:`resample_entries`, which gives the rest of what the
+    same resamples tell: every entry's resampled metric and each pair's standard error)."""
+    if not pairs:
+        return []
+    return list(resample_entries(numerators, denominators, pairs, n_boot, seed).p_values)
+
+
+@dataclass(frozen=True)
+class Resampled:
+    """Every entry of one reference on one shared set of resamples (:func:`resample_entries`)."""
+
+    #: (n_boot x entries): entry ``e``'s metric recomputed on resample ``b``,
+    #: ``100 * (W @ N)[b, e] / (W @ D_e)[b]``; NaN where its resampled denominators sum to 0
+    values: Block
+    #: per pair, the two-sided paired bootstrap p-value (NaN: not comparable, nothing counted)
+    p_values: tuple[float, ...]
+    #: per pair, the bootstrap standard error of the difference: the sample standard deviation
+    #: (one degree of freedom less) of ``d*`` over the resamples with something to count (NaN
+    #: where the pair does not share its denominators, or fewer than two resamples count)
+    errors: tuple[float, ...]
+
+
+def resample_entries(
+    numerators: Sequence[Sequence[float] | Counts],
+    denominators: Sequence[Sequence[float] | Counts],
+    pairs: Sequence[tuple[int, int]],
+    n_boot: int,
+    seed: int,
+) -> Resampled:
+    """Many entries on one reference resampled together, with one shared set of resamples of
+    the dialogues.
 
     Entry ``e``'s metric is ``100 * sum(numerators[e]) / sum(denominators[e])`` over the same
     ``n`` dialogues (finite numbers, denominators at least 0). With ``W`` the resamples as
     weights (:func:`resample_weights`: the draws of :func:`bootstrap_ci`), ``N`` the
     (n x entries) numerators and ``D`` the distinct denominators, every entry's resampled
-    metric is ``100 * (W @ N) / (W @ D)``: one matrix product for all entries. For each pair
-    ``(a, b)`` that shares its denominators, ``d*`` is a's resampled metric minus b's,
-    resample by resample, ``100 * ((W @ N)[:, a] - (W @ N)[:, b]) / (W @ D)``, and its
-    two-sided p-value is
+    metric is ``100 * (W @ N) / (W @ D)``: one matrix product for all entries, whatever their
+    denominators (each entry divides by its own). For each pair ``(a, b)`` that shares its
+    denominators, ``d*`` is a's resampled metric minus b's, resample by resample,
+    ``100 * ((W @ N)[:, a] - (W @ N)[:, b]) / (W @ D)``, and its two-sided p-value is
 
         p = min(1, 2 * min(P(d* <= 0), P(d* >= 0)))
 
@@ -232,15 +269,14 @@ def bootstrap_p_values(
     NaN. Whole-number counts are summed exactly in float32 (``_summable_in_float32``),
     others in float64.
     """
-    if not pairs:
-        return []
     counts = _rows(numerators)
     entries, n = counts.shape
     totals = _rows(denominators, n)
     if len(totals) != entries:
         raise ScoringError("every entry needs its numerators and its denominators.")
+    nothing = tuple(float("nan") for _ in pairs)
     if n == 0:
-        return [float("nan")] * len(pairs)
+        return Resampled(np.full((n_boot, entries), np.nan), nothing, nothing)
     # The distinct denominators (usually one: every entry counts the same turns), by their bytes.
     distinct: dict[bytes, int] = {}
     which = np.array([distinct.setdefault(row.tobytes(), len(distinct)) for row in totals])
@@ -254,23 +290,38 @@ def bootstrap_p_values(
     # (n x entries) and (n x distinct denominators), in float32 or float64 as ``dtype`` says
     counts_t: npt.NDArray[Any] = counts.T.astype(dtype)
     totals_t: npt.NDArray[Any] = totals[firsts].T.astype(dtype)
+    values = np.empty((n_boot, entries))
+    differences = np.full((n_boot, len(pairs)), np.nan)
     below = np.zeros(len(pairs))
     above = np.zeros(len(pairs))
     usable = np.zeros(len(pairs))
     base_of = which[first]
-    for _, weights in resample_weights(n, n_boot, seed):
+    for start, weights in resample_weights(n, n_boot, seed):
+        stop = start + len(weights)
         resampled: npt.NDArray[Any] = weights.astype(dtype, copy=False)
-        sums = resampled @ counts_t  # every entry's resampled numerator sum
-        bases = (resampled @ totals_t)[:, base_of]  # each pair's resampled denominator sum
+        sums = (resampled @ counts_t).astype(np.float64)  # every entry's resampled numerators
+        all_bases = (resampled @ totals_t).astype(np.float64)
+        own = all_bases[:, which]  # each entry's resampled denominator sum
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values[start:stop] = np.where(own > 0, 100.0 * sums / own, np.nan)
+        if not len(pairs):
+            continue
+        bases = all_bases[:, base_of]  # each pair's resampled denominator sum
         # d* = 100 * (sums[a] - sums[b]) / base for a pair that shares its denominators: the
         # sign of the numerators' difference, on the resamples with something to count
-        differences = sums[:, first] - sums[:, second]
+        gaps = sums[:, first] - sums[:, second]
         tolerance = bases * (_TOLERANCE / 100)
         counted = bases > 0
-        below += np.count_nonzero(counted & (differences <= tolerance), axis=0)
-        above += np.count_nonzero(counted & (differences >= -tolerance), axis=0)
+        below += np.count_nonzero(counted & (gaps <= tolerance), axis=0)
+        above += np.count_nonzero(counted & (gaps >= -tolerance), axis=0)
         usable += np.count_nonzero(counted, axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            differences[start:stop] = np.where(counted, 100.0 * gaps / bases, np.nan)
     with np.errstate(divide="ignore", invalid="ignore"):
         p_values = np.minimum(1.0, 2.0 * np.minimum(below, above) / usable)
     p_values[~share | (usable == 0)] = np.nan
-    return [float(p) for p in p_values]
+    errors = np.full(len(pairs), np.nan)
+    for k in np.flatnonzero(share & (usable >= 2)):
+        column = differences[:, k]
+        errors[k] = float(np.std(column[np.isfinite(column)], ddof=1))
+    return Resampled(values, tuple(float(p) for p in p_values), tuple(float(e) for e in errors))
