@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from leaderboard.challenges.models import Phase
 from leaderboard.rankings.board import Leaderboard, Row, counted
-from leaderboard.rankings.compute import part_dialogues
+from leaderboard.rankings.dialogues import part_dialogues
 from scoring import Resampling, ScoringError
 from scoring.stats import PairedTest
 from scoring.taskapi import DialogueRatios, MetricSpec, paired_tests

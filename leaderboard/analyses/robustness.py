@@ -21,7 +21,7 @@ from leaderboard.numbers import signed
 from leaderboard.plotting import FONT, text, wrap
 from leaderboard.rankings.board import Leaderboard, counted
 from leaderboard.rankings.charts import CHART_LIMIT, CONDITION_SYMBOLS
-from leaderboard.rankings.compute import part_dialogues
+from leaderboard.rankings.dialogues import part_dialogues
 
 
 @dataclass(frozen=True)

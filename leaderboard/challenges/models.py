@@ -133,6 +133,13 @@ class Phase(models.Model):
         default=False,
         help_text="while results are hidden, a team sees its own score on the public split",
     )
+    ladder = models.BooleanField(
+        default=False,
+        help_text="the public board shows each team's score by the parameter-free Ladder (Blum "
+        "and Hardt, 2015): it changes only when a new submission beats the shown one by more "
+        "than the standard error of their paired difference; needs a split (split_fraction "
+        "below 1); the private board is unaffected",
+    )
     #: Counts the changes to anything the phase's leaderboard is built from (``changed``);
     #: the stored board records the version it was built from, so whoever reads it knows
     #: whether a newer one is on its way.
@@ -199,6 +206,11 @@ class Phase(models.Model):
         the live one: the results are hidden until the reveal, or the reference is split. Only
         then do teams choose final submissions."""
         return self.has_split or self.results_visibility == self.Visibility.HIDDEN
+
+    @property
+    def uses_ladder(self) -> bool:
+        """Whether the public board is the Ladder's (``ladder``, on a phase with a split)."""
+        return self.ladder and self.has_split
 
     @property
     def results_public(self) -> bool:

@@ -72,11 +72,17 @@ class Row(Entry):
     """A team's best result on one condition."""
 
     signature: str
-    submissions: int
+    #: the entrant's scored submissions behind this row (those with a score on this
+    #: condition); None on snapshots published before it was counted so
+    submissions: int | None
     #: ranks this entry is statistically tied with, e.g. "1-2" (see ``groups``)
     group: str = ""
     #: (value, low, high) per column of the board (``Leaderboard.columns``)
     cells: tuple[Cell, ...] = ()
+    #: the interval of its rank over the board's resamples of the dialogues (``resampled``);
+    #: None when it has no per-dialogue statistics to resample
+    rank_low: int | None = None
+    rank_high: int | None = None
 
 
 @dataclass(frozen=True)
@@ -87,6 +93,11 @@ class ConditionBoard:
     rows: tuple[Row, ...]
     #: why rank groups are missing, when the primary metric cannot be tested (F1s)
     note: str = ""
+    #: the smallest difference in the primary metric (points) the paired test finds at 80%
+    #: power, two-sided at 0.05, on this board's dialogues (``resampled``); None: see below
+    detectable: float | None = None
+    #: why there is no detectable difference ("" when there is one, or none was computed)
+    detectable_note: str = ""
 
 
 @dataclass(frozen=True)
@@ -95,7 +106,9 @@ class OverviewRow(Entry):
 
     #: condition key -> this submission's values of the board's first two columns
     per_condition: dict[str, tuple[float | None, ...]]
-    submissions: int
+    #: the entrant's scored submissions (with a score on any condition); None on snapshots
+    #: published before it was counted so
+    submissions: int | None
     #: the first column on the last condition minus on the first (by condition order), in
     #: points: what this submission gains (+) or loses (-) from TTS-Verbatim to
     #: Human-Paraphrased. The tables and the charts show this one number with its sign.
@@ -107,6 +120,61 @@ class OverviewRow(Entry):
     #: condition key -> this submission's rank group on that condition's board ("" when the
     #: team's row there is another of its submissions, or has no group)
     groups: dict[str, str] = field(default_factory=dict)
+    #: the interval of its rank by the mean over the conditions, over the resamples
+    #: (``resampled``); None when a condition has no per-dialogue statistics to resample
+    rank_low: int | None = None
+    rank_high: int | None = None
+
+
+@dataclass(frozen=True)
+class Move:
+    """One entry of a final ranking, from the public part of the split to the private part
+    (``shakeup``)."""
+
+    submission_id: int
+    #: its rank among the same entries by the primary metric on the public part (equal values
+    #: share the better rank); None without a public-part score
+    public_rank: int | None
+    #: its rank on the final (private) board
+    private_rank: int
+    #: the primary metric on each part (the overview: the means over the conditions)
+    public: float | None
+    private: float | None
+
+    @property
+    def rank_change(self) -> int | None:
+        """Places gained from the public ranking to the private one (negative: lost)."""
+        return None if self.public_rank is None else self.public_rank - self.private_rank
+
+    @property
+    def shift(self) -> float | None:
+        """The private-part score minus the public-part one, in points."""
+        if self.public is None or self.private is None:
+            return None
+        return self.private - self.public
+
+
+@dataclass(frozen=True)
+class Shakeup:
+    """How far the public-part ranking of a final board's entries predicted their private
+    ranking, for the overview (``key`` "overview") or one condition (``shakeup``)."""
+
+    key: str
+    label: str
+    #: in the final board's order
+    moves: tuple[Move, ...]
+    #: Kendall's tau-b and Spearman's rho between the two parts' scores, each with its
+    #: bootstrap interval over the dialogues of both parts (None: fewer than two entries)
+    tau: float | None = None
+    tau_low: float | None = None
+    tau_high: float | None = None
+    rho: float | None = None
+    rho_low: float | None = None
+    rho_high: float | None = None
+    #: the mean of the entries' score shifts (private minus public), in points
+    mean_shift: float | None = None
+    #: the mean number of places an entry moved (either way)
+    mean_rank_change: float | None = None
 
 
 @dataclass(frozen=True)
@@ -126,6 +194,14 @@ class Leaderboard:
     #: the metrics shown, primary flagged
     columns: tuple[Column, ...] = ()
     task: str = ""
+    #: a private board of a phase with a split: the shake-up from the public part, the
+    #: overview's first, then each condition's (``shakeup``)
+    shakeups: tuple[Shakeup, ...] = ()
+    #: why a final board has no shake-up ("" when it has one, and on a public board)
+    shakeup_note: str = ""
+    #: the public board of a phase with the Ladder: each row's primary score is the one the
+    #: Ladder shows (``rankings.ladder``)
+    ladder: bool = False
 
 
 def team_label(team: Any) -> tuple[str, str]:

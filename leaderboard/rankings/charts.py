@@ -16,7 +16,14 @@ from django.utils.text import slugify
 
 from leaderboard.numbers import signed
 from leaderboard.plotting import FONT, text, wrap
-from leaderboard.rankings.board import Column, ConditionBoard, Leaderboard, OverviewRow, Row
+from leaderboard.rankings.board import (
+    Column,
+    ConditionBoard,
+    Leaderboard,
+    OverviewRow,
+    Row,
+    Shakeup,
+)
 
 #: Bar charts and the robustness chart show the first teams only; the tables list everyone.
 CHART_LIMIT = 50
@@ -158,6 +165,64 @@ def bar_chart(board: ConditionBoard, column: Column, index: int) -> dict[str, An
             },
             yaxis={"autorange": "reversed", "automargin": True, "type": "category"},
             bargap=0.25,
+        ),
+    }
+
+
+def shakeup_chart(board: Leaderboard, found: Shakeup) -> dict[str, Any]:
+    """Each entry's rank on the public part (left) and on the private part (right), one line
+    per entry in its team's colour (dotted for baselines), rank 1 on top; the legend names
+    each entry with its places gained (+) or lost (-). The first ``CHART_LIMIT`` entries of
+    the final ranking."""
+    rows: dict[int, Row | OverviewRow] = {}
+    if found.key == "overview":
+        rows = {r.submission_id: r for r in board.overview}
+    else:
+        for c in board.conditions:
+            if c.key == found.key:
+                rows = {r.submission_id: r for r in c.rows}
+    ends = ["Public part", "Private part (final)"]
+    traces = []
+    for move in found.moves[:CHART_LIMIT]:
+        row = rows.get(move.submission_id)
+        if row is None or move.public_rank is None:
+            continue
+        change = move.rank_change or 0
+        moved = f"{change:+d}" if change else "\u00b10"
+        colour = team_colour(_team(row))
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines+markers",
+                "name": f"{_label(row)}: {moved}",
+                "x": ends,
+                "y": [move.public_rank, move.private_rank],
+                "line": {"color": colour, "dash": "dot" if row.is_baseline else "solid"},
+                "marker": {"symbol": "diamond" if row.is_baseline else "circle", "size": 9},
+                "customdata": [[text(row.method_name), p] for p in (move.public, move.private)],
+                "hovertemplate": (
+                    f"<b>{_label(row)}</b><br>%{{customdata[0]}}<br>%{{x}}: rank %{{y}}, "
+                    "%{customdata[1]:.2f}<br>"
+                    f"places gained: {moved}<extra></extra>"
+                ),
+            }
+        )
+    ranks = max((max(m.public_rank or 0, m.private_rank) for m in found.moves), default=1)
+    return {
+        "data": traces,
+        "layout": _layout(
+            height=300 + 22 * len(traces),
+            showlegend=True,
+            legend=_legend("Entry: places gained from the public part to the final ranking"),
+            xaxis={"type": "category", "automargin": True},
+            yaxis={
+                "title": {"text": "Rank"},
+                "autorange": "reversed",
+                "range": [ranks + 0.5, 0.5],
+                "dtick": 1 if ranks <= 20 else None,
+                "automargin": True,
+            },
+            margin={"l": 10, "r": 10, "t": 20, "b": 10},
         ),
     }
 
@@ -317,6 +382,9 @@ def figures(board: Leaderboard) -> dict[str, Any]:
         charts[chart_id("robustness")] = robustness_chart(board)
     if len(shown) > 1 and any(c.rows for c in board.conditions):
         charts[chart_id("scatter")] = scatter_chart(board)
+    for found in board.shakeups[:1]:  # the overview's
+        if any(m.public_rank is not None for m in found.moves):
+            charts[chart_id("shakeup")] = shakeup_chart(board, found)
     return _rounded(charts)
 
 
@@ -327,5 +395,13 @@ def _rounded(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _rounded(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_rounded(v) for v in value]
+        # most lists are numbers or labels: those are rounded here, without a call each
+        return [
+            round(v, DECIMALS)
+            if type(v) is float
+            else v
+            if v is None or type(v) in (int, str, bool)
+            else _rounded(v)
+            for v in value
+        ]
     return value

@@ -1,50 +1,61 @@
-"""A phase's board computed from its Results: queries ranked by the ORM, then rank groups,
-the overview and the charts. Only the board's worker task calls ``compute`` (``boards``);
-pages and the API read the stored board.
+"""A phase's board computed from its Results: queries ranked by the ORM, then the statistics of
+one set of resamples per condition (rank groups, rank intervals, the detectable difference), the
+overview, the shake-up of a final board and the charts. Only the board's worker task calls
+``compute`` (``boards``); pages and the API read the stored board.
 
 Per condition: each team's best Result (each baseline method of a team its own row, badged)
 on the condition's active reference by the primary metric in its direction (typed ``primary``
 columns, see ``submissions.metrics``), then the tie-breaking metric in its direction, then the
-earlier submission; undefined metrics rank last. The overview ranks each team's best
-submission across the conditions (``overview``). What a board holds is ``board``; who may see
+earlier submission; undefined metrics rank last (the public board of a phase with the Ladder
+ranks the Ladder's scores instead, ``ladder``). The overview ranks each team's best
+submission across the conditions (``overview``). Each row counts the scored submissions
+behind it: the entrant's submissions with a score on that condition (on the overview: on any
+condition), whatever the board ranks of them. What a board holds is ``board``; who may see
 which part is ``challenges.visibility``.
 """
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-import numpy as np
-from django.db.models import Count, F, OrderBy, Window
+from django.db.models import F, OrderBy, Window
 from django.db.models.functions import Rank, RowNumber
 
 from leaderboard.challenges.models import Condition, Phase
-from leaderboard.challenges.split import part_of
+from leaderboard.rankings import resampled
 from leaderboard.rankings.board import (
-    HIDDEN_STATUSES,
     Column,
     ConditionBoard,
     Counted,
     Leaderboard,
+    OverviewRow,
     Row,
+    Shakeup,
     columns,
     counted,
     counted_values,
     entrant_key,
     entry,
     prefix,
-    split_part,
 )
 from leaderboard.rankings.charts import figures
+from leaderboard.rankings.dialogues import part_dialogues
 from leaderboard.rankings.finals import final_submission_ids
-from leaderboard.rankings.groups import comparable_on, rank_groups
+from leaderboard.rankings.groups import comparable_on
+from leaderboard.rankings.ladder import laddered
 from leaderboard.rankings.models import ReportedResult
 from leaderboard.rankings.overview import overview_rows
-from leaderboard.submissions import ratios
-from leaderboard.submissions.models import Result, Submission
+from leaderboard.rankings.shakeup import NO_SPLIT, OVERVIEW, shakeup
+from leaderboard.submissions.models import Result
 from scoring.taskapi import DialogueRatios
+
+__all__ = ["compute", "ordering", "part_dialogues", "reported_rows"]
+
+#: Who a row stands for (``Counted.entrant``): a team, or one of its baseline methods.
+Entrant = tuple[int, str]
 
 
 def reported_rows(phase: Phase, *, organiser: bool = False) -> list[dict[str, Any]]:
@@ -82,81 +93,109 @@ def ordering(phase: Phase, part: str) -> list[OrderBy]:
 def compute(phase: Phase, part: str = "public") -> Leaderboard:
     """Build the leaderboard without the cache."""
     challenge = phase.challenge
-    counts = dict(
-        Submission.objects.filter(phase=phase)
-        .exclude(status__in=HIDDEN_STATUSES)
-        .values_list("team_id")
-        .annotate(n=Count("pk"))
-        .values_list("team_id", "n")
-    )
+    primary = challenge.primary
     only = final_submission_ids(phase) if part == "private" else None
     # Every counted Result once, as values: the condition boards' rows and the overview.
     results = counted_values(phase, part, only)
     shown = columns(challenge, (r.metrics for r in results))
-    ranked = _ranked(phase, part, only, {r.pk: r for r in results})
-    # Only the primary metric's per-dialogue statistics are needed, for the rank groups.
-    stored = [
-        (r.pk, reference_id, data) for rows in ranked.values() for r, _, reference_id, data in rows
-    ]
-    dialogues = part_dialogues(phase, part, stored, challenge.primary)
+    per_condition, overall = scored_counts(phase, results if only is None else None)
+    ladder = part == "public" and phase.uses_ladder
+    if ladder:
+        ranked, overview_input = laddered(phase, results)
+    else:
+        ranked, overview_input = _ranked(phase, part, only, {r.pk: r for r in results}), results
     conditions = list(phase.conditions.order_by("order", "key"))
-    boards = tuple(
-        _condition_board(phase, c, shown, counts, ranked.get(c.pk, []), dialogues)
-        for c in conditions
-    )
+    overview = overview_rows(overview_input, shown, conditions, overall)
+    # the Result behind each overview row on each condition: (submission id, condition id)
+    behind = {(r.submission_id, r.condition_id): r for r in overview_input}
+    sources = [[behind.get((o.submission_id, c.pk)) for c in conditions] for o in overview]
+    stored = _statistics(ranked, [r for row in sources for r in row])
+    dialogues = part_dialogues(phase, part, list(stored.values()), primary)
+    built = [
+        _condition_board(
+            phase, c, shown, per_condition, ranked.get(c.pk, []), dialogues, [s[n] for s in sources]
+        )
+        for n, c in enumerate(conditions)
+    ]
+    boards = tuple(board for board, _ in built)
     groups = {b.key: {r.submission_id: r.group for r in b.rows if r.group} for b in boards}
+    overview = _overview_statistics(
+        phase, overview, [stats for _, stats in built], groups, sources, dialogues
+    )
+    shakeups: tuple[Shakeup, ...] = ()
+    note = ""
+    if part == "private":
+        if phase.has_split:
+            shakeups = _shakeups(phase, shown, built, overview, conditions, behind, stored)
+        else:
+            note = NO_SPLIT
     board = Leaderboard(
         phase_id=phase.pk,
-        primary_metric=challenge.primary,
+        primary_metric=primary,
         conditions=boards,
         part=part,
-        overview=overview_rows(results, shown, conditions, counts, groups),
+        overview=overview,
         reported=tuple(reported_rows(phase)) if part == "public" else (),
         version=str(phase.board_version),
         columns=shown,
         task=challenge.task,
+        shakeups=shakeups,
+        shakeup_note=note,
+        ladder=ladder,
     )
     return replace(board, charts=figures(board))
 
 
-def part_dialogues(
-    phase: Phase, part: str, stored: list[tuple[int, int, Any]], metric: str
-) -> dict[int, DialogueRatios | None]:
-    """Result id -> its per-dialogue statistics of ``metric``, the challenge's primary metric,
-    on the board's part of the split (None when it has none), from ``(result id, reference
-    id, primary_ratios)``.
+def scored_counts(
+    phase: Phase, results: Sequence[Counted] | None
+) -> tuple[dict[tuple[int, Entrant], int], dict[Entrant, int]]:
+    """The scored submissions behind each row: (condition id, entrant) -> the entrant's
+    submissions with a counted Result on the condition, and entrant -> those with one on any
+    condition; from ``results`` (every Result a public board counts) or, for a board of some
+    submissions only, one query."""
+    if results is not None:
+        rows = [(r.condition_id, r.submission_id, r.entrant) for r in results]
+    else:
+        rows = [
+            (condition_id, submission_id, (team_id, method if baseline else ""))
+            for condition_id, submission_id, team_id, baseline, method in counted(
+                phase
+            ).values_list(
+                "condition_id",
+                "submission_id",
+                "submission__team_id",
+                "submission__is_baseline",
+                "submission__method_name",
+            )
+        ]
+    per_condition: dict[tuple[int, Entrant], set[int]] = {}
+    overall: dict[Entrant, set[int]] = {}
+    for condition_id, submission_id, entrant in rows:
+        per_condition.setdefault((condition_id, entrant), set()).add(submission_id)
+        overall.setdefault(entrant, set()).add(submission_id)
+    return (
+        {key: len(found) for key, found in per_condition.items()},
+        {key: len(found) for key, found in overall.items()},
+    )
 
-    Every Result's statistics list its reference's dialogues in the reference's order
-    (``DialogueRatios``), so the dialogue ids are read once per reference, from one of its
-    Results, and split once; the Results of one reference share them."""
-    which = split_part(phase, part)
-    decoded = [
-        (pk, reference_id, ratios.primary(data, metric)) for pk, reference_id, data in stored
-    ]
-    holders: dict[int, int] = {}  # reference id -> one of its Results with statistics
-    for pk, reference_id, pair in decoded:
-        if pair is not None:
-            holders.setdefault(reference_id, pk)
-    # reference id -> (its number of dialogues, the positions on this part, the ids there)
-    kept: dict[int, tuple[int, np.ndarray | None, tuple[str, ...]]] = {}
-    for reference_id, ids in Result.objects.filter(pk__in=holders.values()).values_list(
-        "reference_id", "dialogues__ids"
-    ):
-        ids = ids or []
-        keep = [i for i, d in enumerate(ids) if which is None or part_of(phase, d) == which]
-        positions = None if len(keep) == len(ids) else np.asarray(keep, dtype=np.intp)
-        kept[reference_id] = (len(ids), positions, tuple(ids[i] for i in keep))
-    found: dict[int, DialogueRatios | None] = {}
-    for key, reference_id, pair in decoded:
-        total, positions, kept_ids = kept.get(reference_id, (0, None, ()))
-        if pair is None or not kept_ids or not len(pair[0]) == len(pair[1]) == total:
-            found[key] = None
-            continue
-        numerators, denominators = pair
-        if positions is not None:
-            numerators, denominators = numerators[positions], denominators[positions]
-        found[key] = DialogueRatios(kept_ids, {metric: (numerators, denominators)})
-    return found
+
+def _statistics(
+    ranked: dict[int, list[Ranked]], behind: Sequence[Counted | None]
+) -> dict[int, tuple[int, int, Any]]:
+    """Result id -> (id, reference id, stored primary statistics) of every ranked Result and of
+    the Results behind the overview (``behind``), those not ranked read in one query."""
+    stored = {
+        r.pk: (r.pk, reference_id, data)
+        for rows in ranked.values()
+        for r, _, reference_id, data in rows
+    }
+    missing = {r.pk for r in behind if r is not None and r.pk not in stored}
+    if missing:
+        for pk, reference_id, data in Result.objects.filter(pk__in=missing).values_list(
+            "pk", "reference_id", "primary_ratios"
+        ):
+            stored[pk] = (pk, reference_id, data)
+    return stored
 
 
 #: A ranked Result: its row's values, its rank on its condition, its reference, and its
@@ -193,26 +232,48 @@ def _ranked(
     return ranked
 
 
+def _primary_value(found: Counted | None, metric: str) -> float | None:
+    return None if found is None else found.cell(metric)[0]
+
+
+def _tested(
+    found: Counted | None, metric: str, dialogues: dict[int, DialogueRatios | None]
+) -> DialogueRatios | None:
+    """``found``'s statistics to resample: none for a Result without a primary value."""
+    if found is None or _primary_value(found, metric) is None:
+        return None
+    return dialogues.get(found.pk)
+
+
 def _condition_board(
     phase: Phase,
     condition: Condition,
     shown: tuple[Column, ...],
-    counts: dict[int, int],
+    counts: dict[tuple[int, Entrant], int],
     ranked: list[Ranked],
     dialogues: dict[int, DialogueRatios | None],
-) -> ConditionBoard:
-    """``condition``'s board from its ranked Results (``_ranked``), with rank groups on their
-    primary metric's per-dialogue statistics (``dialogues``, ``part_dialogues``)."""
+    behind: list[Counted | None],
+) -> tuple[ConditionBoard, resampled.ConditionStatistics]:
+    """``condition``'s board from its ranked Results (``_ranked``), with rank groups, rank
+    intervals and the detectable difference from one set of resamples of their primary
+    metric's per-dialogue statistics (``dialogues``, ``part_dialogues``), which also resamples
+    the overview's Results there (``behind``)."""
     challenge = phase.challenge
     primary = challenge.primary
+    direction = challenge.scoring_task().metric(primary).direction
     cells = {r.pk: tuple(r.cell(c.name) for c in shown) for r, _, _, _ in ranked}
-    at = next((i for i, c in enumerate(shown) if c.name == primary), None)
-    tested = [
-        dialogues.get(r.pk) if at is not None and cells[r.pk][at][0] is not None else None
-        for r, _, _, _ in ranked
-    ]
+    tested = [_tested(r, primary, dialogues) for r, _, _, _ in ranked]
     ranks = [rank for _, rank, _, _ in ranked]
-    labels = rank_groups(ranks, tested, primary, challenge.resampling())
+    stats = resampled.condition(
+        primary,
+        direction,
+        ranks,
+        [_primary_value(r, primary) for r, _, _, _ in ranked],
+        tested,
+        [_primary_value(r, primary) for r in behind],
+        [_tested(r, primary, dialogues) for r in behind],
+        challenge.resampling(),
+    )
     note = ""
     # Statistics on both sides of a pair, but no pair with the same denominators. (A board
     # whose Results are not re-scored yet after a change of the primary metric has none.)
@@ -226,10 +287,135 @@ def _condition_board(
         Row(
             **entry(rank, r),
             signature=r.signature,
-            submissions=counts.get(r.team_id, 0),
+            submissions=counts.get((condition.pk, r.entrant), 0),
             group=label,
             cells=cells[r.pk],
+            rank_low=interval[0] if interval else None,
+            rank_high=interval[1] if interval else None,
         )
-        for (r, rank, _, _), label in zip(ranked, labels, strict=True)
+        for (r, rank, _, _), label, interval in zip(
+            ranked, stats.groups, stats.intervals, strict=True
+        )
     )
-    return ConditionBoard(condition.pk, condition.key, condition.label, rows, note)
+    has_pairs = bool(pairs) and any(comparable_on(primary, a, b) for a, b in pairs)
+    board = ConditionBoard(
+        condition.pk,
+        condition.key,
+        condition.label,
+        rows,
+        note,
+        detectable=stats.detectable,
+        detectable_note=stats.detectable_note if len(rows) > 1 or has_pairs else "",
+    )
+    return board, stats
+
+
+def _overview_statistics(
+    phase: Phase,
+    overview: tuple[OverviewRow, ...],
+    stats: list[resampled.ConditionStatistics],
+    groups: dict[str, dict[int, str]],
+    behind: list[list[Counted | None]],
+    dialogues: dict[int, DialogueRatios | None],
+) -> tuple[OverviewRow, ...]:
+    """The overview's rows with their rank group on each condition (``groups``: condition key
+    -> submission id -> its group there) and their rank intervals by the resampled mean over
+    the conditions (``resampled.overview_intervals``)."""
+    if not overview:
+        return overview
+    challenge = phase.challenge
+    primary = challenge.primary
+    resampling = challenge.resampling()
+    direction = challenge.scoring_task().metric(primary).direction
+    means = resampled.overview_means([s.extra for s in stats], len(overview), resampling.n_boot)
+    complete = [
+        bool(row) and all(_tested(r, primary, dialogues) is not None for r in row) for row in behind
+    ]
+    intervals = resampled.overview_intervals(means, complete, direction, resampling.level)
+    return tuple(
+        replace(
+            row,
+            groups={
+                k: found[row.submission_id]
+                for k, found in groups.items()
+                if row.submission_id in found
+            },
+            rank_low=interval[0] if interval else None,
+            rank_high=interval[1] if interval else None,
+        )
+        for row, interval in zip(overview, intervals, strict=True)
+    )
+
+
+def _shakeups(
+    phase: Phase,
+    shown: tuple[Column, ...],
+    built: list[tuple[ConditionBoard, resampled.ConditionStatistics]],
+    overview: tuple[OverviewRow, ...],
+    conditions: list[Condition],
+    behind: dict[tuple[int, int], Counted],
+    stored: dict[int, tuple[int, int, Any]],
+) -> tuple[Shakeup, ...]:
+    """The shake-up of a final board (``shakeup``): each ranking's entries again on the public
+    part, from the same Results' public scores and public-part statistics."""
+    challenge = phase.challenge
+    primary = challenge.primary
+    resampling = challenge.resampling()
+    direction = challenge.scoring_task().metric(primary).direction
+    public_dialogues = part_dialogues(phase, "public", list(stored.values()), primary)
+    public_scores = dict(
+        Result.objects.filter(pk__in=list(stored)).values_list("pk", "public_primary")
+    )
+    found: list[Shakeup] = []
+    # the primary metric's column (the overview's means are of the first two columns)
+    at = next((i for i, c in enumerate(shown) if c.primary), 0)
+    public_extra = []
+    for (board, stats), condition in zip(built, conditions, strict=True):
+        rows = [behind[(r.submission_id, condition.pk)] for r in board.rows]
+        sources = [behind.get((o.submission_id, condition.pk)) for o in overview]
+        everything = [*rows, *sources]
+        points = [public_scores.get(r.pk) if r is not None else None for r in everything]
+        tested = [
+            public_dialogues.get(r.pk) if r is not None and p is not None else None
+            for r, p in zip(everything, points, strict=True)
+        ]
+        public = resampled.sample(primary, points, tested, [], resampling).values
+        public_extra.append(public[:, len(rows) :])
+        found.append(
+            shakeup(
+                board.key,
+                board.label,
+                [r.submission_id for r in board.rows],
+                [r.rank for r in board.rows],
+                points[: len(rows)],
+                [r.cells[at][0] if at < len(r.cells) else None for r in board.rows],
+                public[:, : len(rows)],
+                stats.values,
+                direction,
+                resampling,
+            )
+        )
+    public_means = []
+    for o in overview:
+        values = [
+            public_scores.get(behind[(o.submission_id, c.pk)].pk)
+            if (o.submission_id, c.pk) in behind
+            else None
+            for c in conditions
+        ]
+        complete = bool(values) and all(v is not None for v in values)
+        public_means.append(sum(values) / len(values) if complete else None)  # type: ignore[arg-type]
+    n_boot = resampling.n_boot
+    overall = shakeup(
+        OVERVIEW,
+        "Overview (mean over the conditions)",
+        [o.submission_id for o in overview],
+        [o.rank for o in overview],
+        public_means,
+        [o.means[at] if at < len(o.means) else None for o in overview],
+        resampled.overview_means(public_extra, len(overview), n_boot),
+        resampled.overview_means([s.extra for _, s in built], len(overview), n_boot),
+        direction,
+        resampling,
+    )
+    return (overall, *found)

@@ -89,17 +89,22 @@ def rank_groups(
     resampling: Resampling,
 ) -> list[str]:
     """One group label per entry (entries in rank order), e.g. ``["1-2", "1-2", "3"]``."""
-    ties = adjacent_ties(metric, dialogues, resampling)
+    return labels(ranks, adjacent_ties(metric, dialogues, resampling))
+
+
+def labels(ranks: Sequence[int], ties: Sequence[bool]) -> list[str]:
+    """The group labels of entries in rank order, ``ties[i]`` saying that entry ``i`` is not
+    significantly different from entry ``i - 1``."""
     groups: list[list[int]] = []
     for i in range(len(ranks)):
-        if ties[i]:
+        if ties[i] and groups:
             groups[-1].append(i)
         else:
             groups.append([i])
-    labels = [""] * len(ranks)
+    found = [""] * len(ranks)
     for group in groups:
         first, last = ranks[group[0]], ranks[group[-1]]
         label = str(first) if first == last else f"{first}{EN_DASH}{last}"
         for i in group:
-            labels[i] = label
-    return labels
+            found[i] = label
+    return found

@@ -18,12 +18,12 @@ def overview_rows(
     results: Sequence[Counted],
     shown: tuple[Column, ...],
     conditions: list[Condition],
-    counts: dict[int, int],
+    counts: dict[tuple[int, str], int],
     groups: dict[str, dict[int, str]] | None = None,
 ) -> tuple[OverviewRow, ...]:
     """The overview of the board whose counted Results are ``results`` (``counted_values``,
-    oldest first). ``groups``: condition key -> submission id -> its rank group on that
-    condition's board."""
+    oldest first). ``counts``: entrant -> its scored submissions; ``groups``: condition key
+    -> submission id -> its rank group on that condition's board."""
     # Means over conditions need every Result of every submission; the board is built once
     # per change of the phase, so this Python pass runs once per change, not once per request.
     keys = {c.pk: c.key for c in conditions}
@@ -73,7 +73,7 @@ def overview_rows(
             OverviewRow(
                 **entry(rank, result),
                 per_condition=per_submission[pk],
-                submissions=counts.get(result.team_id, 0),
+                submissions=counts.get(result.entrant, 0),
                 change=_change(per_submission[pk], conditions),
                 means=means,
                 cells=cells[pk],

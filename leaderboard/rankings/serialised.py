@@ -1,6 +1,14 @@
 """The one serialised form of a board: JSON-ready data with no references to Results, as a
 published snapshot stores it (``rankings.snapshots``) and as the stored boards keep it (with
-their charts, ``rankings.builds``), and the board read back from it."""
+their charts, ``rankings.builds``), and the board read back from it.
+
+``FORMAT`` 2 added each row's rank interval (``rank_low``, ``rank_high``), a condition's
+detectable difference (``detectable``, ``detectable_note``), a final board's shake-up
+(``shakeups``, ``shakeup_note``) and the Ladder flag (``ladder``), and counts only scored
+submissions in a row's ``submissions``. Data of format 1 (snapshots published before) reads
+back without any of these (no intervals, no detectable difference, no shake-up) and with no
+submission count: its count included every submission that was not refused or cancelled, which
+is not the number the pages now show."""
 
 from __future__ import annotations
 
@@ -8,10 +16,18 @@ import dataclasses
 import datetime as dt
 from typing import Any
 
-from leaderboard.rankings.board import Column, ConditionBoard, Leaderboard, OverviewRow, Row
+from leaderboard.rankings.board import (
+    Column,
+    ConditionBoard,
+    Leaderboard,
+    Move,
+    OverviewRow,
+    Row,
+    Shakeup,
+)
 from leaderboard.rankings.charts import figures
 
-FORMAT = 1
+FORMAT = 2
 
 #: the fields of each kind of row, in order
 FIELDS = {kind: tuple(f.name for f in dataclasses.fields(kind)) for kind in (Row, OverviewRow)}
@@ -45,11 +61,16 @@ def serialise(board: Leaderboard, *, charts: bool = False) -> dict[str, Any]:
                 "label": c.label,
                 "rows": [row(r) for r in c.rows],
                 "note": c.note,
+                "detectable": c.detectable,
+                "detectable_note": c.detectable_note,
             }
             for c in board.conditions
         ],
         "overview": [row(r) for r in board.overview],
         "reported": list(board.reported),
+        "shakeups": [dataclasses.asdict(found) for found in board.shakeups],
+        "shakeup_note": board.shakeup_note,
+        "ladder": board.ladder,
         **({"charts": board.charts} if charts else {}),
     }
 
@@ -61,6 +82,11 @@ def from_data(data: dict[str, Any]) -> Leaderboard:
     def when(text: str) -> dt.datetime:
         return dt.datetime.fromisoformat(text)
 
+    version = int(data.get("format") or 1)
+
+    def upgraded(row: dict[str, Any]) -> dict[str, Any]:
+        return _upgraded(row, version)
+
     conditions = tuple(
         ConditionBoard(
             c["condition_id"],
@@ -69,7 +95,7 @@ def from_data(data: dict[str, Any]) -> Leaderboard:
             tuple(
                 Row(
                     **{
-                        **_upgraded(r),
+                        **upgraded(r),
                         "submitted_at": when(r["submitted_at"]),
                         "cells": tuple(tuple(x) for x in r["cells"]),
                     }
@@ -77,13 +103,15 @@ def from_data(data: dict[str, Any]) -> Leaderboard:
                 for r in c["rows"]
             ),
             c["note"],
+            detectable=c.get("detectable"),
+            detectable_note=c.get("detectable_note") or "",
         )
         for c in data["conditions"]
     )
     overview = tuple(
         OverviewRow(
             **{
-                **_upgraded(r),
+                **upgraded(r),
                 "submitted_at": when(r["submitted_at"]),
                 "per_condition": {k: tuple(v) for k, v in r["per_condition"].items()},
                 "means": tuple(r["means"]),
@@ -101,15 +129,24 @@ def from_data(data: dict[str, Any]) -> Leaderboard:
         columns=tuple(Column(**c) for c in data["columns"]),
         task=data["task"],
         reported=tuple(data.get("reported") or ()),
+        shakeups=tuple(
+            Shakeup(**{**found, "moves": tuple(Move(**m) for m in found["moves"])})
+            for found in data.get("shakeups") or ()
+        ),
+        shakeup_note=data.get("shakeup_note") or "",
+        ladder=bool(data.get("ladder")),
     )
     return dataclasses.replace(board, charts=data.get("charts") or figures(board))
 
 
-def _upgraded(row: dict[str, Any]) -> dict[str, Any]:
+def _upgraded(row: dict[str, Any], version: int) -> dict[str, Any]:
     """A stored row in today's shape: snapshots published before the method's link and
-    description were kept have none, and kept the change as a drop (first minus last)."""
+    description were kept have none, and kept the change as a drop (first minus last); those
+    of format 1 counted other submissions than the scored ones (``FORMAT``)."""
     row = {"method_url": "", "method_description": "", **row}
     if "gap" in row:
         gap = row.pop("gap")
         row["change"] = None if gap is None else -gap
+    if version < 2:
+        row["submissions"] = None
     return row

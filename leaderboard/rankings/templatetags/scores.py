@@ -57,6 +57,60 @@ def with_ci(value: float | None, low: float | None, high: float | None) -> str:
     )
 
 
+@register.simple_tag
+def rank_ci(row: Any) -> str:
+    """A row's rank interval as HTML, ``[2-5]`` with an en dash (``[3]`` for a single rank), in
+    a smaller span; nothing when it has none."""
+    low, high = getattr(row, "rank_low", None), getattr(row, "rank_high", None)
+    if low is None or high is None:
+        return ""
+    shown = str(low) if low == high else f"{low}\u2013{high}"
+    # explained once, in the table's header and caption: the page repeats it on every row
+    return format_html('<span class="rank-ci">[{}]</span>', shown)
+
+
+@register.simple_tag
+def scored(row: Any) -> str:
+    """The scored submissions behind a row, as HTML beside its score; nothing when the row
+    does not say (snapshots published before they were counted)."""
+    count = getattr(row, "submissions", None)
+    if count is None:
+        return ""
+    return format_html('<span class="scored">{} scored</span>', count)
+
+
+@register.filter
+def moves(shakeup: Any, board: Any) -> list[tuple[Any, Any]]:
+    """(move, the board's row it is) of each entry of a shake-up, in the final ranking's
+    order: the overview's rows for the overview's shake-up, else its condition's."""
+    if shakeup.key == "overview":
+        rows = {r.submission_id: r for r in board.overview}
+    else:
+        rows = {
+            r.submission_id: r for c in board.conditions if c.key == shakeup.key for r in c.rows
+        }
+    return [(m, rows[m.submission_id]) for m in shakeup.moves if m.submission_id in rows]
+
+
+@register.filter
+def places(change: int | None) -> str:
+    """Places gained as the shake-up writes them: ``+2``, ``-1`` (with a minus sign), ``±0``."""
+    if change is None:
+        return MISSING
+    if change == 0:
+        return "\u00b10"
+    return f"+{change}" if change > 0 else f"\u2212{-change}"
+
+
+@register.filter
+def correlation(value: float | None) -> str:
+    """A rank correlation with two decimals (a minus sign for negatives), or a dash."""
+    if value is None:
+        return MISSING
+    text = f"{value:.2f}"
+    return "0.00" if text == "-0.00" else text.replace("-", numbers.MINUS)
+
+
 @register.filter
 def signatures(rows: Iterable[Any]) -> list[str]:
     """The distinct scorer signatures of a table's rows, in first-seen order."""
@@ -73,6 +127,15 @@ def get_item(mapping: Any, key: str) -> Any:
     try:
         return mapping.get(key)
     except AttributeError:
+        return None
+
+
+@register.filter
+def item_at(items: Sequence[Any], index: int) -> Any:
+    """``items[index]`` in a template, None past the end."""
+    try:
+        return items[index]
+    except (IndexError, TypeError):
         return None
 
 

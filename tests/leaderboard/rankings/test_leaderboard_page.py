@@ -59,7 +59,13 @@ def test_it_shows_the_overview_and_one_table_per_condition_with_intervals(client
     rows = [row for row in _rows(page) if team.name in row]
     assert len(rows) == 4
     for row in rows[1:]:
-        assert re.search(rf"<td>1<span.*Tracker A.*{JGA} <span class=\"ci\"", row, flags=re.S)
+        # rank 1 with its interval, the method, the score with its interval
+        assert re.search(
+            rf'<td class="rank">1 <span class="rank-ci">\[1\]</span>.*Tracker A.*{JGA} '
+            '<span class="ci"',
+            row,
+            flags=re.S,
+        )
         assert f'{SER} <span class="ci"' in row
     # each table's caption sits above its scrolling box and names the table and the box
     for key in ("overview", "tts-verbatim", "human-verbatim", "human-paraphrased"):
@@ -89,7 +95,7 @@ def test_a_row_without_a_score_is_never_ranked_first(client, phase):
         tiebreak=None,
     )
     scored_submission(scored_team, phase, method="real")
-    rows = [row for row in _rows(client.get(_url(phase)).text) if "<td>" in row]
+    rows = [row for row in _rows(client.get(_url(phase)).text) if 'class="rank"' in row]
     per_condition = rows[2:4]  # the first condition's table follows the overview's two rows
     assert scored_team.name in per_condition[0] and JGA in per_condition[0]
     assert unscored.name in per_condition[1] and 'title="no score">—' in per_condition[1]

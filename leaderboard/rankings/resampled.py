@@ -1,0 +1,177 @@
+"""A board's statistics from one set of resamples of each condition's dialogues.
+
+For each condition, every entry of the board and every Result the overview reads there is
+resampled together on the challenge's draws (its seed and number of resamples, the draws of
+every interval: ``scoring.stats.resample_entries``, one weight matrix per condition and build,
+kept nowhere), and the same resamples give:
+
+- the rank groups (``groups``): the adjacent pairs' paired bootstrap p-values;
+- each row's rank interval (``scoring.ranking.rank_intervals``), and, from the resampled
+  metrics of the overview's Results averaged over the conditions resample by resample, each
+  overview row's. The conditions share their draws when they have as many dialogues (the
+  weights depend on the count, the number of resamples and the seed only): for DSTC11, whose
+  conditions are the same dialogues spoken three ways, resample ``b`` then draws the same
+  dialogues in every condition. Conditions with other counts are resampled each with its own
+  draws, as independent samples;
+- the detectable difference (``scoring.ranking.detectable_difference``): from the adjacent
+  pairs' standard errors.
+
+An entry without per-dialogue statistics of the primary metric (not re-scored yet after a
+change of the primary metric) or on other dialogues keeps its observed value in every
+resample: it takes its place in the others' ranks and gets no interval of its own. An entry
+without a value ranks last in every resample. Entries whose denominators depend on the
+prediction (F1s) are resampled each with its own numerators and denominators (a ratio of sums
+needs nothing else); they get rank intervals, but no paired test, so no group and no
+detectable difference.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from leaderboard.rankings.groups import SIGNIFICANCE, labels
+from scoring import Resampling
+from scoring.ranking import detectable_difference, rank_intervals
+from scoring.stats import resample_entries
+from scoring.taskapi import DialogueRatios
+
+#: What the detectable difference is, for the notes that say why a board has none.
+NO_PAIR = (
+    "No detectable difference: it needs two entries scored on the same dialogues with the "
+    "same denominators, which this board does not have."
+)
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Entries of one condition resampled together."""
+
+    #: (n_boot x entries) each entry's metric on each resample; a column not resampled
+    #: repeats its observed value (NaN when it has none)
+    values: Any
+    #: per column, whether it was resampled
+    resampled: tuple[bool, ...]
+    #: per pair asked for, its p-value and standard error (NaN: not tested)
+    p_values: tuple[float, ...]
+    errors: tuple[float, ...]
+
+
+def sample(
+    metric: str,
+    points: Sequence[float | None],
+    dialogues: Sequence[DialogueRatios | None],
+    pairs: Sequence[tuple[int, int]],
+    resampling: Resampling,
+) -> Sample:
+    """``points`` (each entry's observed value) and ``dialogues`` (its per-dialogue statistics
+    of ``metric``, or None) resampled on one set of draws; the entries on the dialogues of the
+    first one with statistics are resampled, the others keep their observed values."""
+    ids = next((d.ids for d in dialogues if d is not None and metric in d.columns), None)
+    used = [
+        d is not None and metric in d.columns and (d.ids is ids or d.ids == ids) for d in dialogues
+    ]
+    values = np.empty((resampling.n_boot, len(points)))
+    for i, point in enumerate(points):
+        values[:, i] = np.nan if point is None else point
+    nothing = tuple(float("nan") for _ in pairs)
+    at = [i for i, u in enumerate(used) if u]
+    if not at:
+        return Sample(values, tuple(used), nothing, nothing)
+    where = {i: k for k, i in enumerate(at)}
+    tested = [(a, b) for a, b in pairs if used[a] and used[b]]
+    columns = [dialogues[i].columns[metric] for i in at]  # type: ignore[union-attr]
+    found = resample_entries(
+        [numerators for numerators, _ in columns],
+        [denominators for _, denominators in columns],
+        [(where[a], where[b]) for a, b in tested],
+        resampling.n_boot,
+        resampling.seed,
+    )
+    values[:, at] = found.values
+    by_pair = dict(zip(tested, zip(found.p_values, found.errors, strict=True), strict=True))
+    untested = (float("nan"), float("nan"))
+    p_values = tuple(by_pair.get(pair, untested)[0] for pair in pairs)
+    errors = tuple(by_pair.get(pair, untested)[1] for pair in pairs)
+    return Sample(values, tuple(used), p_values, errors)
+
+
+@dataclass(frozen=True)
+class ConditionStatistics:
+    """What one condition's resamples say of its board."""
+
+    groups: list[str]
+    #: each row's rank interval (None: not resampled)
+    intervals: list[tuple[int, int] | None]
+    detectable: float | None
+    detectable_note: str
+    #: the board's rows resampled (n_boot x rows), for the shake-up
+    values: Any
+    #: the overview's Results on this condition resampled (n_boot x overview rows)
+    extra: Any
+
+
+def condition(
+    metric: str,
+    direction: str,
+    ranks: Sequence[int],
+    points: Sequence[float | None],
+    dialogues: Sequence[DialogueRatios | None],
+    extra_points: Sequence[float | None],
+    extra_dialogues: Sequence[DialogueRatios | None],
+    resampling: Resampling,
+) -> ConditionStatistics:
+    """The rank groups, rank intervals and detectable difference of a condition's rows (in
+    rank order: ``ranks``, ``points``, ``dialogues``), and the resampled values of the
+    overview's Results there (``extra_points``, ``extra_dialogues``), on one set of draws."""
+    n = len(points)
+    pairs = list(itertools.pairwise(range(n)))
+    found = sample(
+        metric, [*points, *extra_points], [*dialogues, *extra_dialogues], pairs, resampling
+    )
+    board = found.values[:, :n]
+    intervals: list[tuple[int, int] | None] = list(
+        rank_intervals(board, direction, resampling.level)
+    )
+    for i in range(n):
+        if not found.resampled[i]:
+            intervals[i] = None
+    # NaN (not comparable, nothing to count): no tie
+    ties = [False] + [bool(p >= SIGNIFICANCE) for p in found.p_values]
+    detectable = detectable_difference(found.errors)
+    note = ""
+    if detectable is None and n > 1:
+        note = NO_PAIR
+    return ConditionStatistics(
+        groups=labels(ranks, ties[:n]),
+        intervals=intervals,
+        detectable=detectable,
+        detectable_note=note,
+        values=board,
+        extra=found.values[:, n:],
+    )
+
+
+def overview_means(per_condition: Sequence[Any], rows: int, n_boot: int) -> Any:
+    """The overview rows' means over the conditions, resample by resample, from each
+    condition's resampled values of the overview's Results (``ConditionStatistics.extra``,
+    n_boot x rows each): NaN for a row missing a condition."""
+    if not per_condition:
+        return np.full((n_boot, rows), np.nan)
+    return np.mean(np.stack(per_condition), axis=0)
+
+
+def overview_intervals(
+    means: Any, complete: Sequence[bool], direction: str, level: float
+) -> list[tuple[int, int] | None]:
+    """Each overview row's rank interval by its resampled mean (``overview_means``), a row
+    missing a condition ranking last; ``complete[i]``: row ``i`` was resampled on every
+    condition (else it gets none)."""
+    if not len(complete):
+        return []
+    found: list[tuple[int, int] | None] = list(rank_intervals(means, direction, level))
+    return [interval if ok else None for interval, ok in zip(found, complete, strict=True)]
