@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
     Block = npt.NDArray[Any]
     Floats = npt.NDArray[np.float64]
-    Ranks = npt.NDArray[np.int32]
+    Ranks = npt.NDArray[np.signedinteger[Any]]
 
 #: Values within this many points of each other are equal (floating-point noise of sums).
 TOLERANCE = 1e-9
@@ -67,30 +67,38 @@ def rank_bounds(values: Block, direction: str) -> tuple[Ranks, Ranks]:
     ``values`` (B x E) in ``direction`` (``higher`` or ``lower`` is better)."""
     keys = _keys(values, direction)
     rows, entries = keys.shape
-    best = np.empty((rows, entries), dtype=np.int32)
-    worst = np.empty((rows, entries), dtype=np.int32)
+    # (a board of 500 entries in 1,000 resamples: each array here is megabytes, so the work
+    # is done in place where it can be, in the narrowest integers that hold a rank)
+    dtype = np.int16 if entries < 2**15 - 1 else np.int32
+    best = np.empty((rows, entries), dtype=dtype)
+    worst = np.empty((rows, entries), dtype=dtype)
     if entries == 0 or rows == 0:
         return best, worst
-    order = np.argsort(keys, axis=1)
-    flat = (order + (np.arange(rows, dtype=np.intp) * entries)[:, np.newaxis]).ravel()
-    ordered = keys.ravel()[flat].reshape(rows, entries)
+    flat = np.argsort(keys, axis=1)
+    flat += (np.arange(rows, dtype=np.intp) * entries)[:, np.newaxis]
+    flat = flat.reshape(-1)
+    ordered = np.take(keys.reshape(-1), flat).reshape(rows, entries)
     # ``fresh[b, j]``: sorted position j starts a new group of equal values (inf - inf: NaN,
     # not above the tolerance, so the entries without a value tie)
     fresh = np.empty((rows, entries), dtype=bool)
     fresh[:, 0] = True
     with np.errstate(invalid="ignore"):
-        np.greater(ordered[:, 1:] - ordered[:, :-1], TOLERANCE, out=fresh[:, 1:])
-    positions = np.arange(entries, dtype=np.int32)
+        np.subtract(ordered[:, 1:], ordered[:, :-1], out=ordered[:, 1:])
+        np.greater(ordered[:, 1:], TOLERANCE, out=fresh[:, 1:])
+    del ordered
+    positions = np.arange(entries, dtype=dtype)
     # the first sorted position of each position's group ...
-    starts = np.maximum.accumulate(fresh * positions, axis=1)
+    group = np.multiply(fresh, positions, dtype=dtype)
+    np.maximum.accumulate(group, axis=1, out=group)
+    group += 1
+    best.reshape(-1)[flat] = group.reshape(-1)
     # ... and its last: the same from the other end (position j of the reversed row is the
     # last of its group when position j - 1 of it starts one)
-    ends_reversed = np.empty((rows, entries), dtype=bool)
-    ends_reversed[:, 0] = True
-    ends_reversed[:, 1:] = fresh[:, :0:-1]
-    ends = (entries - 1) - np.maximum.accumulate(ends_reversed * positions, axis=1)[:, ::-1]
-    best.ravel()[flat] = (starts + 1).ravel()
-    worst.ravel()[flat] = (ends + 1).ravel()
+    fresh[:, 1:] = fresh[:, :0:-1].copy()
+    np.multiply(fresh, positions, out=group)
+    np.maximum.accumulate(group, axis=1, out=group)
+    np.subtract(entries, group[:, ::-1], out=group)  # (E - 1 - m) + 1, in rank order
+    worst.reshape(-1)[flat] = group.reshape(-1)
     return best, worst
 
 
@@ -112,8 +120,9 @@ def rank_intervals(values: Block, direction: str, level: float) -> list[tuple[in
         return []
     low_at = _tail_index(rows, (1 - level) / 2)
     high_at = _tail_index(rows, (1 + level) / 2)
-    low = np.partition(best, low_at, axis=0)[low_at]
-    high = np.partition(worst, high_at, axis=0)[high_at]
+    # each entry's ranks in a row of their own: partitioned along the row
+    low = np.partition(np.ascontiguousarray(best.T), low_at, axis=1)[:, low_at]
+    high = np.partition(np.ascontiguousarray(worst.T), high_at, axis=1)[:, high_at]
     return [(int(a), int(b)) for a, b in zip(low, high, strict=True)]
 
 

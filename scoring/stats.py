@@ -291,19 +291,23 @@ def resample_entries(
     counts_t: npt.NDArray[Any] = counts.T.astype(dtype)
     totals_t: npt.NDArray[Any] = totals[firsts].T.astype(dtype)
     values = np.empty((n_boot, entries))
-    differences = np.full((n_boot, len(pairs)), np.nan)
     below = np.zeros(len(pairs))
     above = np.zeros(len(pairs))
     usable = np.zeros(len(pairs))
     base_of = which[first]
+    shared = len(firsts) == 1  # one denominator for all: divide by one column
     for start, weights in resample_weights(n, n_boot, seed):
         stop = start + len(weights)
         resampled: npt.NDArray[Any] = weights.astype(dtype, copy=False)
-        sums = (resampled @ counts_t).astype(np.float64)  # every entry's resampled numerators
-        all_bases = (resampled @ totals_t).astype(np.float64)
-        own = all_bases[:, which]  # each entry's resampled denominator sum
+        sums = resampled @ counts_t  # every entry's resampled numerators
+        all_bases = resampled @ totals_t
+        own = all_bases if shared else all_bases[:, which]  # each entry's denominator sum
         with np.errstate(divide="ignore", invalid="ignore"):
-            values[start:stop] = np.where(own > 0, 100.0 * sums / own, np.nan)
+            block = np.multiply(sums, 100.0, dtype=np.float64)
+            np.divide(block, own, out=block)
+        if not (own > 0).all():
+            block[np.broadcast_to(own <= 0, block.shape)] = np.nan
+        values[start:stop] = block
         if not len(pairs):
             continue
         bases = all_bases[:, base_of]  # each pair's resampled denominator sum
@@ -315,13 +319,15 @@ def resample_entries(
         below += np.count_nonzero(counted & (gaps <= tolerance), axis=0)
         above += np.count_nonzero(counted & (gaps >= -tolerance), axis=0)
         usable += np.count_nonzero(counted, axis=0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            differences[start:stop] = np.where(counted, 100.0 * gaps / bases, np.nan)
     with np.errstate(divide="ignore", invalid="ignore"):
         p_values = np.minimum(1.0, 2.0 * np.minimum(below, above) / usable)
     p_values[~share | (usable == 0)] = np.nan
     errors = np.full(len(pairs), np.nan)
-    for k in np.flatnonzero(share & (usable >= 2)):
-        column = differences[:, k]
-        errors[k] = float(np.std(column[np.isfinite(column)], ddof=1))
+    tested = share & (usable >= 2)
+    if tested.any():
+        # d* of the pairs sharing their denominators: the difference of the two metrics (NaN
+        # on a resample with nothing to count)
+        gaps = values[:, first[tested]] - values[:, second[tested]]
+        spread = np.nanstd if np.isnan(gaps).any() else np.std
+        errors[tested] = spread(gaps, axis=0, ddof=1)
     return Resampled(values, tuple(float(p) for p in p_values), tuple(float(e) for e in errors))

@@ -22,7 +22,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 
 from leaderboard.challenges import roles
-from leaderboard.challenges.config import scoring_problems
+from leaderboard.challenges.config import LADDER_NEEDS_SPLIT, scoring_problems
 from leaderboard.challenges.models import Challenge, Condition, Phase, Reference
 from leaderboard.challenges.references import check_reference
 from leaderboard.challenges.services import activate_reference, add_reference
@@ -196,6 +196,13 @@ class PhaseForm(forms.ModelForm):
                 "publish hidden results with the reveal instead."
             )
         return value
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        fraction = cleaned.get("split_fraction")
+        if cleaned.get("ladder") and fraction is not None and fraction >= 1:
+            self.add_error("ladder", LADDER_NEEDS_SPLIT)
+        return cleaned
 
 
 @admin.register(Phase)

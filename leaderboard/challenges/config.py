@@ -9,7 +9,7 @@ Shape (paths of reference files are relative to the config file)::
     phases:
       - {name, slug, order, opens_at, closes_at, daily_quota, total_quota, allow_partial,
          results_visibility, split_fraction, split_seed, max_final_selections,
-         show_own_public_score,
+         show_own_public_score, ladder,
          conditions: [{key, label, order, reference: path, <a reference file of the task>: path}]}
 
 ``task`` names a task of ``scoring`` (``dstc11``, ``multiwoz22``, ``dvd``); ``primary_metric``
@@ -68,6 +68,7 @@ PHASE_FIELDS = (
     "split_seed",
     "max_final_selections",
     "show_own_public_score",
+    "ladder",
     "revealed",
 )
 
@@ -236,8 +237,14 @@ PHASE_CHECKS = {
     "split_seed": lambda v: _whole(v),
     "max_final_selections": lambda v: _whole(v, 1),
     "show_own_public_score": _flag,
+    "ladder": _flag,
     "revealed": _flag,
 }
+
+#: Why a phase cannot use the Ladder without a split (the config file and the admin alike).
+LADDER_NEEDS_SPLIT = (
+    "the Ladder ranks the public part of a split: set split_fraction below 1, or leave ladder out"
+)
 CONDITION_CHECKS = {
     "key": lambda v: _slug(v, 64),
     "label": lambda v: _text(v, 100, required=True),
@@ -347,6 +354,9 @@ def check_config(config: dict[str, Any], base_dir: Path) -> Plan:
             continue
         known = ("name", "slug", "order", "opens_at", "closes_at", *PHASE_FIELDS, "conditions")
         problems += _unknown(phase, known, where) + _check(phase, PHASE_CHECKS, where)
+        fraction = phase.get("split_fraction", 1.0)
+        if phase.get("ladder") is True and not _fraction(fraction) and fraction >= 1:
+            problems.append(f"{where}.ladder: {LADDER_NEEDS_SPLIT}")
         phase_slug = phase.get("slug") or slugify(str(phase.get("name") or f"phase-{p + 1}"))
         if phase_slug in seen_slugs:
             problems.append(f"{where}.slug: {phase_slug!r} is the slug of an earlier phase")

@@ -47,7 +47,7 @@ from leaderboard.rankings.finals import final_submission_ids
 from leaderboard.rankings.groups import comparable_on
 from leaderboard.rankings.ladder import laddered
 from leaderboard.rankings.models import ReportedResult
-from leaderboard.rankings.overview import overview_rows
+from leaderboard.rankings.overview import overview_plan, overview_rows
 from leaderboard.rankings.shakeup import NO_SPLIT, OVERVIEW, shakeup
 from leaderboard.submissions.models import Result
 from scoring.taskapi import DialogueRatios
@@ -105,10 +105,10 @@ def compute(phase: Phase, part: str = "public") -> Leaderboard:
     else:
         ranked, overview_input = _ranked(phase, part, only, {r.pk: r for r in results}), results
     conditions = list(phase.conditions.order_by("order", "key"))
-    overview = overview_rows(overview_input, shown, conditions, overall)
+    planned = overview_plan(overview_input, shown, conditions)
     # the Result behind each overview row on each condition: (submission id, condition id)
     behind = {(r.submission_id, r.condition_id): r for r in overview_input}
-    sources = [[behind.get((o.submission_id, c.pk)) for c in conditions] for o in overview]
+    sources = [[behind.get((o.submission_id, c.pk)) for c in conditions] for o in planned]
     stored = _statistics(ranked, [r for row in sources for r in row])
     dialogues = part_dialogues(phase, part, list(stored.values()), primary)
     built = [
@@ -119,8 +119,12 @@ def compute(phase: Phase, part: str = "public") -> Leaderboard:
     ]
     boards = tuple(board for board, _ in built)
     groups = {b.key: {r.submission_id: r.group for r in b.rows if r.group} for b in boards}
-    overview = _overview_statistics(
-        phase, overview, [stats for _, stats in built], groups, sources, dialogues
+    overview = overview_rows(
+        planned,
+        conditions,
+        overall,
+        groups,
+        _overview_intervals(phase, [stats for _, stats in built], sources, dialogues),
     )
     shakeups: tuple[Shakeup, ...] = ()
     note = ""
@@ -310,41 +314,25 @@ def _condition_board(
     return board, stats
 
 
-def _overview_statistics(
+def _overview_intervals(
     phase: Phase,
-    overview: tuple[OverviewRow, ...],
     stats: list[resampled.ConditionStatistics],
-    groups: dict[str, dict[int, str]],
     behind: list[list[Counted | None]],
     dialogues: dict[int, DialogueRatios | None],
-) -> tuple[OverviewRow, ...]:
-    """The overview's rows with their rank group on each condition (``groups``: condition key
-    -> submission id -> its group there) and their rank intervals by the resampled mean over
-    the conditions (``resampled.overview_intervals``)."""
-    if not overview:
-        return overview
+) -> list[tuple[int, int] | None]:
+    """Each overview row's rank interval by the resampled mean over the conditions of the
+    Results behind it (``behind``: per row, per condition; ``resampled.overview_intervals``)."""
+    if not behind:
+        return []
     challenge = phase.challenge
     primary = challenge.primary
     resampling = challenge.resampling()
     direction = challenge.scoring_task().metric(primary).direction
-    means = resampled.overview_means([s.extra for s in stats], len(overview), resampling.n_boot)
+    means = resampled.overview_means([s.extra for s in stats], len(behind), resampling.n_boot)
     complete = [
         bool(row) and all(_tested(r, primary, dialogues) is not None for r in row) for row in behind
     ]
-    intervals = resampled.overview_intervals(means, complete, direction, resampling.level)
-    return tuple(
-        replace(
-            row,
-            groups={
-                k: found[row.submission_id]
-                for k, found in groups.items()
-                if row.submission_id in found
-            },
-            rank_low=interval[0] if interval else None,
-            rank_high=interval[1] if interval else None,
-        )
-        for row, interval in zip(overview, intervals, strict=True)
-    )
+    return resampled.overview_intervals(means, complete, direction, resampling.level)
 
 
 def _shakeups(
@@ -379,8 +367,8 @@ def _shakeups(
             public_dialogues.get(r.pk) if r is not None and p is not None else None
             for r, p in zip(everything, points, strict=True)
         ]
-        public = resampled.sample(primary, points, tested, [], resampling).values
-        public_extra.append(public[:, len(rows) :])
+        public = resampled.sample(primary, points, tested, [], resampling, len(rows))
+        public_extra.append(public.extra)
         found.append(
             shakeup(
                 board.key,
@@ -389,7 +377,7 @@ def _shakeups(
                 [r.rank for r in board.rows],
                 points[: len(rows)],
                 [r.cells[at][0] if at < len(r.cells) else None for r in board.rows],
-                public[:, : len(rows)],
+                public.values,
                 stats.values,
                 direction,
                 resampling,

@@ -9,21 +9,30 @@ after those that cover every condition.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from leaderboard.challenges.models import Condition
 from leaderboard.rankings.board import Cell, Column, Counted, OverviewRow, entry
 
 
-def overview_rows(
-    results: Sequence[Counted],
-    shown: tuple[Column, ...],
-    conditions: list[Condition],
-    counts: dict[tuple[int, str], int],
-    groups: dict[str, dict[int, str]] | None = None,
-) -> tuple[OverviewRow, ...]:
+@dataclass(frozen=True)
+class Planned:
+    """An overview row before its statistics: its submission, rank and figures."""
+
+    submission_id: int
+    rank: int
+    means: tuple[float | None, ...]
+    #: the Result it takes its entry's fields from
+    result: Counted
+    per_condition: dict[str, tuple[float | None, ...]]
+    cells: dict[str, tuple[Cell, ...]]
+
+
+def overview_plan(
+    results: Sequence[Counted], shown: tuple[Column, ...], conditions: list[Condition]
+) -> list[Planned]:
     """The overview of the board whose counted Results are ``results`` (``counted_values``,
-    oldest first). ``counts``: entrant -> its scored submissions; ``groups``: condition key
-    -> submission id -> its rank group on that condition's board."""
+    oldest first), best first, before its statistics (``overview_rows``)."""
     # Means over conditions need every Result of every submission; the board is built once
     # per change of the phase, so this Python pass runs once per change, not once per request.
     keys = {c.pk: c.key for c in conditions}
@@ -58,7 +67,7 @@ def overview_rows(
         for pk, values in per_submission.items()
     ]
     scored.sort(key=sort_key)
-    rows: list[OverviewRow] = []
+    planned: list[Planned] = []
     seen: set[tuple[int, str]] = set()
     previous: tuple[object, ...] | None = None
     for pk, means in scored:
@@ -67,17 +76,37 @@ def overview_rows(
             continue
         seen.add(result.entrant)
         metrics = sort_key((pk, means))[: len(pair)]
-        rank = rows[-1].rank if rows and metrics == previous else len(rows) + 1
+        rank = planned[-1].rank if planned and metrics == previous else len(planned) + 1
         previous = metrics
+        planned.append(Planned(pk, rank, means, result, per_submission[pk], cells[pk]))
+    return planned
+
+
+def overview_rows(
+    planned: Sequence[Planned],
+    conditions: list[Condition],
+    counts: dict[tuple[int, str], int],
+    groups: dict[str, dict[int, str]] | None = None,
+    intervals: Sequence[tuple[int, int] | None] | None = None,
+) -> tuple[OverviewRow, ...]:
+    """The overview's rows (``overview_plan``). ``counts``: entrant -> its scored
+    submissions; ``groups``: condition key -> submission id -> its rank group on that
+    condition's board; ``intervals``: each row's rank interval, in order."""
+    rows = []
+    for n, plan in enumerate(planned):
+        pk = plan.submission_id
+        interval = intervals[n] if intervals is not None else None
         rows.append(
             OverviewRow(
-                **entry(rank, result),
-                per_condition=per_submission[pk],
-                submissions=counts.get(result.entrant, 0),
-                change=_change(per_submission[pk], conditions),
-                means=means,
-                cells=cells[pk],
+                **entry(plan.rank, plan.result),
+                per_condition=plan.per_condition,
+                submissions=counts.get(plan.result.entrant, 0),
+                change=_change(plan.per_condition, conditions),
+                means=plan.means,
+                cells=plan.cells,
                 groups={key: found[pk] for key, found in (groups or {}).items() if pk in found},
+                rank_low=interval[0] if interval else None,
+                rank_high=interval[1] if interval else None,
             )
         )
     return tuple(rows)

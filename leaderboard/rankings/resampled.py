@@ -51,14 +51,38 @@ NO_PAIR = (
 class Sample:
     """Entries of one condition resampled together."""
 
-    #: (n_boot x entries) each entry's metric on each resample; a column not resampled
-    #: repeats its observed value (NaN when it has none)
+    #: (n_boot x entries) the first ``split`` entries' metric on each resample, and
+    #: (``extra``) the others'; a column not resampled repeats its observed value (NaN when
+    #: it has none)
     values: Any
-    #: per column, whether it was resampled
+    extra: Any
+    #: per entry, whether it was resampled
     resampled: tuple[bool, ...]
     #: per pair asked for, its p-value and standard error (NaN: not tested)
     p_values: tuple[float, ...]
     errors: tuple[float, ...]
+
+
+def _columns(
+    found: Any, column_of: Sequence[int], observed: Any, entries: range, n_boot: int
+) -> Any:
+    """The resampled values of ``entries`` (their columns of ``found``, ``column_of[i]``; -1:
+    not resampled, its observed value throughout): a view when they are columns in a row."""
+    columns = [column_of[i] for i in entries]
+    if (
+        columns
+        and columns[0] >= 0
+        and columns == list(range(columns[0], columns[0] + len(columns)))
+    ):
+        return found[:, columns[0] : columns[0] + len(columns)]
+    out = np.empty((n_boot, len(columns)))
+    kept = [j for j, c in enumerate(columns) if c >= 0]
+    fixed = [j for j, c in enumerate(columns) if c < 0]
+    if kept:
+        out[:, kept] = found[:, [columns[j] for j in kept]]
+    if fixed:
+        out[:, fixed] = observed[[entries[j] for j in fixed]]
+    return out
 
 
 def sample(
@@ -67,37 +91,55 @@ def sample(
     dialogues: Sequence[DialogueRatios | None],
     pairs: Sequence[tuple[int, int]],
     resampling: Resampling,
+    split: int | None = None,
 ) -> Sample:
     """``points`` (each entry's observed value) and ``dialogues`` (its per-dialogue statistics
     of ``metric``, or None) resampled on one set of draws; the entries on the dialogues of the
-    first one with statistics are resampled, the others keep their observed values."""
+    first one with statistics are resampled, the others keep their observed values. The
+    first ``split`` entries (all by default) are ``values``, the others ``extra``."""
+    split = len(points) if split is None else split
     ids = next((d.ids for d in dialogues if d is not None and metric in d.columns), None)
     used = [
         d is not None and metric in d.columns and (d.ids is ids or d.ids == ids) for d in dialogues
     ]
-    values = np.empty((resampling.n_boot, len(points)))
-    for i, point in enumerate(points):
-        values[:, i] = np.nan if point is None else point
-    nothing = tuple(float("nan") for _ in pairs)
-    at = [i for i, u in enumerate(used) if u]
-    if not at:
-        return Sample(values, tuple(used), nothing, nothing)
-    where = {i: k for k, i in enumerate(at)}
+    # one column per distinct statistics: the overview's Result on a condition is most often
+    # a row of its board, and the same statistics resample the same way
+    column_of = [-1] * len(points)
+    columns: dict[int, int] = {}
+    at: list[int] = []  # the first entry of each column
+    for i, u in enumerate(used):
+        if u:
+            key = id(dialogues[i])
+            if key not in columns:
+                columns[key] = len(at)
+                at.append(i)
+            column_of[i] = columns[key]
+    observed = np.array([np.nan if p is None else p for p in points], dtype=np.float64)
     tested = [(a, b) for a, b in pairs if used[a] and used[b]]
-    columns = [dialogues[i].columns[metric] for i in at]  # type: ignore[union-attr]
-    found = resample_entries(
-        [numerators for numerators, _ in columns],
-        [denominators for _, denominators in columns],
-        [(where[a], where[b]) for a, b in tested],
-        resampling.n_boot,
-        resampling.seed,
-    )
-    values[:, at] = found.values
-    by_pair = dict(zip(tested, zip(found.p_values, found.errors, strict=True), strict=True))
+    n_boot = resampling.n_boot
+    found: Any = np.empty((n_boot, 0))
+    by_pair: dict[tuple[int, int], tuple[float, float]] = {}
+    if at:
+        stats = [dialogues[i].columns[metric] for i in at]  # type: ignore[union-attr]
+        resampled = resample_entries(
+            [numerators for numerators, _ in stats],
+            [denominators for _, denominators in stats],
+            [(column_of[a], column_of[b]) for a, b in tested],
+            n_boot,
+            resampling.seed,
+        )
+        found = resampled.values
+        by_pair = dict(
+            zip(tested, zip(resampled.p_values, resampled.errors, strict=True), strict=True)
+        )
     untested = (float("nan"), float("nan"))
-    p_values = tuple(by_pair.get(pair, untested)[0] for pair in pairs)
-    errors = tuple(by_pair.get(pair, untested)[1] for pair in pairs)
-    return Sample(values, tuple(used), p_values, errors)
+    return Sample(
+        values=_columns(found, column_of, observed, range(split), n_boot),
+        extra=_columns(found, column_of, observed, range(split, len(points)), n_boot),
+        resampled=tuple(used),
+        p_values=tuple(by_pair.get(pair, untested)[0] for pair in pairs),
+        errors=tuple(by_pair.get(pair, untested)[1] for pair in pairs),
+    )
 
 
 @dataclass(frozen=True)
@@ -131,9 +173,9 @@ def condition(
     n = len(points)
     pairs = list(itertools.pairwise(range(n)))
     found = sample(
-        metric, [*points, *extra_points], [*dialogues, *extra_dialogues], pairs, resampling
+        metric, [*points, *extra_points], [*dialogues, *extra_dialogues], pairs, resampling, n
     )
-    board = found.values[:, :n]
+    board = found.values
     intervals: list[tuple[int, int] | None] = list(
         rank_intervals(board, direction, resampling.level)
     )
@@ -152,7 +194,7 @@ def condition(
         detectable=detectable,
         detectable_note=note,
         values=board,
-        extra=found.values[:, n:],
+        extra=found.extra,
     )
 
 

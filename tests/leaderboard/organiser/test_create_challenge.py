@@ -119,6 +119,13 @@ def test_a_condition_takes_only_the_reference_files_of_its_task(tmp_path):
         ({}, {"split_seed": "x"}, "phases[0].split_seed: give a whole number, not 'x'"),
         ({}, {"allow_partial": "yes"}, "phases[0].allow_partial: give true or false"),
         ({}, {"show_own_public_score": 1}, "phases[0].show_own_public_score: give true or false"),
+        ({}, {"ladder": "on"}, "phases[0].ladder: give true or false"),
+        ({}, {"ladder": True}, "phases[0].ladder: the Ladder ranks the public part of a split"),
+        (
+            {},
+            {"ladder": True, "split_fraction": 1},
+            "phases[0].ladder: the Ladder ranks the public part of a split: set split_fraction",
+        ),
         ({}, {"order": -1}, "phases[0].order: must be at least 0"),
         ({}, {"name": ""}, "phases[0].name: must not be empty"),
         ({}, {"slug": "a b"}, "phases[0].slug: 'a b' is not a slug"),
