@@ -126,6 +126,11 @@ def _parser() -> argparse.ArgumentParser:
     table.add_argument(
         "--metrics", help="metric names, comma-separated (default: the primary and the next)"
     )
+    table.add_argument(
+        "--rank-intervals",
+        action="store_true",
+        help="start each condition with the rank and its 95%% interval",
+    )
     table.set_defaults(handler=cmd_table)
 
     results = command("results", help="one submission's scores")
@@ -469,6 +474,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
                 "metrics": metrics,
                 "condition": first.get("condition"),
                 "conditions": [c.get("key") for c in first.get("conditions") or []],
+                "ladder": first.get("ladder"),
+                "detectable_difference": first.get("detectable_difference"),
                 "results": rows,
             }
         )
@@ -479,6 +486,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     print(f"{phase.get('challenge', '?')}/{phase.get('slug', '?')}: {title}")
     if first.get("part") == "public":
         print("Ranked on the public part of the split.")
+    if first.get("ladder"):
+        print("Scores as the Ladder shows them (they move only on a significant improvement).")
     if not rows:
         print("No scored submissions yet.")
         return OK
@@ -492,9 +501,39 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
             value = values.get(metric["name"])
             cells.append(_num(value.get("value") if isinstance(value, dict) else value))
         team = (row.get("team") or {}).get("name", "?")
-        table.append([row.get("rank", "?"), team, row.get("method_name", ""), *cells])
-    _table(["RANK", "TEAM", "METHOD", *(m.get("label") or m["name"] for m in shown)], table)
+        scored = row.get("submissions")
+        table.append(
+            [row.get("rank", "?"), _rank_interval(row.get("rank_interval")), team,
+             row.get("method_name", ""), *cells, "" if scored is None else scored]
+        )  # fmt: skip
+    labels = [m.get("label") or m["name"] for m in shown]
+    _table(["RANK", "95% RANKS", "TEAM", "METHOD", *labels, "SCORED"], table)
+    if any(row.get("rank_interval") for row in rows):
+        print("95% ranks: where the entry ranks in 95% of resamples of the dialogues.")
+    primary = next((m for m in metrics if m.get("primary")), metrics[0] if metrics else {})
+    label = primary.get("label") or primary.get("name") or "primary metric"
+    for key, found in (first.get("detectable_difference") or {}).items():
+        if not isinstance(found, dict):
+            continue
+        where = f"{key}: " if not condition else ""
+        if isinstance(found.get("value"), int | float):
+            print(
+                f"{where}differences under {found['value']:.2f} {label} points are not "
+                "resolvable on this test set (80% power, two-sided 0.05)."
+            )
+        elif found.get("note"):
+            print(f"{where}{found['note']}")
     return OK
+
+
+def _rank_interval(interval: Any) -> str:
+    """``2-5`` (``3`` for a single rank) from the API's ``rank_interval``."""
+    if not isinstance(interval, list | tuple) or len(interval) != 2:
+        return "-"
+    low, high = interval
+    if not isinstance(low, int) or not isinstance(high, int):
+        return "-"
+    return str(low) if low == high else f"{low}-{high}"
 
 
 def cmd_table(args: argparse.Namespace) -> int:
@@ -506,6 +545,7 @@ def cmd_table(args: argparse.Namespace) -> int:
         "snapshot": args.snapshot,
         "conditions": args.conditions,
         "metrics": args.metrics,
+        "rank_intervals": "yes" if args.rank_intervals else None,
     }
     found = client.get(f"phases/{target['id']}/table/", params)
     sys.stdout.write(str(found.get("table") or ""))

@@ -88,11 +88,26 @@ def reader_export(phase: Phase, user: Any, found: Stored | None = None) -> dict[
     }
 
 
+#: Columns of a ranked line after its metrics: its rank interval, the scored submissions
+#: behind it, and on a final board its move from the public part (``rankings.shakeup``).
+ROW_COLUMNS = (
+    "rank_low", "rank_high", "submissions",
+    "public_rank", "rank_change", "public_score", "score_shift",
+)  # fmt: skip
+#: Columns of a line of a board's statistics: its name, value and interval.
+STATISTIC_COLUMNS = ("statistic", "statistic_value", "statistic_low", "statistic_high")
+
+
 def reader_csv(data: dict[str, Any]) -> str:
     """One line per ranked entry: board (public/final), condition (or overview), then the
-    entry and every metric of the boards with its interval (empty where it has none), then
-    one line per shown reported figure. Metrics are the boards' columns in order, then any
-    other metric a reported figure gives, by name."""
+    entry and every metric of the boards with its interval (empty where it has none), its
+    rank interval, the scored submissions behind it and, on the final board, its move from
+    the public part (public rank, places gained, public-part score of the primary metric and
+    the shift to the private part); then one line per statistic of each board (``statistic``:
+    ``detectable_difference`` per condition; on the final board, per ranking,
+    ``kendall_tau``, ``spearman_rho`` with their intervals, ``mean_shift`` and
+    ``mean_rank_change``); then one line per shown reported figure. Metrics are the boards'
+    columns in order, then any other metric a reported figure gives, by name."""
     boards = [(name, data[name]) for name in ("public", "final") if data.get(name)]
     reported = data.get("reported") or []
     names: list[str] = []
@@ -105,21 +120,44 @@ def reader_csv(data: dict[str, Any]) -> str:
     metric_header = [f"{n}{suffix}" for n in names for suffix in ("", "_low", "_high")]
     writer.writerow(
         ["board", "condition", "rank", "group", "team", "method", "submission_id", "baseline",
-         *metric_header, "signature", "source"]
+         *metric_header, *ROW_COLUMNS, *STATISTIC_COLUMNS, "signature", "source"]
     )  # fmt: skip
+    empty_row = [""] * len(ROW_COLUMNS)
+    empty_statistic = [""] * len(STATISTIC_COLUMNS)
 
     def values_only(values: dict[str, Any]) -> list[str]:
         # a value without an interval (overview means, reported figures)
         return [_num(values.get(n)) if i == 0 else "" for n in names for i in range(3)]
 
+    def extra(row: dict[str, Any], moves: dict[int, dict[str, Any]]) -> list[str]:
+        move = moves.get(row["submission_id"]) or {}
+        public, private = move.get("public"), move.get("private")
+        rank_change = None
+        if move.get("public_rank") is not None:
+            rank_change = move["public_rank"] - move["private_rank"]
+        shift = None if public is None or private is None else private - public
+        return [_whole(row.get("rank_low")), _whole(row.get("rank_high")),
+                _whole(row.get("submissions")), _whole(move.get("public_rank")),
+                _whole(rank_change), _num(public), _num(shift)]  # fmt: skip
+
+    def statistic(name: str, key: str, label: str, value: Any, low: Any = None,
+                  high: Any = None) -> list[Any]:  # fmt: skip
+        return [name, key, "", "", "", "", "", "", *([""] * len(metric_header)), *empty_row,
+                label, _num(value), _num(low), _num(high), "", ""]  # fmt: skip
+
     for name, board in boards:
         shown = [c["name"] for c in board["columns"]]
+        shakeups = {s["key"]: s for s in board.get("shakeups") or ()}
+        moves = {
+            key: {m["submission_id"]: m for m in found["moves"]} for key, found in shakeups.items()
+        }
         for row in board["overview"]:
             means = dict(zip(shown[:2], row["means"], strict=False))
             writer.writerow(
                 [name, "overview", row["rank"], "", _safe(row["team_name"]),
                  _safe(row["method_name"]), row["submission_id"], row["is_baseline"],
-                 *values_only(means), "", ""]
+                 *values_only(means), *extra(row, moves.get("overview", {})), *empty_statistic,
+                 "", ""]
             )  # fmt: skip
         for condition in board["conditions"]:
             for row in condition["rows"]:
@@ -128,14 +166,40 @@ def reader_csv(data: dict[str, Any]) -> str:
                     [name, condition["key"], row["rank"], row["group"], _safe(row["team_name"]),
                      _safe(row["method_name"]), row["submission_id"], row["is_baseline"],
                      *(_num(v) for n in names for v in cells.get(n, (None, None, None))),
+                     *extra(row, moves.get(condition["key"], {})), *empty_statistic,
                      row["signature"], ""]
                 )  # fmt: skip
+        for condition in board["conditions"]:
+            if condition.get("detectable") is not None:
+                writer.writerow(
+                    statistic(
+                        name, condition["key"], "detectable_difference", condition["detectable"]
+                    )
+                )
+        for key, found in shakeups.items():
+            writer.writerow(
+                statistic(
+                    name, key, "kendall_tau", found["tau"], found["tau_low"], found["tau_high"]
+                )
+            )
+            writer.writerow(
+                statistic(
+                    name, key, "spearman_rho", found["rho"], found["rho_low"], found["rho_high"]
+                )
+            )
+            writer.writerow(statistic(name, key, "mean_shift", found["mean_shift"]))
+            writer.writerow(statistic(name, key, "mean_rank_change", found["mean_rank_change"]))
     for row in reported:
         writer.writerow(
             ["reported (not scored here)", row["condition"], "", "", "", _safe(row["label"]), "",
-             "", *values_only(row["metrics"]), "", _safe(row["source"])]
+             "", *values_only(row["metrics"]), *empty_row, *empty_statistic, "",
+             _safe(row["source"])]
         )  # fmt: skip
     return out.getvalue()
+
+
+def _whole(value: Any) -> str:
+    return "" if value is None else str(value)
 
 
 def _num(value: Any) -> str:

@@ -8,6 +8,10 @@ scorer signatures of the rows shown are listed under the table. The numbers are 
 written as the pages write them (two decimals), so the table can never show more than the
 board it comes from.
 
+With ``rank_intervals``, each condition's group of columns starts with the entrant's rank
+there and its 95% interval over resamples of the dialogues (``1 [1-3]``; the board's rank
+intervals, docs/scoring.md).
+
 The LaTeX needs ``\\usepackage{booktabs}`` in the paper's preamble.
 """
 
@@ -20,6 +24,8 @@ from leaderboard.numbers import score
 from leaderboard.rankings.board import Column, ConditionBoard, Leaderboard, Row
 
 FORMATS = ("latex", "markdown")
+#: How a request says whether a table shows rank intervals (``choice``).
+CHOICES = {"yes": True, "no": False, "": False}
 
 
 class TableError(ValueError):
@@ -35,6 +41,16 @@ class Table:
     #: entrant name -> condition key -> its row there
     rows: dict[str, dict[str, Row]]
     signatures: tuple[str, ...]
+    #: each condition starts with the rank and its interval
+    rank_intervals: bool = False
+
+
+def choice(name: str, value: str) -> bool:
+    """A yes/no option of a table (``rank_intervals``) as a request gives it."""
+    text = value.strip().lower()
+    if text not in CHOICES:
+        raise TableError(f"{name} takes yes or no, not {value[:20]!r}.")
+    return CHOICES[text]
 
 
 def _name(row: Row) -> str:
@@ -44,7 +60,10 @@ def _name(row: Row) -> str:
 
 
 def select(
-    board: Leaderboard, conditions: Sequence[str] = (), metrics: Sequence[str] = ()
+    board: Leaderboard,
+    conditions: Sequence[str] = (),
+    metrics: Sequence[str] = (),
+    rank_intervals: bool = False,
 ) -> Table:
     """The parts of ``board`` a table shows: ``conditions`` by key (default every one) and
     ``metrics`` by name (default the primary metric and the next column); the primary metric
@@ -82,6 +101,7 @@ def select(
         entrants=tuple(entrants.items()),
         rows=rows,
         signatures=tuple(s for s in signatures if s),
+        rank_intervals=rank_intervals,
     )
 
 
@@ -111,11 +131,12 @@ def render(
     conditions: Sequence[str] = (),
     metrics: Sequence[str] = (),
     caption: str = "",
+    rank_intervals: bool = False,
 ) -> str:
     """The table of ``board`` in ``fmt`` (``latex`` or ``markdown``)."""
     if fmt not in FORMATS:
         raise TableError(f"Unknown table format {fmt!r}: use {' or '.join(FORMATS)}.")
-    table = select(board, conditions, metrics)
+    table = select(board, conditions, metrics, rank_intervals)
     if fmt == "latex":
         return _latex(board, table, caption)
     return _markdown(board, table, caption)
@@ -127,6 +148,8 @@ def _cells(board: Leaderboard, table: Table, name: str, fmt: str) -> list[str]:
     out: list[str] = []
     for condition in table.conditions:
         row = table.rows[name].get(condition.key)
+        if table.rank_intervals:
+            out.append(_rank(row, latex))
         for column in table.columns:
             if row is None:
                 out.append("--" if latex else "—")
@@ -152,6 +175,20 @@ def _cells(board: Leaderboard, table: Table, name: str, fmt: str) -> list[str]:
     return out
 
 
+def _rank(row: Row | None, latex: bool) -> str:
+    """An entrant's rank with its interval, ``1 [1-3]`` (an en dash in Markdown)."""
+    if row is None:
+        return "--" if latex else "—"
+    if row.rank_low is None or row.rank_high is None:
+        return str(row.rank)
+    span = (
+        str(row.rank_low)
+        if row.rank_low == row.rank_high
+        else f"{row.rank_low}{'--' if latex else chr(0x2013)}{row.rank_high}"
+    )
+    return f"{row.rank} {{\\scriptsize [{span}]}}" if latex else f"{row.rank} [{span}]"
+
+
 def _arrow(column: Column, latex: bool) -> str:
     if latex:
         return "$\\uparrow$" if column.direction == "higher" else "$\\downarrow$"
@@ -163,6 +200,11 @@ def _notes(table: Table) -> list[str]:
         "Primary metric with its bootstrap interval; superscripts are rank groups "
         "(entries the paired test cannot tell apart); best value per column in bold."
     ]
+    if table.rank_intervals:
+        notes.append(
+            "Rank with its 95% interval over resamples of the dialogues (where the entry ranks "
+            "in 95% of them)."
+        )
     if any(baseline for _, baseline in table.entrants):
         notes.append("\u2020 baseline.")
     if table.signatures:
@@ -191,7 +233,7 @@ def latex_escape(text: str) -> str:
 
 
 def _latex(board: Leaderboard, table: Table, caption: str) -> str:
-    width = len(table.columns)
+    width = len(table.columns) + int(table.rank_intervals)
     spec = "l" + "r" * (width * len(table.conditions))
     lines = [
         "% Needs \\usepackage{booktabs} in the preamble.",
@@ -209,9 +251,12 @@ def _latex(board: Leaderboard, table: Table, caption: str) -> str:
     ]
     lines.append(" ".join(rules))
     metric_heads = [
-        f"{latex_escape(c.label)} {_arrow(c, True)}"
+        head
         for _ in table.conditions
-        for c in table.columns
+        for head in (
+            *(["Rank"] if table.rank_intervals else []),
+            *(f"{latex_escape(c.label)} {_arrow(c, True)}" for c in table.columns),
+        )
     ]
     lines.append("Team & " + " & ".join(metric_heads) + " \\\\")
     lines.append("\\midrule")
@@ -238,9 +283,15 @@ def _md_escape(text: str) -> str:
 
 def _markdown(board: Leaderboard, table: Table, caption: str) -> str:
     heads = [
-        f"{_md_escape(c.label)}: {_md_escape(m.label)} {_arrow(m, False)}"
+        head
         for c in table.conditions
-        for m in table.columns
+        for head in (
+            *([f"{_md_escape(c.label)}: Rank"] if table.rank_intervals else []),
+            *(
+                f"{_md_escape(c.label)}: {_md_escape(m.label)} {_arrow(m, False)}"
+                for m in table.columns
+            ),
+        )
     ]
     lines = []
     if caption:

@@ -29,7 +29,7 @@ from django.utils.cache import add_never_cache_headers
 
 from leaderboard.analyses.crossteam import analyse, may_see
 from leaderboard.analyses.pairwise import PairedCondition, PairError, compare, requested_pair
-from leaderboard.analyses.papers import TableError
+from leaderboard.analyses.papers import TableError, choice
 from leaderboard.analyses.papers import render as render_table
 from leaderboard.analyses.robustness import changes, chart
 from leaderboard.challenges.models import Phase
@@ -85,20 +85,31 @@ def requested_board(phase: Phase, user: Any, params: Mapping[str, str]) -> Shown
     )
 
 
+def requested_final(phase: Phase, user: Any, params: Mapping[str, str]) -> Shown:
+    """The published snapshot a request asks for (``snapshot``, default the latest): a
+    shake-up is only on a snapshot's board. Http404 before the reveal (and for a snapshot
+    that does not exist)."""
+    number = params.get("snapshot", "")
+    return shown_board(phase, user, "final", int(number) if number.isdigit() else None)
+
+
 def _list(text: str | None) -> list[str]:
     return [part.strip() for part in (text or "").split(",") if part.strip()]
 
 
 def requested_table(phase: Phase, user: Any, params: Mapping[str, str], fmt: str) -> str:
     """The paper table a request asks for (``board``, ``snapshot``, ``conditions``,
-    ``metrics``), for the page and the API alike: ``Http404`` when the reader may not see that
-    board, ``TableError`` for an option the board does not have."""
+    ``metrics``, ``rank_intervals``), for the page and the API alike: ``Http404`` when the
+    reader may not see that board, ``TableError`` for an option the board does not have or a
+    value an option does not take."""
+    intervals = choice("rank_intervals", params.get("rank_intervals", ""))
     return render_table(
         requested_board(phase, user, params).board,
         fmt,
         conditions=_list(params.get("conditions")),
         metrics=_list(params.get("metrics")),
         caption=f"{phase.challenge.title}, {phase.name}",
+        rank_intervals=intervals,
     )
 
 

@@ -12,9 +12,13 @@ condition (``analyses.pairwise``), aggregates only.
 
 ``GET /api/v1/phases/<pk>/errors/``: the cross-team error analysis (``analyses.crossteam``).
 
+``GET /api/v1/phases/<pk>/shakeup/``: the shake-up of a published snapshot (``snapshot=N``,
+default the latest; ``analyses.shakeups``); a 404 before the reveal, when the private board it
+comes from is the organisers' alone.
+
 ``GET /api/v1/phases/<pk>/table/``: a phase's paper table (see ``analyses.papers``) as
 JSON, for ``trackboard table``: ``{"format", "table"}``. Query: ``as=latex|markdown``,
-``conditions=a,b``, ``metrics=x,y``.
+``conditions=a,b``, ``metrics=x,y``, ``rank_intervals=yes|no``.
 
 The analyses say which board they are on: ``board`` (``public`` or ``final``) and
 ``snapshot`` (its number, or null)."""
@@ -39,10 +43,12 @@ from leaderboard.analyses.crossteam import analyse
 from leaderboard.analyses.pairwise import PairError, compare, requested_pair
 from leaderboard.analyses.papers import FORMATS, TableError
 from leaderboard.analyses.robustness import changes
+from leaderboard.analyses.shakeups import described
 from leaderboard.analyses.views import (
     Shown,
     requested_board,
     requested_errors,
+    requested_final,
     requested_table,
 )
 from leaderboard.api.errors import ApiError
@@ -97,6 +103,12 @@ def _which(shown: Shown) -> dict[str, Any]:
         *BOARD_PARAMETERS,
         OpenApiParameter("conditions", str, description="condition keys, comma-separated"),
         OpenApiParameter("metrics", str, description="metric names, comma-separated"),
+        OpenApiParameter(
+            "rank_intervals",
+            str,
+            enum=["yes", "no"],
+            description="yes: each condition starts with the rank and its 95% interval",
+        ),
     ],
     responses={200: OpenApiTypes.OBJECT},
 )
@@ -177,3 +189,17 @@ class PhaseErrors(_Open):
     def get(self, request: Request, pk: int) -> Response:
         phase, shown = _board(request, pk, requested_errors)
         return Response({**_which(shown), **dataclasses.asdict(analyse(phase, shown.board))})
+
+
+@extend_schema(
+    summary="The shake-up of a published final ranking: how far the public part predicted it",
+    tags=["leaderboards"],
+    parameters=[
+        OpenApiParameter("snapshot", int, description="a published snapshot (default: latest)")
+    ],
+    responses={200: OpenApiTypes.OBJECT},
+)
+class PhaseShakeup(_Open):
+    def get(self, request: Request, pk: int) -> Response:
+        _, shown = _board(request, pk, requested_final)
+        return Response({**_which(shown), **described(shown.board)})

@@ -428,16 +428,34 @@ class ColumnSerializer(serializers.Serializer):
 
 class _RowBase(serializers.Serializer):
     rank = serializers.IntegerField()
+    rank_interval = serializers.SerializerMethodField(
+        help_text="[low, high]: the 95% interval of the rank over resamples of the dialogues "
+        "(docs/scoring.md); null when the row has no per-dialogue statistics to resample"
+    )
     team = serializers.SerializerMethodField()
     submission_id = serializers.IntegerField()
     method_name = serializers.CharField()
     is_baseline = serializers.BooleanField()
     submitted_at = serializers.DateTimeField()
-    submissions = serializers.IntegerField(help_text="the team's counted submissions")
+    submissions = serializers.IntegerField(
+        allow_null=True,
+        help_text="the scored submissions behind the row: the entrant's submissions with a "
+        "score on this condition (the overview: on any condition)",
+    )
 
     @extend_schema_field(_TeamNameSerializer)
     def get_team(self, row: Any) -> dict[str, str]:
         return {"slug": row.team_slug, "name": row.team_name}
+
+    @extend_schema_field(
+        serializers.ListField(
+            child=serializers.IntegerField(), min_length=2, max_length=2, allow_null=True
+        )
+    )
+    def get_rank_interval(self, row: Any) -> list[int] | None:
+        if row.rank_low is None or row.rank_high is None:
+            return None
+        return [row.rank_low, row.rank_high]
 
 
 def _names(context: dict[str, Any]) -> list[str]:
@@ -486,6 +504,11 @@ class OverviewRowSerializer(_RowBase):
         return dict(zip(_names(self.context)[:2], row.means, strict=False))
 
 
+class DetectableSerializer(serializers.Serializer):
+    value = serializers.FloatField(allow_null=True)
+    note = serializers.CharField(allow_blank=True)
+
+
 class LeaderboardSerializer(serializers.Serializer):
     """Documentation of the leaderboard page of results (built by the view)."""
 
@@ -507,6 +530,16 @@ class LeaderboardSerializer(serializers.Serializer):
     )
     metrics = ColumnSerializer(
         many=True, help_text="the board's columns: the rows' `metrics`, in order"
+    )
+    ladder = serializers.BooleanField(
+        help_text="the phase uses the Ladder: each row's primary metric is the score the "
+        "Ladder shows (no interval)"
+    )
+    detectable_difference = serializers.DictField(
+        child=DetectableSerializer(),
+        help_text="per condition key: the smallest difference in the primary metric (points) "
+        "the paired test finds with 80% power at a two-sided 0.05 on that condition's "
+        "dialogues, or null with a note saying why",
     )
     conditions = ConditionSerializer(many=True)
     condition = serializers.CharField(

@@ -27,6 +27,7 @@ urlpatterns = [
     path("phases/<int:pk>/pairwise/", papers.PhasePairwise.as_view(), name="pairwise"),
     path("phases/<int:pk>/errors/", papers.PhaseErrors.as_view(), name="errors"),
     path("phases/<int:pk>/robustness/", papers.PhaseRobustness.as_view(), name="robustness"),
+    path("phases/<int:pk>/shakeup/", papers.PhaseShakeup.as_view(), name="shakeup"),
     path("phases/<int:pk>/submissions/", views.SubmissionCreate.as_view(), name="submit"),
     path("submissions/", views.SubmissionList.as_view(), name="submissions"),
     path("submissions/<int:pk>/", views.SubmissionDetail.as_view(), name="submission"),

@@ -63,8 +63,11 @@ def _phase(pk: int) -> Phase:
 
 
 def _row_csv(row: dict[str, Any]) -> dict[str, Any]:
+    low, high = row.get("rank_interval") or (None, None)
     return {
         "rank": row["rank"],
+        "rank_low": low,
+        "rank_high": high,
         "team": row["team"]["name"],
         "team_slug": row["team"]["slug"],
         "method": row["method_name"],
@@ -206,6 +209,12 @@ def _board_data(
         "built_at": DateTimeField().to_representation(found.built_at) if found.built_at else None,
         "updating": found.behind,
         "metrics": list(s.ColumnSerializer(board.columns, many=True).data),
+        "ladder": board.ladder,
+        "detectable_difference": {
+            c.key: {"value": c.detectable, "note": c.detectable_note}
+            for c in board.conditions
+            if key is None or c.key == key
+        },
         "conditions": list(s.ConditionSerializer(conditions, many=True).data),
     }
     if request.accepted_renderer.format != "csv":

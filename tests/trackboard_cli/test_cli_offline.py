@@ -257,6 +257,53 @@ def test_table_prints_the_sites_table_and_sends_the_options(run_cli, fake_site):
     assert refused.returncode == 1 and "Not found." in refused.stderr
 
 
+def test_the_leaderboard_shows_rank_intervals_scored_submissions_and_the_detectable_difference(
+    run_cli, fake_site
+):
+    rows = [
+        {"rank": 1, "rank_interval": [1, 2], "team": {"slug": "a", "name": "Alpha"},
+         "method_name": "m1", "submissions": 12,
+         "metrics": {"jga": {"value": 45.1, "ci": [43.0, 47.2]}}},
+        {"rank": 2, "rank_interval": [1, 2], "team": {"slug": "b", "name": "Beta"},
+         "method_name": "m2", "submissions": 3,
+         "metrics": {"jga": {"value": 44.9, "ci": [42.8, 47.0]}}},
+        {"rank": 3, "rank_interval": [3, 3], "team": {"slug": "c", "name": "Gamma"},
+         "method_name": "m3", "submissions": 1,
+         "metrics": {"jga": {"value": 30.0, "ci": [28.0, 32.0]}}},
+    ]  # fmt: skip
+    board = {
+        "phase": {"id": 3, "slug": "test", "challenge": "c"},
+        "metrics": [{"name": "jga", "label": "JGA", "direction": "higher", "primary": True}],
+        "condition": "tts",
+        "conditions": [{"key": "tts"}],
+        "ladder": False,
+        "detectable_difference": {"tts": {"value": 1.904, "note": ""}},
+        "results": rows,
+        "next": None,
+    }
+    fake_site({"phases/3/leaderboard/": board})
+    result = run_cli("leaderboard", "3", "--condition", "tts")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[1].split() == ["RANK", "95%", "RANKS", "TEAM", "METHOD", "JGA", "SCORED"]
+    assert lines[2].split() == ["1", "1-2", "Alpha", "m1", "45.10", "12"]
+    assert lines[4].split() == ["3", "3", "Gamma", "m3", "30.00", "1"]
+    assert "differences under 1.90 JGA points are not resolvable on this test set" in (
+        result.stdout
+    )
+    shown = json.loads(run_cli("leaderboard", "3", "--condition", "tts", "--json").stdout)
+    assert shown["detectable_difference"] == {"tts": {"value": 1.904, "note": ""}}
+    assert shown["results"][0]["rank_interval"] == [1, 2]
+
+
+def test_table_asks_for_rank_intervals(run_cli, fake_site):
+    site = fake_site({"phases/3/table/": {"format": "markdown", "table": "| x |\n"}})
+    result = run_cli("table", "3", "--format", "markdown", "--rank-intervals")
+    assert result.returncode == 0, result.stderr
+    ((_, path),) = site.requests
+    assert set(path.split("?")[1].split("&")) == {"as=markdown", "rank_intervals=yes"}
+
+
 def test_table_refuses_an_unknown_format_before_asking_the_site(run_cli, fake_site):
     site = fake_site({})
     result = run_cli("table", "3", "--format", "docx")

@@ -63,12 +63,21 @@ def test_reader_exports_equal_the_page_on_a_public_split_phase(world, client):
     exported = [(rank, f"{v:.2f}") for rank, v in zip(ranks, _means(data["public"]), strict=True)]
     assert exported == [(row[0], row[3]) for row in table]
     assert data["final"] is None
-    lines = list(csv.DictReader(io.StringIO(client.get(csv_url).text)))
+    every = list(csv.DictReader(io.StringIO(client.get(csv_url).text)))
+    lines = [line for line in every if not line["statistic"]]
     overview = [line for line in lines if line["condition"] == "overview"]
     assert [(line["rank"], f"{float(line['jga']):.2f}") for line in overview] == exported
     condition = [line for line in lines if line["condition"] == "tts-verbatim"]
     assert [line["method"] for line in condition] == ["run A1", "run B2", "run C1"]
-    assert all(line["board"] == "public" for line in lines)
+    # the scored submissions behind each row: A one, B and C two each
+    assert [line["submissions"] for line in condition] == ["1", "2", "2"]
+    assert all(line["rank_low"] and line["rank_high"] for line in condition)
+    assert all(line["board"] == "public" for line in every)
+    # the condition's detectable difference, as the JSON has it; no shake-up on a live board
+    (detectable,) = [line for line in every if line["statistic"] == "detectable_difference"]
+    stored = data["public"]["conditions"][0]["detectable"]
+    assert detectable["statistic_value"] == f"{stored:.4f}"
+    assert {line["statistic"] for line in every if line["statistic"]} == {"detectable_difference"}
     assert client.get(archive_url).status_code in (302, 404)  # readers get no archive
 
 
@@ -90,9 +99,24 @@ def test_after_the_reveal_the_exports_carry_the_snapshot_as_the_page_shows_it(wo
         (str(r["rank"]), r["method_name"], f"{v:.2f}")
         for r, v in zip(rows, _means(data["final"]), strict=True)
     ] == [(r[0].split()[0], r[2], r[3]) for r in final_rows]
-    lines = list(csv.DictReader(io.StringIO(client.get(csv_url).text)))
+    every = list(csv.DictReader(io.StringIO(client.get(csv_url).text)))
+    lines = [line for line in every if not line["statistic"]]
     final = [line for line in lines if line["board"] == "final" and line["condition"] == "overview"]
     assert [f"{float(line['jga']):.2f}" for line in final] == ["85.71", "42.86", "14.29"]
+    # each final selection's move from the public part, by construction: B1 50 on the public
+    # part (2nd there), C1 25 (3rd), A1 100 (1st)
+    assert [(line["public_rank"], line["rank_change"], line["public_score"], line["score_shift"])
+            for line in final] == [
+        ("2", "1", "50.0000", f"{600 / 7 - 50:.4f}"),
+        ("3", "1", "25.0000", f"{300 / 7 - 25:.4f}"),
+        ("1", "-2", "100.0000", f"{100 / 7 - 100:.4f}"),
+    ]  # fmt: skip
+    # Kendall's tau of (50, 25, 100) against (85.71, 42.86, 14.29): one concordant pair of
+    # three, two discordant: (1 - 2) / 3
+    taus = {line["condition"]: line for line in every
+            if line["board"] == "final" and line["statistic"] == "kendall_tau"}  # fmt: skip
+    assert taus["overview"]["statistic_value"] == f"{-1 / 3:.4f}"
+    assert data["final"]["shakeups"][0]["tau"] == pytest.approx(-1 / 3)
 
 
 def test_the_archive_has_every_result_and_the_correctness_matrix(world, client):
@@ -153,16 +177,22 @@ def test_the_csv_lists_a_reported_figure_under_its_metrics_even_one_the_board_la
     data = reader_export(phase, world.outsider)
     lines = list(csv.DictReader(io.StringIO(reader_csv(data))))
     header = list(lines[0])
-    # the board's columns (JGA, SER with intervals), then the reported one it lacks (Slot F1)
+    # the board's columns (JGA, SER with intervals), then the reported one it lacks (Slot F1),
+    # then each line's rank interval, scored submissions and move, and the statistics' columns
     assert header[8:] == [
         "jga", "jga_low", "jga_high", "ser", "ser_low", "ser_high",
-        "slot_f1", "slot_f1_low", "slot_f1_high", "signature", "source",
+        "slot_f1", "slot_f1_low", "slot_f1_high",
+        "rank_low", "rank_high", "submissions",
+        "public_rank", "rank_change", "public_score", "score_shift",
+        "statistic", "statistic_value", "statistic_low", "statistic_high",
+        "signature", "source",
     ]  # fmt: skip
     (reported,) = [line for line in lines if line["board"] == "reported (not scored here)"]
     assert (reported["jga"], reported["slot_f1"], reported["ser"]) == ("45.2500", "80.5000", "")
     assert reported["jga_low"] == "" and reported["source"] == "a paper"
     assert reported["method"] == "'=Paper system"  # never a spreadsheet formula
-    ranked = [line for line in lines if line["board"] == "public" and line["condition"] == KEY]
+    ranked = [line for line in lines if line["board"] == "public" and line["condition"] == KEY
+              and not line["statistic"]]  # fmt: skip
     # by construction, public JGA: A1 100, B2 75, C1 25; SER is its complement (one slot a turn)
     assert [(line["method"], line["jga"], line["ser"]) for line in ranked] == [
         ("run A1", "100.0000", "0.0000"),

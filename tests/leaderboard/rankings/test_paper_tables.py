@@ -161,6 +161,29 @@ def test_table_options_name_what_is_wrong(three_teams, client):
     assert response.status_code == 400 and "Unknown metric 'bleu'" in response.text
     api = client.get(f"/api/v1/phases/{three_teams.pk}/table/", {"as": "docx"})
     assert api.status_code == 400 and "Unknown table format 'docx'" in api.text
+    response = client.get(url, {"rank_intervals": "maybe"})
+    assert response.status_code == 400
+    assert "rank_intervals takes yes or no, not 'maybe'" in response.text
+    api = client.get(f"/api/v1/phases/{three_teams.pk}/table/", {"rank_intervals": "2"})
+    assert api.status_code == 400 and "rank_intervals takes yes or no" in api.text
+
+
+def test_the_tables_rank_intervals_are_the_boards(three_teams, client):
+    board = leaderboard(three_teams, "public")
+    md = reverse("rankings:table", args=[three_teams.challenge.slug, three_teams.slug, "md"])
+    text = client.get(md, {"rank_intervals": "yes", "conditions": KEYS[0]}).text
+    assert "| Team | Tts-Verbatim: Rank | Tts-Verbatim: JGA" in text
+    for row in board.conditions[0].rows:
+        low, high = row.rank_low, row.rank_high
+        span = str(low) if low == high else f"{low}\u2013{high}"
+        assert _line(text, f"| {row.team_name}").split(" | ")[1] == f"{row.rank} [{span}]"
+    assert "Rank with its 95% interval over resamples of the dialogues" in text
+    tex = reverse("rankings:table", args=[three_teams.challenge.slug, three_teams.slug, "tex"])
+    latex = client.get(tex, {"rank_intervals": "yes"}).text
+    first = board.conditions[0].rows[0]
+    assert f"{first.rank} {{\\scriptsize [{first.rank_low}" in latex
+    assert "Team & Rank & JGA" in latex
+    assert "Rank" not in client.get(md).text  # not unless asked for
 
 
 def test_a_hidden_phase_has_no_table_before_the_reveal(db):
