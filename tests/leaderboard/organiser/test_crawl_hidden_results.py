@@ -3,7 +3,10 @@ an outsider, a member of another team, a member of the team and a staff organise
 challenge (who crawls every admin page too): before the reveal no private-part or
 whole-reference figure and no reference value appears anywhere; after it, readers see exactly
 the published snapshot's private figures. Team A is anonymous: its name appears nowhere any of
-them can reach, before or after the reveal.
+them can reach, before or after the reveal. The boards' statistics are hidden with them: before
+the reveal no rank interval, no detectable difference of either board and no shake-up (the
+private board's, whose public scores are of the final selections) reaches anyone crawling;
+after it, the snapshot's shake-up is on its page, its API and the exports.
 
 URLs come from walking the URL resolver (every route, the API's included), with each path
 parameter filled with every value that exists in the world (every submission id, team slug,
@@ -16,6 +19,7 @@ hands out), so the anonymous name check leaves those paths out.
 from __future__ import annotations
 
 import itertools
+import json
 import re
 
 import pytest
@@ -26,6 +30,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from leaderboard.challenges.models import Phase
 from leaderboard.operations.heartbeat import beat
+from leaderboard.rankings.boards import stored
 from leaderboard.rankings.snapshots import reveal
 from leaderboard.teams.models import Participation, Team
 from tests.leaderboard.boards import built
@@ -45,8 +50,9 @@ SKIP_PREFIXES = ("admin/",)
 EXTRA_QUERIES = {
     "leaderboard/": ["?fragment=1", "?format=csv", "?condition=tts-verbatim",
                      "?condition=tts-verbatim&format=csv"],
-    "table.tex": ["?board=public", "?board=final", "?snapshot=1"],
-    "/table/": ["?as=markdown", "?board=public", "?board=final"],
+    "table.tex": ["?board=public", "?board=final", "?snapshot=1", "?rank_intervals=yes"],
+    "/table/": ["?as=markdown", "?board=public", "?board=final", "?rank_intervals=yes"],
+    "/shakeup/": ["?snapshot=1", "?board=public"],
     "/pairwise/": ["?a=1&b=2", "?a=2&b=3"],
     "/robustness/": ["?board=public", "?board=final", "?board=final&snapshot=1"],
     "/errors/": ["?board=public", "?board=final", "?board=final&snapshot=1"],
@@ -187,12 +193,37 @@ def leaks(pages: dict[str, str], forbidden: set[str]) -> list[tuple[str, str]]:
     ]
 
 
+#: What the boards' statistics look like with a value on a page, an answer or an export (the
+#: names alone are in every CSV header and in the API's schema).
+STATISTICS = tuple(
+    re.compile(pattern)
+    for pattern in (
+        r'class="rank-ci"', r'id="shakeup-table"', r"not resolvable", r",detectable_difference,",
+        r'"rank_interval":\s*\[\d', r'"rank_low":\s*\d', r'"detectable":\s*\d',
+        r'"(kendall_)?tau":\s*-?\d', r'"shakeups":\s*\[\s*\{',
+    )
+)  # fmt: skip
+
+
+def statistics_strings(phase) -> set[str]:
+    """The boards' own figures: each board's detectable differences (as shown) and the
+    private board's shake-up correlations (as the API gives them)."""
+    found: set[str] = set()
+    for part in ("public", "private"):
+        board = stored(phase, part).board
+        found |= {f"{c.detectable:.2f}" for c in board.conditions if c.detectable is not None}
+        for shakeup in board.shakeups:
+            found |= {repr(v) for v in (shakeup.tau, shakeup.rho, shakeup.mean_shift) if v}
+    return found
+
+
 def test_nothing_private_before_the_reveal_and_exactly_the_snapshot_after(world):
     paths = urls(world)
     assert any("/leaderboard.csv" in p for p in paths) and any(
         "/api/v1/phases/" in p for p in paths
     )
-    forbidden = c.private_strings() | {c.PRIVATE_VALUE}
+    assert any(p.endswith("/shakeup/") for p in paths)
+    forbidden = c.private_strings() | {c.PRIVATE_VALUE} | statistics_strings(world.phase)
     Team.objects.filter(pk=world.teams["A"].pk).update(name=SECRET_NAME, anonymous=True)
     Phase.changed(world.phase.pk)  # as the admin does for its edits
     built(world.phase)  # and the board's worker once the edit has committed
@@ -202,6 +233,11 @@ def test_nothing_private_before_the_reveal_and_exactly_the_snapshot_after(world)
         pages = crawl(client, paths_of(name, paths))
         assert not leaks(pages, forbidden), name
         assert not named(pages), name
+        # no statistic of either board, in any form (the admin's own pages aside)
+        shown = {p: t for p, t in pages.items() if not p.startswith("/admin/")}
+        assert not [(p, s.pattern) for p, t in shown.items() for s in STATISTICS if s.search(t)]
+        shakeup = f"/api/v1/phases/{world.phase.pk}/shakeup/"
+        assert pages[shakeup].startswith('{"error"') and '"not_found"' in pages[shakeup], name
         if name == "other organiser":
             # it reached the admin, and the admin showed it nothing of this challenge
             assert pages["/admin/"].count("<tr") >= 1
@@ -216,6 +252,9 @@ def test_nothing_private_before_the_reveal_and_exactly_the_snapshot_after(world)
 
     close(world.phase)
     snapshot = reveal(world.phase, world.organiser)
+    snapshot_path = reverse(
+        "rankings:snapshot", args=[world.phase.challenge.slug, world.phase.slug, 1]
+    )
     rows = snapshot.data["conditions"][0]["rows"]
     names = [column["name"] for column in snapshot.data["columns"]]
     assert names[:2] == ["jga", "ser"]
@@ -240,6 +279,14 @@ def test_nothing_private_before_the_reveal_and_exactly_the_snapshot_after(world)
             reverse("rankings:leaderboard", args=[world.phase.challenge.slug, world.phase.slug])
         ]
         assert all(value in board for value in published), name
+        # the snapshot's shake-up, for everyone now
+        shakeup = json.loads(pages[f"/api/v1/phases/{world.phase.pk}/shakeup/"])
+        assert shakeup["snapshot"] == 1 and len(shakeup["rankings"]) == 2, name
+        assert 'id="shakeup-table"' in pages[f"{snapshot_path}"], name
+        # and every kind of statistic the crawl looked for before is on some page now: the
+        # patterns would have found them
+        matched = {s.pattern for t in pages.values() for s in STATISTICS if s.search(t)}
+        assert matched == {s.pattern for s in STATISTICS}, name
         if name in ("anonymous", "outsider", "other organiser"):
             # the pairwise comparison of two published entries shows their difference, which
             # here may read as another run's private figure (all are multiples of 100/7)
