@@ -301,7 +301,6 @@ def _condition_board(
             ranked, stats.groups, stats.intervals, strict=True
         )
     )
-    has_pairs = bool(pairs) and any(comparable_on(primary, a, b) for a, b in pairs)
     board = ConditionBoard(
         condition.pk,
         condition.key,
@@ -309,7 +308,7 @@ def _condition_board(
         rows,
         note,
         detectable=stats.detectable,
-        detectable_note=stats.detectable_note if len(rows) > 1 or has_pairs else "",
+        detectable_note=stats.detectable_note,
     )
     return board, stats
 

@@ -45,6 +45,10 @@ NO_PAIR = (
     "No detectable difference: it needs two entries scored on the same dialogues with the "
     "same denominators, which this board does not have."
 )
+IDENTICAL = (
+    "No detectable difference: the entries next to each other here are identical dialogue "
+    "by dialogue, so they show nothing of how much scores vary."
+)
 
 
 @dataclass(frozen=True)
@@ -187,7 +191,8 @@ def condition(
     detectable = detectable_difference(found.errors)
     note = ""
     if detectable is None and n > 1:
-        note = NO_PAIR
+        tested = [e for e in found.errors if not np.isnan(e)]
+        note = IDENTICAL if tested else NO_PAIR
     return ConditionStatistics(
         groups=labels(ranks, ties[:n]),
         intervals=intervals,
