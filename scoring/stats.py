@@ -226,6 +226,26 @@ def bootstrap_p_values(
     return list(resample_entries(numerators, denominators, pairs, n_boot, seed).p_values)
 
 
+def _spread(values: Block, first: npt.NDArray[np.intp], second: npt.NDArray[np.intp]) -> Block:
+    """The sample standard deviation (``n - 1``) over the resamples of ``d*`` of each pair,
+    the difference of its two entries' resampled metrics (NaN on a resample with nothing to
+    count, left out). Adjacent entries in order (a board's pairs) are two views of
+    ``values``, not copies."""
+    if len(first) and np.array_equal(first, np.arange(first[0], first[0] + len(first))) and (
+        np.array_equal(second, first + 1)
+    ):
+        gaps = values[:, first[0] : first[-1] + 1] - values[:, first[0] + 1 : first[-1] + 2]
+    else:
+        gaps = values[:, first] - values[:, second]
+    if np.isnan(gaps).any():
+        spread: Block = np.nanstd(gaps, axis=0, ddof=1)
+        return spread
+    # two passes, in place: the mean, then the squared deviations from it
+    gaps -= gaps.mean(axis=0)
+    squares: Block = np.einsum("ij,ij->j", gaps, gaps)
+    return np.sqrt(squares / (len(gaps) - 1))
+
+
 @dataclass(frozen=True)
 class Resampled:
     """Every entry of one reference on one shared set of resamples (:func:`resample_entries`)."""
@@ -325,9 +345,5 @@ def resample_entries(
     errors = np.full(len(pairs), np.nan)
     tested = share & (usable >= 2)
     if tested.any():
-        # d* of the pairs sharing their denominators: the difference of the two metrics (NaN
-        # on a resample with nothing to count)
-        gaps = values[:, first[tested]] - values[:, second[tested]]
-        spread = np.nanstd if np.isnan(gaps).any() else np.std
-        errors[tested] = spread(gaps, axis=0, ddof=1)
+        errors[tested] = _spread(values, first[tested], second[tested])
     return Resampled(values, tuple(float(p) for p in p_values), tuple(float(e) for e in errors))

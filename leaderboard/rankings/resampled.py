@@ -209,7 +209,11 @@ def overview_means(per_condition: Sequence[Any], rows: int, n_boot: int) -> Any:
     n_boot x rows each): NaN for a row missing a condition."""
     if not per_condition:
         return np.full((n_boot, rows), np.nan)
-    return np.mean(np.stack(per_condition), axis=0)
+    total = np.array(per_condition[0], dtype=np.float64, copy=True)
+    for values in per_condition[1:]:
+        total += values
+    total /= len(per_condition)
+    return total
 
 
 def overview_intervals(
