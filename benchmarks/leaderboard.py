@@ -6,7 +6,9 @@ run.
   the serialised form, the store) and ``compute(phase, "public")`` alone (the queries, rank
   groups and figures), beside the least any build must do: one query fetching every current Result's
   ranking columns (primary metric, its interval, tie-breaker, metrics, intervals) and the
-  primary metric's per-dialogue statistics, decoded into numpy arrays; the two are measured
+  primary metric's per-dialogue statistics, decoded into numpy arrays (a build also resamples
+  every condition once for the rank groups, rank intervals and detectable difference, and
+  ranks every entry in every resample); the two are measured
   in turn, round after round, so that a slow spell of a shared machine hits both alike; and,
   as before, the build of a board of the same teams with 20 dialogues per result;
 - time to render the page after a change (the board built as its worker builds it, then
@@ -22,7 +24,8 @@ Uses a throw-away Postgres database (``--database-url``, dropped and created ane
 ``--database-url ''`` for a throw-away SQLite file instead) and a local-memory cache. Run:
 ``.venv/bin/python benchmarks/leaderboard.py [--teams 500] [--dialogues 1000] [--repeat 5]``
 (``--teams 2000`` for the larger board; ``--n-boot`` sets the rank groups' resamples, 1,000 by
-default as the scorer's).
+default as the scorer's; ``--split 0.5`` also times, last, the final board of the phase split
+so, every team's one submission a final selection, with its shake-up).
 """
 
 from __future__ import annotations
@@ -91,6 +94,13 @@ def main() -> None:
         type=int,
         default=1000,
         help="resamples of the rank groups (default: the scorer's 1000, as a real challenge)",
+    )
+    parser.add_argument(
+        "--split",
+        type=float,
+        default=None,
+        help="also time the final board of a phase with this public share (its shake-up: "
+        "every team's submission a final selection)",
     )
     parser.add_argument(
         "--database-url",
@@ -208,6 +218,13 @@ def main() -> None:
         gz, br = len(gzip.compress(raw)) / 1024, len(brotli.compress(raw)) / 1024
         return f"{len(raw) / 1024:8.1f} KiB raw {gz:8.1f} KiB gzip {br:8.1f} KiB brotli"
 
+    final_ms = None
+    if args.split is not None:  # last: the phase's board is not the one measured above
+        from leaderboard.submissions.services.processing import recompute_parts
+
+        Phase.objects.filter(pk=phase.pk).update(split_fraction=args.split, split_seed=3)
+        recompute_parts(Phase.objects.get(pk=phase.pk))  # the parts' figures, as the admin does
+        final_ms = timed(lambda: compute(Phase.objects.get(pk=phase.pk), "private"), args.repeat)
     resampling = phase.challenge.resampling()
     print(
         f"leaderboard, {args.teams} teams x 3 conditions, {args.dialogues} dialogues per "
@@ -222,6 +239,8 @@ def main() -> None:
         "and primary per-dialogue statistics, decoded)"
     )
     print(f"  compute, small      {small_ms:8.1f} ms  ({bulk.DIALOGUES} dialogues per result)")
+    if final_ms is not None:
+        print(f"  compute (final)     {final_ms:8.1f} ms  (split {args.split}: with its shake-up)")
     print(f"  page after a change {cold_ms:8.1f} ms  ({cold_ms / bare_ms:5.1f} x bare tables)")
     print(f"  page, board stored  {warm_ms:8.1f} ms  ({warm_ms / bare_ms:5.1f} x bare tables)")
     print(f"  bare tables         {bare_ms:8.1f} ms  (baseline: same board, tables only)")
