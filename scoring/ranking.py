@@ -170,17 +170,20 @@ def _inversions(codes: Ranks) -> npt.NDArray[np.int64]:
         return total
     # positions in value order, equal values by position (so a left one counts as not greater)
     order = np.argsort(codes.astype(np.int16), axis=1, kind="stable").astype(np.int16)
+    ranks = np.arange(entries, dtype=np.float64)
     while half < entries:
+        # Each block (2 * half positions) in value order: a left-half element's rank there is
+        # its rank among the left ones plus the right ones below it, so the block's pairs
+        # (left > right) are the sum of its left ones' ranks minus a(a + 1) / 2, ``a`` their
+        # number. Summed over the blocks of a row: the left ones' positions in the row's
+        # block-sorted order, minus what depends on the blocks' sizes only.
         shift = half.bit_length()  # 2 * half == 1 << shift
         within = np.argsort(order >> shift, axis=1, kind="stable")
-        position = np.take_along_axis(order, within, axis=1)
-        is_left = (position & half) == 0
-        seen = np.cumsum(is_left, axis=1, dtype=np.int16)  # left ones so far, inclusive
-        start = (position >> shift) << shift  # the block's first index in this order
-        before = np.take_along_axis(seen - is_left, start.astype(np.intp), axis=1)
-        lefts = np.minimum(half, entries - start)
-        # a right one's inversions: the left ones of its block not seen yet (the greater ones)
-        total += np.where(is_left, 0, lefts - (seen - before)).sum(axis=1, dtype=np.int64)
+        is_left = (np.take_along_axis(order, within, axis=1) & half) == 0
+        starts = np.arange(0, entries, 2 * half)
+        lefts = np.minimum(half, entries - starts)
+        constant = float((lefts * starts).sum() - lefts.sum() + (lefts * (lefts + 1) // 2).sum())
+        total += np.rint(is_left @ ranks - constant).astype(np.int64)
         half *= 2
     return total
 
