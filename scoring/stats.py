@@ -226,15 +226,25 @@ def bootstrap_p_values(
     return list(resample_entries(numerators, denominators, pairs, n_boot, seed).p_values)
 
 
+def _adjacent(first: npt.NDArray[np.intp], second: npt.NDArray[np.intp]) -> slice | None:
+    """The slice of ``first`` when the pairs are ``(i, i + 1)`` for consecutive ``i`` (a
+    board's adjacent entries), so that both sides are views of the same columns."""
+    if not len(first):
+        return None
+    run = slice(int(first[0]), int(first[0]) + len(first))
+    if np.array_equal(first, np.arange(run.start, run.stop)) and np.array_equal(second, first + 1):
+        return run
+    return None
+
+
 def _spread(values: Block, first: npt.NDArray[np.intp], second: npt.NDArray[np.intp]) -> Block:
     """The sample standard deviation (``n - 1``) over the resamples of ``d*`` of each pair,
     the difference of its two entries' resampled metrics (NaN on a resample with nothing to
     count, left out). Adjacent entries in order (a board's pairs) are two views of
     ``values``, not copies."""
-    if len(first) and np.array_equal(first, np.arange(first[0], first[0] + len(first))) and (
-        np.array_equal(second, first + 1)
-    ):
-        gaps = values[:, first[0] : first[-1] + 1] - values[:, first[0] + 1 : first[-1] + 2]
+    adjacent = _adjacent(first, second)
+    if adjacent is not None:
+        gaps = values[:, adjacent] - values[:, adjacent.start + 1 : adjacent.stop + 1]
     else:
         gaps = values[:, first] - values[:, second]
     if np.isnan(gaps).any():
@@ -315,30 +325,41 @@ def resample_entries(
     above = np.zeros(len(pairs))
     usable = np.zeros(len(pairs))
     base_of = which[first]
-    shared = len(firsts) == 1  # one denominator for all: divide by one column
+    shared = len(firsts) == 1  # one denominator for all: every pair's is the one column
+    adjacent = _adjacent(first, second)  # a board's pairs (i, i + 1): views, not copies
     for start, weights in resample_weights(n, n_boot, seed):
         stop = start + len(weights)
         resampled: npt.NDArray[Any] = weights.astype(dtype, copy=False)
         sums = resampled @ counts_t  # every entry's resampled numerators
         all_bases = resampled @ totals_t
         own = all_bases if shared else all_bases[:, which]  # each entry's denominator sum
+        empty = not (own > 0).all()
         with np.errstate(divide="ignore", invalid="ignore"):
-            block = np.multiply(sums, 100.0, dtype=np.float64)
-            np.divide(block, own, out=block)
-        if not (own > 0).all():
-            block[np.broadcast_to(own <= 0, block.shape)] = np.nan
-        values[start:stop] = block
+            if shared:  # one division per resample, then a product for every entry
+                np.multiply(sums, 100.0 / own.astype(np.float64), out=values[start:stop])
+            else:
+                np.divide(np.multiply(sums, 100.0, dtype=np.float64), own, out=values[start:stop])
+        if empty:
+            values[start:stop][np.broadcast_to(own <= 0, (stop - start, entries))] = np.nan
         if not len(pairs):
             continue
-        bases = all_bases[:, base_of]  # each pair's resampled denominator sum
+        bases = all_bases if shared else all_bases[:, base_of]  # each pair's denominator sum
         # d* = 100 * (sums[a] - sums[b]) / base for a pair that shares its denominators: the
         # sign of the numerators' difference, on the resamples with something to count
-        gaps = sums[:, first] - sums[:, second]
+        if adjacent is not None:
+            gaps = sums[:, adjacent] - sums[:, adjacent.start + 1 : adjacent.stop + 1]
+        else:
+            gaps = sums[:, first] - sums[:, second]
         tolerance = bases * (_TOLERANCE / 100)
-        counted = bases > 0
-        below += np.count_nonzero(counted & (gaps <= tolerance), axis=0)
-        above += np.count_nonzero(counted & (gaps >= -tolerance), axis=0)
-        usable += np.count_nonzero(counted, axis=0)
+        if empty:
+            counted = np.broadcast_to(bases > 0, gaps.shape)
+            below += np.count_nonzero(counted & (gaps <= tolerance), axis=0)
+            above += np.count_nonzero(counted & (gaps >= -tolerance), axis=0)
+            usable += np.count_nonzero(counted, axis=0)
+        else:  # something to count on every resample (the usual case)
+            below += np.count_nonzero(gaps <= tolerance, axis=0)
+            above += np.count_nonzero(gaps >= -tolerance, axis=0)
+            usable += stop - start
     with np.errstate(divide="ignore", invalid="ignore"):
         p_values = np.minimum(1.0, 2.0 * np.minimum(below, above) / usable)
     p_values[~share | (usable == 0)] = np.nan

@@ -388,6 +388,10 @@ def figures(board: Leaderboard) -> dict[str, Any]:
     return _rounded(charts)
 
 
+#: What ``_rounded`` leaves as it is.
+_KEPT = (int, str, bool, type(None))
+
+
 def _rounded(value: Any) -> Any:
     """``value`` with every float rounded to ``DECIMALS``: the page's JSON, a third the size."""
     if isinstance(value, float):
@@ -395,13 +399,24 @@ def _rounded(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _rounded(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        # most lists are numbers or labels: those are rounded here, without a call each
-        return [
-            round(v, DECIMALS)
-            if type(v) is float
-            else v
-            if v is None or type(v) in (int, str, bool)
-            else _rounded(v)
-            for v in value
-        ]
+        # Most lists are numbers or labels, or rows of them (a chart's customdata): those are
+        # rounded here, without a call for each row (a 500-team board has thousands).
+        out = []
+        for v in value:
+            kind = type(v)
+            if kind is float:
+                out.append(round(v, DECIMALS))
+            elif kind in _KEPT:
+                out.append(v)
+            elif kind is list or kind is tuple:
+                out.append(
+                    [
+                        round(x, DECIMALS) if type(x) is float else x
+                        if type(x) in _KEPT else _rounded(x)
+                        for x in v
+                    ]
+                )  # fmt: skip
+            else:
+                out.append(_rounded(v))
+        return out
     return value

@@ -237,7 +237,8 @@ def _ranked(
 
 
 def _primary_value(found: Counted | None, metric: str) -> float | None:
-    return None if found is None else found.cell(metric)[0]
+    """``found``'s value of ``metric`` on the board's part (``Counted.cell``'s first)."""
+    return None if found is None else found.values.get(metric)
 
 
 def _tested(
