@@ -28,7 +28,7 @@ from leaderboard.challenges.split import PARTS
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.teams.models import anonymous_label
 
-#: Submissions that never show on a board (nor count in a team's number of submissions).
+#: Submissions that never show on a board (nor count among the scored submissions of a row).
 HIDDEN_STATUSES = (Submission.Status.INVALID, Submission.Status.CANCELLED)
 
 #: (value, low, high) of one metric
