@@ -16,7 +16,10 @@ says (row b of ``default_rng(seed).integers(0, n, size=(B, n))`` over a part's d
 the reference's order), recomputes every entry's JGA on every resample in a plain loop, ranks
 by counting, and takes scipy's Kendall's tau, Spearman's rho and normal quantiles.
 
-The scoring (5 teams x 2 conditions of 7,372 turns) is done once for the module.
+The scoring (5 teams x 2 conditions of 7,372 turns) is done once for the module. (These five
+systems rank the same on both parts in nearly every resample, so the shake-up's correlations
+are 1 and their intervals a point; tests/leaderboard/organiser/test_shakeup.py checks the
+intervals of a shake-up where the parts disagree.)
 """
 
 from __future__ import annotations
