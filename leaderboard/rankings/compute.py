@@ -31,7 +31,6 @@ from leaderboard.rankings.board import (
     ConditionBoard,
     Counted,
     Leaderboard,
-    OverviewRow,
     Row,
     Shakeup,
     columns,
@@ -48,7 +47,7 @@ from leaderboard.rankings.groups import comparable_on
 from leaderboard.rankings.ladder import laddered
 from leaderboard.rankings.models import ReportedResult
 from leaderboard.rankings.overview import overview_plan, overview_rows
-from leaderboard.rankings.shakeup import NO_SPLIT, OVERVIEW, shakeup
+from leaderboard.rankings.shakeup import NO_SPLIT, final_shakeups
 from leaderboard.submissions.models import Result
 from scoring.taskapi import DialogueRatios
 
@@ -130,7 +129,7 @@ def compute(phase: Phase, part: str = "public") -> Leaderboard:
     note = ""
     if part == "private":
         if phase.has_split:
-            shakeups = _shakeups(phase, shown, built, overview, conditions, behind, stored)
+            shakeups = final_shakeups(phase, shown, built, overview, conditions, behind, stored)
         else:
             note = NO_SPLIT
     board = Leaderboard(
@@ -333,77 +332,3 @@ def _overview_intervals(
         bool(row) and all(_tested(r, primary, dialogues) is not None for r in row) for row in behind
     ]
     return resampled.overview_intervals(means, complete, direction, resampling.level)
-
-
-def _shakeups(
-    phase: Phase,
-    shown: tuple[Column, ...],
-    built: list[tuple[ConditionBoard, resampled.ConditionStatistics]],
-    overview: tuple[OverviewRow, ...],
-    conditions: list[Condition],
-    behind: dict[tuple[int, int], Counted],
-    stored: dict[int, tuple[int, int, Any]],
-) -> tuple[Shakeup, ...]:
-    """The shake-up of a final board (``shakeup``): each ranking's entries again on the public
-    part, from the same Results' public scores and public-part statistics."""
-    challenge = phase.challenge
-    primary = challenge.primary
-    resampling = challenge.resampling()
-    direction = challenge.scoring_task().metric(primary).direction
-    public_dialogues = part_dialogues(phase, "public", list(stored.values()), primary)
-    public_scores = dict(
-        Result.objects.filter(pk__in=list(stored)).values_list("pk", "public_primary")
-    )
-    found: list[Shakeup] = []
-    # the primary metric's column (the overview's means are of the first two columns)
-    at = next((i for i, c in enumerate(shown) if c.primary), 0)
-    public_extra = []
-    for (board, stats), condition in zip(built, conditions, strict=True):
-        rows = [behind[(r.submission_id, condition.pk)] for r in board.rows]
-        sources = [behind.get((o.submission_id, condition.pk)) for o in overview]
-        everything = [*rows, *sources]
-        points = [public_scores.get(r.pk) if r is not None else None for r in everything]
-        tested = [
-            public_dialogues.get(r.pk) if r is not None and p is not None else None
-            for r, p in zip(everything, points, strict=True)
-        ]
-        public = resampled.sample(primary, points, tested, [], resampling, len(rows))
-        public_extra.append(public.extra)
-        found.append(
-            shakeup(
-                board.key,
-                board.label,
-                [r.submission_id for r in board.rows],
-                [r.rank for r in board.rows],
-                points[: len(rows)],
-                [r.cells[at][0] if at < len(r.cells) else None for r in board.rows],
-                public.values,
-                stats.values,
-                direction,
-                resampling,
-            )
-        )
-    public_means = []
-    for o in overview:
-        values = [
-            public_scores.get(behind[(o.submission_id, c.pk)].pk)
-            if (o.submission_id, c.pk) in behind
-            else None
-            for c in conditions
-        ]
-        complete = bool(values) and all(v is not None for v in values)
-        public_means.append(sum(values) / len(values) if complete else None)  # type: ignore[arg-type]
-    n_boot = resampling.n_boot
-    overall = shakeup(
-        OVERVIEW,
-        "Overview (mean over the conditions)",
-        [o.submission_id for o in overview],
-        [o.rank for o in overview],
-        public_means,
-        [o.means[at] if at < len(o.means) else None for o in overview],
-        resampled.overview_means(public_extra, len(overview), n_boot),
-        resampled.overview_means([s.extra for _, s in built], len(overview), n_boot),
-        direction,
-        resampling,
-    )
-    return (overall, *found)
