@@ -221,11 +221,13 @@ def test_submit_accepts_a_valid_file_of_another_task_and_refuses_a_broken_one(
     assert board.returncode == 0, board.stderr
     assert all(label in board.stdout for label in shown)
     assert set(shown.values()) <= set(_cells(board.stdout, "1"))
-    # The overview: the means of the board's first two columns, the primary one first.
+    # The overview: the means of the board's first two columns, the primary one first, then
+    # the count of scored submissions (this one).
     overview = run_cli("leaderboard", target)
     label = phase.challenge.scoring_task().metrics[0].label
     assert overview.returncode == 0 and label in overview.stdout
-    assert _cells(overview.stdout, "1")[-2] == shown[label]
+    assert _cells(overview.stdout, "1")[-3:][0] == shown[label]
+    assert _cells(overview.stdout, "1")[-1] == "1"
 
 
 def _split_in_two(phase) -> dict[str, str]:

@@ -116,7 +116,7 @@ def test_every_task_goes_the_same_way_from_upload_to_page_api_finals_and_command
     earlier = ("First run", "No scored submissions yet", "This leaderboard has not been built yet")
     assert all(any(text in seen for text in earlier) for seen in pages[:-1])
     for label, value in shown.items():
-        assert f'{label} <span class="sub">[95% CI]</span>' in page and value in page
+        assert f'{label} <span class="sub">[95% CI]' in page and value in page
 
     # The API gives every metric of the task with its interval.
     detail = member.get(f"/api/v1/submissions/{second.pk}/").json()

@@ -102,6 +102,8 @@ EXPECTED: dict[str, str] = {
     "api:pairwise": "44444444",
     "api:robustness": PUBLIC,
     "api:errors": PUBLIC,
+    # the shake-up of a published snapshot; the phase has none yet, so it is 404 for everyone
+    "api:shakeup": "44444444",
     "api:submit": "44444444",  # POST only; anonymous is 401/403
     "api:submissions": "42222222",
     "api:submission": "44422424",
