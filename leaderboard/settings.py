@@ -387,6 +387,10 @@ CELERY_RESCORE_QUEUE = env_str("TRACKBOARD_RESCORE_QUEUE", "")
 #: The boards' builds (``rankings.builds``) go here when set, for a worker of their own;
 #: empty: the same queue as new submissions.
 CELERY_BOARD_QUEUE = env_str("TRACKBOARD_BOARD_QUEUE", "")
+#: Every mail task (a submission's outcome, password resets, address confirmations) goes here,
+#: for a worker of its own (``celery worker -Q <name>``), so a slow or hung mail server never
+#: holds a scoring process; empty: the default queue's name with ``-mail`` (``trackboard-mail``).
+CELERY_MAIL_QUEUE = env_str("TRACKBOARD_MAIL_QUEUE", "")
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
