@@ -64,8 +64,9 @@ def last_heartbeat() -> dt.datetime | None:
 
 
 def scheduler_stale() -> dt.timedelta:
-    """How old the scheduler's row may be: four of its intervals, at least a minute."""
-    return max(dt.timedelta(seconds=4 * settings.REAPER_INTERVAL), STALE)
+    """How old the scheduler's row may be: four of its intervals (a minute by default), so a
+    task that waited behind others in the queue is not taken for a stopped scheduler."""
+    return dt.timedelta(seconds=4 * settings.REAPER_INTERVAL)
 
 
 def scheduler_beat(now: dt.datetime | None = None) -> None:

@@ -111,3 +111,44 @@ def start_worker(
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+
+
+@pytest.fixture
+def start_beat(
+    postgres, redis_url, isolation, tmp_path
+) -> Iterator[Callable[..., subprocess.Popen]]:
+    """``start(broker=URL, **env)`` starts a beat scheduler on the test's database and queue;
+    all stop at teardown."""
+    processes: list[subprocess.Popen] = []
+
+    def start(*, broker: str | None = None, **extra_env: str) -> subprocess.Popen:
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
+            "DATABASE_URL": database_url(),
+            "REDIS_URL": broker or redis_url,
+            "TRACKBOARD_QUEUE": isolation["tag"],
+            "TRACKBOARD_CACHE_PREFIX": isolation["tag"],
+            "TRACKBOARD_VAR_DIR": str(tmp_path / "var"),
+            **extra_env,
+        }
+        env.pop("DATABASE_TEST_NAME", None)
+        log = open(tmp_path / f"beat-{len(processes)}.log", "wb")  # noqa: SIM115
+        schedule = tmp_path / f"beat-schedule-{len(processes)}"
+        process = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "leaderboard", "beat", "--loglevel=INFO",
+             f"--schedule={schedule}"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        processes.append(process)
+        return process
+
+    yield start
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
