@@ -91,6 +91,12 @@ class Submission(models.Model):
     def __str__(self) -> str:
         return f"#{self.pk} {self.team} / {self.method_name} ({self.status})"
 
+    @staticmethod
+    def resend_time() -> dt.datetime:
+        """When the reaper may send a queued row's task again if no worker has claimed it (its
+        message lost with the broker): ``lease_until`` of a queued row."""
+        return timezone.now() + dt.timedelta(seconds=settings.SCORING_RESEND_AFTER_SECONDS)
+
     # --- transitions: each returns True when this call moved the row --------------------------
     @classmethod
     def claim(
@@ -148,14 +154,17 @@ class Submission(models.Model):
     ) -> bool:
         """Back to ``queued``: a claim whose lease ended before ``expired_before``, or the one
         holding ``held``. ``refund`` gives its attempt back (a fault of the site is not an
-        attempt); ``resend_at`` is when the reaper may send its task again (the retry already
-        planned is due before it)."""
+        attempt); ``resend_at`` is when the reaper may send its task again (default
+        ``resend_time()``; a worker's planned retry is due before the time it passes)."""
         rows = cls.objects.filter(pk=pk, status=cls.Status.SCORING)
         if expired_before is not None:
             rows = rows.filter(lease_until__lt=expired_before)
         if held is not None:
             rows = rows.filter(lease_until=held)
-        changes: dict[str, Any] = {"status": cls.Status.QUEUED, "lease_until": resend_at}
+        changes: dict[str, Any] = {
+            "status": cls.Status.QUEUED,
+            "lease_until": resend_at or cls.resend_time(),
+        }
         if refund:
             changes["attempts"] = Greatest(F("attempts") - 1, 0)
         return bool(rows.update(**changes))
@@ -173,7 +182,7 @@ class Submission(models.Model):
         statuses = [cls.Status.SCORED, cls.Status.FAILED] if include_failed else [cls.Status.SCORED]
         return bool(
             cls.objects.filter(pk=pk, status__in=statuses).update(
-                status=cls.Status.QUEUED, attempts=0, error="", lease_until=None
+                status=cls.Status.QUEUED, attempts=0, error="", lease_until=cls.resend_time()
             )
         )
 

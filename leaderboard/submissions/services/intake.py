@@ -186,7 +186,10 @@ def submit(
             Participation.objects.select_for_update().get(pk=participation.pk)
             _check_quota(team, phase)
             submission = Submission.objects.create(
-                **identity, status=Submission.Status.QUEUED, charged=True
+                **identity,
+                status=Submission.Status.QUEUED,
+                charged=True,
+                lease_until=Submission.resend_time(),
             )
             SubmissionFile.objects.bulk_create(
                 SubmissionFile(

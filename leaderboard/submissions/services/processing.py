@@ -235,10 +235,12 @@ def reap_expired_leases(now: dt.datetime | None = None) -> list[int]:
     A worker killed mid-scoring leaves its row in ``scoring``: it is re-queued (or failed, when
     its attempts are used up). A ``queued`` row whose message never reached a worker (the broker
     was down when it was sent) would wait for ever: for a queued row ``lease_until`` is the time
-    to send its task again, stamped on the first pass and renewed on each re-send; a duplicate
+    to send its task again, stamped when it is queued (``Submission.resend_time``; on the first
+    pass for a row without one) and renewed on each re-send; a duplicate
     message is harmless because only one delivery can claim the row. Returns the ids sent.
     """
     now = now or timezone.now()
+    resend_at = now + dt.timedelta(seconds=settings.SCORING_RESEND_AFTER_SECONDS)
     requeued: list[int] = []
     expired = Submission.objects.filter(
         status=Submission.Status.SCORING, lease_until__lt=now
@@ -247,11 +249,11 @@ def reap_expired_leases(now: dt.datetime | None = None) -> list[int]:
         if attempts >= settings.SCORING_MAX_ATTEMPTS:
             # A terminal failure like any other: uncharged, on the boards, the team mailed.
             _failed(pk, FAILED_MESSAGE.format(attempts=attempts), expired_before=now)
-        elif Submission.release(pk, expired_before=now):
+        elif Submission.release(pk, expired_before=now, resend_at=resend_at):
             requeued.append(pk)
             transaction.on_commit(lambda pk=pk: queue.enqueue_scoring(pk), robust=True)
-    resend_at = now + dt.timedelta(seconds=settings.SCORING_RESEND_AFTER_SECONDS)
     waiting = Submission.objects.filter(status=Submission.Status.QUEUED)
+    # Rows queued before the stamp was set at upload (or by hand): their deadline starts now.
     waiting.filter(lease_until__isnull=True).exclude(pk__in=requeued).update(lease_until=resend_at)
     for pk in waiting.filter(lease_until__lt=now).values_list("pk", flat=True):
         if Submission.objects.filter(

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from leaderboard.operations.heartbeat import alive_workers
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Submission
 from scoring.synth import make_gold, make_prediction
@@ -82,6 +83,8 @@ def test_a_hung_mail_server_delays_no_scoring(start_worker, hung_smtp, isolation
     }
     start_worker(queues=isolation["tag"], **mail)
     start_worker(queues=f"{isolation['tag']}-mail", **mail)
+    # both ready (their first heartbeats), so the first figure is not a worker's start
+    wait_for(lambda: len(alive_workers()) == 2, "the workers to start", tmp_path)
     phase = phase_with_references(json.dumps(GOLD).encode(), keys=KEYS)
     team = approved_team(phase)
     scored = []

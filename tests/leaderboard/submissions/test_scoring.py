@@ -202,16 +202,23 @@ def test_the_reaper_fails_a_submission_that_used_all_attempts(submission, settin
 def test_a_queued_submission_whose_message_was_lost_is_sent_again(
     submission, enqueued, settings, django_capture_on_commit_callbacks
 ):
-    settings.SCORING_RESEND_AFTER_SECONDS = 300
     enqueued.clear()  # as if the broker had lost the message sent at upload
+    # its deadline was set at upload, a moment before now: upload + the resend interval
+    wait = settings.SCORING_RESEND_AFTER_SECONDS
     now = timezone.now()
+
+    def reap(seconds: float) -> list[int]:
+        return services.reap_expired_leases(now=now + dt.timedelta(seconds=seconds))
+
     with django_capture_on_commit_callbacks(execute=True):
-        assert services.reap_expired_leases(now=now) == []  # first pass: stamps a deadline
-        assert services.reap_expired_leases(now=now + dt.timedelta(seconds=299)) == []
-        assert services.reap_expired_leases(now=now + dt.timedelta(seconds=301)) == [submission.pk]
+        assert reap(0) == []
+        assert reap(wait - 1) == []
+        assert reap(wait + 1) == [submission.pk]
         # sent once per interval, not on every pass
-        assert services.reap_expired_leases(now=now + dt.timedelta(seconds=302)) == []
-    assert enqueued == [submission.pk]
+        assert reap(wait + 2) == []
+        assert reap(2 * wait) == []
+        assert reap(2 * wait + 2) == [submission.pk]
+    assert enqueued == [submission.pk, submission.pk]
     assert tasks.score_submission(submission.pk) == "scored"
 
 
