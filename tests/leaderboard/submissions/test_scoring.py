@@ -234,3 +234,13 @@ def test_workers_cache_parsed_references_by_sha256(submission, monkeypatch):
     monkeypatch.setattr(references, "check_reference", counting)
     tasks.score_submission(submission.pk)
     assert len(calls) == 1  # three conditions share one gold file
+
+
+def test_an_idle_reaper_pass_is_three_queries_whatever_is_stored(
+    submission, django_assert_num_queries
+):
+    # a scored submission and nothing to do: the expired claims, the queued rows without a
+    # re-send time, the queued rows due (each on the status and lease index)
+    tasks.score_submission(submission.pk)
+    with django_assert_num_queries(3):
+        assert services.reap_expired_leases() == []
