@@ -104,7 +104,9 @@ GAVE_UP_MESSAGE = (
 )
 
 
-def _retried(step: Callable[[], object], submission_id: int, until: dt.datetime | None = None):
+def _retried(
+    step: Callable[[], object], submission_id: int, until: dt.datetime | None = None
+) -> object:
     """Run ``step`` (giving back or failing a claim) until it gets through, each try on a new
     connection (a dropped one stays broken), with growing pauses, until the lease held runs
     out (``until``; None: a minute): the retry, seconds away, must find the row queued, not
