@@ -3,6 +3,7 @@ per upload size.
 
     .venv/bin/python benchmarks/faults.py                  # both parts
     .venv/bin/python benchmarks/faults.py --memory-only    # no services needed
+    .venv/bin/python benchmarks/faults.py --recovery-only  # the recovery times alone
 
 Part 1 (memory): gunicorn with the production configuration (leaderboard/gunicorn.py, one
 process, one thread, a fresh one per upload) on an embedded site in a temporary folder, whose
@@ -11,6 +12,13 @@ sent through the API and the worker's peak resident memory (VmHWM) is read from 
 baseline, measured in the same run: the idle worker, a real prediction of that reference, and
 what parsing each hostile file with ``json.loads`` alone costs (in a child process), which is
 what refusing it before parsing saves.
+
+Part 3 (recovery, ``--recovery-only`` alone): runs the recovery tests (each fault of the
+issue's table: the scoring pool process killed, the whole worker killed and started again,
+Postgres stopped 30 s on a cluster of its own, every connection terminated every 0.3 s for
+50 s, Redis restarted with its queue lost, beat stopped, storage full and read-only, a hung
+mail server) with ``TRACKBOARD_FAULT_TIMES=production`` (the production lease and intervals)
+and prints each recovery time. About ten minutes.
 
 Part 2 (faults): runs the fault and hostile-input tests (tests/leaderboard/faults, the
 security tests of uploads and limits) with ``TRACKBOARD_FAULT_FIGURES`` set, and prints what
@@ -107,7 +115,27 @@ def uploads() -> dict[str, bytes]:
     n = (limit.items - 16) // 4
     files["budget-sized objects"] = b'{"mul0001": [' + b'{"a":{}},' * n + b'{"a":{}}]}'
     files["45 MiB dialogue id"] = json.dumps({"x" * (45 * MIB): [{}]}).encode()
+    # The same real prediction as DSTC11 manifest lines, and a manifest of one 49 MiB line.
+    files["real prediction, manifest"] = _manifest(make_prediction(gold, 0.1, seed=3))
+    head = b"line_nr: 1 dialog_id: MUL0001.json turn_id: 0 text: user: "
+    files["49 MiB one-line manifest"] = head + b"x" * (49 * MIB - len(head) - 8) + b" state: "
     return files
+
+
+def _manifest(prediction: dict) -> bytes:
+    """``prediction`` (gold-json) as manifest lines: a user line per turn with its state."""
+    lines = []
+    for dialogue, turns in prediction.items():
+        for turn, state in enumerate(turns):
+            items = "; ".join(
+                f"{domain}-{slot}={value}" for domain, slots in state.items()
+                for slot, value in slots.items()
+            )  # fmt: skip
+            lines.append(
+                f"line_nr: {len(lines)} dialog_id: {dialogue} turn_id: {2 * turn} text: user: "
+                f"the turn's words state: {items}"
+            )
+    return ("\n".join(lines) + "\n").encode()
 
 
 def json_loads_peak(data: bytes, tmp: Path) -> float:
@@ -145,7 +173,8 @@ def memory(tmp: Path) -> None:
     )  # fmt: skip
     seeded = json.loads(site.stdout.strip().splitlines()[-1])
     print("Peak resident memory of the gunicorn worker (VmHWM, MiB), one upload each:")
-    print(f"{'upload':<24}{'MiB sent':>10}{'status':>8}{'worker':>9}{'json.loads':>12}")
+    print(f"{'upload':<28}{'MiB sent':>10}{'status':>8}{'worker':>9}{'x size':>8}"
+          f"{'json.loads':>12}")  # fmt: skip
     for name, data in uploads().items():
         port = _free_port()
         run_env = {**env, "TRACKBOARD_BIND": f"127.0.0.1:{port}"}
@@ -174,10 +203,13 @@ def memory(tmp: Path) -> None:
         finally:
             master.terminate()
             master.wait(timeout=30)
-        parsed = json_loads_peak(data, tmp) if name != "real prediction" else float("nan")
+        hostile = "real prediction" not in name and "manifest" not in name
+        parsed = json_loads_peak(data, tmp) if hostile else float("nan")
+        # the worker's growth over its idle peak, in sizes of the file
+        ratio = (peak - idle) / (len(data) / MIB)
         print(
-            f"{name:<24}{len(data) / MIB:>10.1f}{response.status_code:>8}{peak:>9.0f}"
-            f"{parsed:>12.0f}   (idle worker {idle:.0f})"
+            f"{name:<28}{len(data) / MIB:>10.1f}{response.status_code:>8}{peak:>9.0f}"
+            f"{ratio:>8.1f}{parsed:>12.0f}   (idle worker {idle:.0f})"
         )
 
 
@@ -205,17 +237,51 @@ def faults(tmp: Path) -> None:
     )
 
 
+RECOVERY_TESTS = [
+    "tests/leaderboard/faults/test_recovery.py",
+    "tests/leaderboard/faults/test_postgres_stopped.py",
+    "tests/leaderboard/faults/test_storage_full.py",
+    "tests/leaderboard/faults/test_hung_smtp.py",
+]
+#: the columns every figures row has; the rest are the test's own figures
+COMMON = {"kind", "responses", "status_500", "status_5xx", "lost_uploads"}
+
+
+def recovery(tmp: Path) -> None:
+    figures = tmp / "recovery.jsonl"
+    env = {
+        **os.environ,
+        "TRACKBOARD_FAULT_FIGURES": str(figures),
+        "TRACKBOARD_FAULT_TIMES": "production",
+        "PYTHONPATH": str(ROOT),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *RECOVERY_TESTS],
+        cwd=ROOT, env=env, capture_output=True, text=True,
+    )  # fmt: skip
+    print(done.stdout.strip().splitlines()[-1])
+    lines = figures.read_text().splitlines() if figures.exists() else []
+    for row in (json.loads(line) for line in lines):
+        own = ", ".join(f"{k} {v}" for k, v in row.items() if k not in COMMON)
+        print(f"{row['kind']}\n    {own}; 500s {row['status_500']}, lost {row['lost_uploads']}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--memory-only", action="store_true")
     parser.add_argument("--faults-only", action="store_true")
+    parser.add_argument("--recovery-only", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         tmp = Path(folder)
+        if args.recovery_only:
+            recovery(tmp)
+            return
         if not args.faults_only:
             memory(tmp)
         if not args.memory_only:
             faults(tmp)
+            recovery(tmp)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from celery import Celery
+from django.conf import settings
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
 # Scoring's linear algebra is a few matrix-vector products per result; a BLAS thread pool per
@@ -33,3 +34,9 @@ def _create_file_broker_folders(sender: Celery, **kwargs: Any) -> None:
 
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+def mail_queue() -> str:
+    """The queue of the mail tasks (settings.CELERY_MAIL_QUEUE), read at call time so tests
+    and operators can route it."""
+    return settings.CELERY_MAIL_QUEUE or f"{settings.CELERY_TASK_DEFAULT_QUEUE}-mail"

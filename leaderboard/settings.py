@@ -387,6 +387,10 @@ CELERY_RESCORE_QUEUE = env_str("TRACKBOARD_RESCORE_QUEUE", "")
 #: The boards' builds (``rankings.builds``) go here when set, for a worker of their own;
 #: empty: the same queue as new submissions.
 CELERY_BOARD_QUEUE = env_str("TRACKBOARD_BOARD_QUEUE", "")
+#: Every mail task (a submission's outcome, password resets, address confirmations) goes here,
+#: for a worker of its own (``celery worker -Q <name>``), so a slow or hung mail server never
+#: holds a scoring process; empty: the default queue's name with ``-mail`` (``trackboard-mail``).
+CELERY_MAIL_QUEUE = env_str("TRACKBOARD_MAIL_QUEUE", "")
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -397,7 +401,9 @@ CELERY_TASK_TIME_LIMIT = env_int("TRACKBOARD_TASK_TIME_LIMIT", 600, minimum=1)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("TRACKBOARD_TASK_SOFT_TIME_LIMIT", 540, minimum=1)
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
-REAPER_INTERVAL = env_float("TRACKBOARD_REAPER_INTERVAL", 60.0, minimum=1.0)
+#: Seconds between two runs of the periodic tasks (the lease reaper, the boards' re-sends,
+#: the scheduler's heartbeat).
+REAPER_INTERVAL = env_float("TRACKBOARD_REAPER_INTERVAL", 15.0, minimum=1.0)
 CELERY_BEAT_SCHEDULE = {
     "reap-expired-leases": {
         "task": "leaderboard.submissions.tasks.reap_expired_leases",
@@ -408,19 +414,31 @@ CELERY_BEAT_SCHEDULE = {
         "task": "leaderboard.rankings.tasks.resend_board_builds",
         "schedule": REAPER_INTERVAL,
     },
+    # the scheduler's own liveness, a row read by /readyz and the organisers' dashboard
+    "scheduler-heartbeat": {
+        "task": "leaderboard.operations.tasks.scheduler_heartbeat",
+        "schedule": REAPER_INTERVAL,
+    },
 }
 #: Celery's file-backed scheduler, creating the folder of its schedule file first.
 CELERY_BEAT_SCHEDULER = "leaderboard.beat:PersistentScheduler"
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 # --- scoring ------------------------------------------------------------------------------
-#: How long a worker owns a submission it claimed; past it the reaper re-queues the row.
-SCORING_LEASE_SECONDS = env_int("TRACKBOARD_SCORING_LEASE_SECONDS", 900, minimum=1)
+#: How long a claim on a submission lasts; the scoring process renews it every third of it
+#: while it scores (``submissions/leases.py``), so past it the claimant is gone and any
+#: delivery, or the reaper, takes the row over.
+SCORING_LEASE_SECONDS = env_int("TRACKBOARD_SCORING_LEASE_SECONDS", 60, minimum=3)
 #: How long a queued submission may wait unclaimed before its task is sent again (a message
 #: lost with a broker outage); duplicates are harmless, only one delivery can claim the row.
-SCORING_RESEND_AFTER_SECONDS = env_int("TRACKBOARD_SCORING_RESEND_AFTER_SECONDS", 300, minimum=1)
-#: Scoring runs (claims) before a submission is marked failed.
+SCORING_RESEND_AFTER_SECONDS = env_int("TRACKBOARD_SCORING_RESEND_AFTER_SECONDS", 30, minimum=1)
+#: Scoring runs (claims) before a submission is marked failed; a run stopped by a fault of
+#: the site gives its attempt back, so these count processes that died while scoring.
 SCORING_MAX_ATTEMPTS = env_int("TRACKBOARD_SCORING_MAX_ATTEMPTS", 3, minimum=1)
+#: How long the faults of the site (database, broker, storage) are retried, from the first.
+SCORING_RETRY_FOR_SECONDS = env_int("TRACKBOARD_SCORING_RETRY_FOR_SECONDS", 3600, minimum=1)
+#: The longest pause between two such retries (they double from 2 s, with jitter).
+SCORING_RETRY_MAX_DELAY = env_int("TRACKBOARD_SCORING_RETRY_MAX_DELAY", 60, minimum=1)
 
 # --- logs ---------------------------------------------------------------------------------
 #: ``text`` (default) or ``json``: one JSON object per line (leaderboard/operations/logs.py).

@@ -7,14 +7,25 @@ Code reads them through ``open()`` only.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import logging
 import uuid
 from typing import Any
 
+from django.core.files.base import ContentFile
 from django.core.files.storage import FileSystemStorage, Storage, storages
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.utils.functional import LazyObject, empty
+
+log = logging.getLogger(__name__)
+
+
+class StorageUnavailable(OSError):
+    """Private storage did not take or give back a file (a full or read-only disk, an object
+    store refusing requests): a fault of the site, never of the request. The site answers it
+    with 503 and ``Retry-After``; scoring retries it like any other fault of the site."""
 
 
 class PrivateStorage(FileSystemStorage):
@@ -62,3 +73,18 @@ def submission_upload_to(instance: object, filename: str) -> str:
 
 def sha256_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def store_whole(prefix: str, data: bytes) -> str:
+    """Store ``data`` under a new random name in private storage and return the name; when
+    the storage fails part-way (a disk that fills up during the write leaves an empty or
+    partial file), remove what it left and raise ``StorageUnavailable``."""
+    storage = private_storage()
+    name = random_name(prefix)
+    try:
+        return storage.save(name, ContentFile(data))
+    except Exception as exc:
+        log.exception("private storage could not store %s", name)
+        with contextlib.suppress(Exception):
+            storage.delete(name)  # the random name is new: whatever is there is this write's
+        raise StorageUnavailable(f"private storage could not store {name}") from exc

@@ -13,17 +13,21 @@ from django.views.defaults import server_error as html_server_error
 
 from leaderboard.api.errors import error_body
 from leaderboard.errorpages import error_page
+from leaderboard.storage import StorageUnavailable
 
 #: Seconds a client is asked to wait before trying again after the database did not answer.
 RETRY_AFTER_SECONDS = 5
+#: ... and after private storage did not take a file (a disk to clear, a store to come back).
+STORAGE_RETRY_AFTER_SECONDS = 60
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
     """An unexpected error: the API's JSON error shape under ``/api/``, the HTML page elsewhere.
 
-    Two failures are not the server's own and get their own answer: a database that did not
-    answer (a dropped connection, a restart) is 503 with ``Retry-After``, and a request body
-    that stopped arriving is 400. Nothing about the failure reaches the client; the traceback
+    Three failures are not the request's and get their own answer: a database that did not
+    answer (a dropped connection, a restart) and private storage that did not take a file (a
+    full or read-only disk) are 503 with ``Retry-After``, and a request body that stopped
+    arriving is 400. Nothing about the failure reaches the client; the traceback
     goes to the server's log. Django calls this inside its ``except`` block, so the error is
     ``sys.exc_info()``.
     """
@@ -34,6 +38,8 @@ def server_error(request: HttpRequest) -> HttpResponse:
             if not connection.in_atomic_block:
                 connection.close()
         return unavailable(request)
+    if isinstance(error, StorageUnavailable):
+        return storage_unavailable(request)
     if isinstance(error, UnreadablePostError):
         return _answer(
             request,
@@ -65,6 +71,20 @@ def unavailable(request: HttpRequest) -> HttpResponse:
         "seconds. If this was an upload, look at your submissions before sending it again.",
     )
     response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
+def storage_unavailable(request: HttpRequest) -> HttpResponse:
+    """503 with a retry hint: private storage did not take a file (full, read-only,
+    refusing writes); nothing of the request was kept."""
+    response = _answer(
+        request,
+        503,
+        "unavailable",
+        "The site cannot store files at the moment; please try again later. Nothing of this "
+        "upload was kept and it does not count against your quota.",
+    )
+    response["Retry-After"] = str(STORAGE_RETRY_AFTER_SECONDS)
     return response
 
 

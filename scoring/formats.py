@@ -127,10 +127,62 @@ def read_file(data: bytes, name: str, limit: Budget | None = None) -> ParsedFile
 
 # White space as str.strip() sees it (the file's first character decides its format).
 _LEADING_SPACE = re.compile(r"\s*")
+_LEADING_SPACE_BYTES = re.compile(rb"\s*")
+
+#: The longest manifest line read, in bytes: one turn's text and state need far less, and a
+#: longer line would be copied several times over while it is read.
+MAX_MANIFEST_LINE = 65536
+# A run longer than the limit, tried only where a line starts (after a new line): linear time.
+_LONG_LINE = re.compile(rb"(?:\A|(?<=\n))[^\n]{%d}" % (MAX_MANIFEST_LINE + 1))
+
+
+def check_manifest_lines(data: bytes, name: str) -> None:
+    """Refuse a manifest with a line longer than ``MAX_MANIFEST_LINE`` bytes, before it is
+    decoded or split."""
+    found = _LONG_LINE.search(data)
+    if found is None:
+        return
+    number = data.count(b"\n", 0, found.start()) + 1
+    end = data.find(b"\n", found.start())
+    length = (len(data) if end < 0 else end) - found.start()
+    raise InvalidFile(
+        f"{name}: line {number} is {length:,} bytes long; a manifest line (one turn's text and "
+        f"state) may be at most {MAX_MANIFEST_LINE:,} bytes. The file was not read further."
+    )
+
+
+#: The longest stretch of a JSON prediction without a quote, in bytes: every dialogue id,
+#: slot and value is a string far shorter, and the structure between them is a few bytes.
+MAX_JSON_STRETCH = 65536
+# A run longer than the limit, tried only after a quote (or at the start): linear time.
+_LONG_STRETCH = re.compile(rb'(?:\A|(?<="))[^"]{%d}' % (MAX_JSON_STRETCH + 1))
+
+
+def check_json_stretches(data: bytes, name: str) -> None:
+    """Refuse a JSON prediction with more than ``MAX_JSON_STRETCH`` bytes in a row without a
+    quote (a giant id or value), before it is decoded or parsed."""
+    found = _LONG_STRETCH.search(data)
+    if found is None:
+        return
+    number = data.count(b"\n", 0, found.start()) + 1
+    raise InvalidFile(
+        f"{name}: line {number}: more than {MAX_JSON_STRETCH:,} bytes in a row without a quote "
+        f"(from byte offset {found.start():,}); no dialogue id, slot or value of a prediction "
+        "is that long. The file was not read further."
+    )
 
 
 def _read_file(data: bytes, name: str) -> ParsedFile:
     sha256 = hashlib.sha256(data).hexdigest()
+    # A manifest's lines are bounded before the file is decoded and split: the text and the
+    # lines are one copy of the file each, and nothing per line is large.
+    first = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    spaces = _LEADING_SPACE_BYTES.match(data, first)
+    start = spaces.end() if spaces else first
+    if data.startswith(b"line_nr:", start):
+        check_manifest_lines(data, name)
+    elif data.startswith(b"{", start):
+        check_json_stretches(data, name)
     text = decode_text(data, name)
     leading = _LEADING_SPACE.match(text)
     start = leading.end() if leading else 0

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import logging
 
-from django.conf import settings
 from django.db import transaction
 
-from leaderboard.celery import app
+from leaderboard.celery import app, mail_queue
 
 log = logging.getLogger(__name__)
 
@@ -22,7 +21,7 @@ SEND_CONFIRMATION = "leaderboard.accounts.tasks.send_confirmation"
 
 def _send(name: str, args: list[object]) -> None:
     try:
-        app.send_task(name, args=args, queue=settings.CELERY_TASK_DEFAULT_QUEUE)
+        app.send_task(name, args=args, queue=mail_queue())
     except Exception:
         # The request has done its part; only the mail is lost, and its page says how to ask
         # again. Never a server error for an unreachable broker.

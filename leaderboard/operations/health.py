@@ -1,9 +1,10 @@
 """``/healthz`` (database, broker, storage) and ``/readyz`` (migrations applied, apps ready, a
-worker alive).
+worker alive, the scheduler running).
 
 ``/healthz`` is liveness: the web process and what it talks to answer. ``/readyz`` is
 readiness to score: it also fails while no Celery worker has sent a heartbeat for
-``heartbeat.STALE`` (``operations.heartbeat``), naming ``worker``.
+``heartbeat.STALE`` (``operations.heartbeat``), naming ``worker``, and while the scheduler's
+periodic task has not run for ``heartbeat.scheduler_stale()``, naming ``scheduler``.
 
 Both answer JSON: 200 with ``"status": "ok"``, or 503 naming each check that failed. The
 bodies carry no connection strings or tracebacks (they are public); the reason goes to the log.
@@ -20,8 +21,8 @@ from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.migrations.executor import MigrationExecutor
 from django.http import HttpRequest, JsonResponse
 
-from leaderboard.operations.heartbeat import alive_workers
-from leaderboard.storage import private_storage
+from leaderboard.operations.heartbeat import alive_workers, scheduler_silence, silence_words
+from leaderboard.storage import private_storage, store_whole
 
 log = logging.getLogger(__name__)
 BROKER_TIMEOUT = 2.0
@@ -40,8 +41,12 @@ def check_broker() -> None:
 
 
 def check_storage() -> None:
-    # A listing of the root: a request to S3, a directory read on disk; nothing is written.
+    """List private storage's root (on disk a folder that is gone, not mounted, fails here:
+    a write would create it), then write a probe file and remove it: a full or read-only
+    disk, or an object store refusing writes, fails here as an upload would."""
     private_storage().listdir("")
+    name = store_whole("health", b"probe\n")
+    private_storage().delete(name)
 
 
 CHECKS: dict[str, Callable[[], None]] = {
@@ -76,9 +81,11 @@ def pending_migrations() -> list[str]:
 
 
 def readyz(request: HttpRequest) -> JsonResponse:
-    """200 once every migration is applied, the apps are loaded and a worker is alive; 503
-    before (during an upgrade, until the migrate service has run) or while no worker is
-    (``"failed": ["worker"]``; ``workers`` counts the live ones)."""
+    """200 once every migration is applied, the apps are loaded, a worker is alive and the
+    scheduler runs; 503 before (during an upgrade, until the migrate service has run), while
+    no worker is (``"failed": ["worker"]``; ``workers`` counts the live ones) or while the
+    scheduler has not run for ``heartbeat.scheduler_stale()`` (``"scheduler"``, with
+    ``scheduler_silent_seconds``, null when it never ran)."""
     try:
         pending = pending_migrations()
     except Exception:
@@ -87,8 +94,19 @@ def readyz(request: HttpRequest) -> JsonResponse:
     if pending or not apps.ready:
         body = {"status": "error", "ready": False, "failed": ["migrations"], "pending": pending}
         return JsonResponse(body, status=503)
+    eager = getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False)
     workers = len(alive_workers())
-    if not workers and not getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False):
-        body = {"status": "error", "ready": False, "failed": ["worker"], "workers": 0}
-        return JsonResponse(body, status=503)
-    return JsonResponse({"status": "ok", "ready": True, "workers": workers})
+    failed = []
+    if not workers and not eager:
+        failed.append("worker")
+    body: dict[str, object] = {"workers": workers}
+    stopped, silent = (False, None) if eager else scheduler_silence()
+    if stopped:
+        failed.append("scheduler")
+        body["scheduler_silent_seconds"] = None if silent is None else int(silent.total_seconds())
+        log.warning("readiness: %s", silence_words(silent))
+    if failed:
+        return JsonResponse(
+            {"status": "error", "ready": False, "failed": failed, **body}, status=503
+        )
+    return JsonResponse({"status": "ok", "ready": True, **body})

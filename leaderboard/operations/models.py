@@ -17,3 +17,14 @@ class WorkerHeartbeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.hostname} @ {self.seen_at:%Y-%m-%d %H:%M:%S}"
+
+
+class SchedulerHeartbeat(models.Model):
+    """The scheduler's (beat's) liveness: one row, ``seen_at`` written by beat's own periodic
+    task (``operations.tasks.scheduler_heartbeat``) each time a worker runs it, and by nothing
+    else; ``/readyz``, the organisers' dashboard and the workers' log read it."""
+
+    seen_at = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return f"scheduler @ {self.seen_at:%Y-%m-%d %H:%M:%S}"

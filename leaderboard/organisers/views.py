@@ -14,7 +14,12 @@ from django.views.decorators.http import require_POST
 
 from leaderboard.challenges.models import Challenge, Reference
 from leaderboard.challenges.services import activate_reference
-from leaderboard.operations.heartbeat import alive_workers, last_heartbeat
+from leaderboard.operations.heartbeat import (
+    alive_workers,
+    last_heartbeat,
+    scheduler_silence,
+    silence_words,
+)
 from leaderboard.organisers import dashboard
 from leaderboard.submissions import downloads
 from leaderboard.submissions.impact import reference_impact
@@ -32,6 +37,12 @@ def _organised(request: HttpRequest, slug: str, *, superuser: bool = False) -> C
     return challenge
 
 
+def _scheduler() -> str:
+    """Empty while the scheduler runs; else what the dashboard says of it."""
+    stopped, silent = scheduler_silence()
+    return silence_words(silent) if stopped else ""
+
+
 @login_required
 def organise(request: HttpRequest, slug: str) -> HttpResponse:
     challenge = _organised(request, slug)
@@ -45,6 +56,7 @@ def organise(request: HttpRequest, slug: str) -> HttpResponse:
         ).select_related("team"),
         "workers": alive_workers(),
         "last_heartbeat": last_heartbeat(),
+        "scheduler": _scheduler(),
     }
     return render(request, "organisers/organise.html", context)
 

@@ -8,6 +8,7 @@ from typing import Any
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from leaderboard.storage import private_storage, submission_upload_to
@@ -21,9 +22,17 @@ class Submission(models.Model):
         retry, or a reaper racing a worker can never move a row twice::
 
             queued  -> scoring    claim()     a worker takes it, lease until T, attempts + 1
+            scoring -> scoring    claim()     the same, of a claim whose lease ran out (its
+                                  worker died): any delivery takes it over at once
+            scoring -> scoring    renew()     the claimant's heartbeat moves its lease on
             scoring -> scored     finish()    every condition's Result is written
             scoring -> failed     fail()      attempts exhausted; not charged any more
-            scoring -> queued     release()   transient error or expired lease: score again
+            scoring -> queued     release()   an expired lease (the reaper), or a fault of the
+                                  site (``refund=True``: the attempt is given back)
+
+    A claim's ``lease_until`` is its token: ``claim()`` and ``renew()`` return the value they
+    wrote, and the claimant renews or releases only the row that still holds it, so a claim
+    taken over by another worker is never moved by the one that lost it.
             queued  -> cancelled  cancel()    by the team before scoring starts; not charged
             scored  -> queued     requeue()   re-score requested by an organiser
             failed  -> queued     requeue(include_failed=True)  an organiser re-queues it (after
@@ -82,16 +91,39 @@ class Submission(models.Model):
     def __str__(self) -> str:
         return f"#{self.pk} {self.team} / {self.method_name} ({self.status})"
 
+    @staticmethod
+    def resend_time() -> dt.datetime:
+        """When the reaper may send a queued row's task again if no worker has claimed it (its
+        message lost with the broker): ``lease_until`` of a queued row."""
+        return timezone.now() + dt.timedelta(seconds=settings.SCORING_RESEND_AFTER_SECONDS)
+
     # --- transitions: each returns True when this call moved the row --------------------------
     @classmethod
-    def claim(cls, pk: int, lease: dt.timedelta) -> bool:
-        return bool(
-            cls.objects.filter(pk=pk, status=cls.Status.QUEUED).update(
-                status=cls.Status.SCORING,
-                attempts=F("attempts") + 1,
-                lease_until=timezone.now() + lease,
-            )
+    def claim(
+        cls, pk: int, lease: dt.timedelta, *, max_attempts: int | None = None
+    ) -> dt.datetime | None:
+        """Take a queued row, or a scoring row whose lease ran out with attempts left
+        (``max_attempts``; None: any), for ``lease``; returns the lease's end (the claim's
+        token) or None when another claim holds it or the row is not waiting."""
+        now = timezone.now()
+        expired = Q(status=cls.Status.SCORING, lease_until__lt=now)
+        if max_attempts is not None:
+            expired &= Q(attempts__lt=max_attempts)
+        until = now + lease
+        moved = cls.objects.filter(Q(status=cls.Status.QUEUED) | expired, pk=pk).update(
+            status=cls.Status.SCORING, attempts=F("attempts") + 1, lease_until=until
         )
+        return until if moved else None
+
+    @classmethod
+    def renew(cls, pk: int, held: dt.datetime, lease: dt.timedelta) -> dt.datetime | None:
+        """Move the lease of the claim that holds ``held`` on by ``lease`` from now; returns
+        the new token, or None when the claim was lost (taken over, finished)."""
+        until = timezone.now() + lease
+        moved = cls.objects.filter(pk=pk, status=cls.Status.SCORING, lease_until=held).update(
+            lease_until=until
+        )
+        return until if moved else None
 
     @classmethod
     def finish(cls, pk: int, error: str = "") -> bool:
@@ -111,11 +143,31 @@ class Submission(models.Model):
         )
 
     @classmethod
-    def release(cls, pk: int, *, expired_before: dt.datetime | None = None) -> bool:
+    def release(
+        cls,
+        pk: int,
+        *,
+        expired_before: dt.datetime | None = None,
+        held: dt.datetime | None = None,
+        refund: bool = False,
+        resend_at: dt.datetime | None = None,
+    ) -> bool:
+        """Back to ``queued``: a claim whose lease ended before ``expired_before``, or the one
+        holding ``held``. ``refund`` gives its attempt back (a fault of the site is not an
+        attempt); ``resend_at`` is when the reaper may send its task again (default
+        ``resend_time()``; a worker's planned retry is due before the time it passes)."""
         rows = cls.objects.filter(pk=pk, status=cls.Status.SCORING)
         if expired_before is not None:
             rows = rows.filter(lease_until__lt=expired_before)
-        return bool(rows.update(status=cls.Status.QUEUED, lease_until=None))
+        if held is not None:
+            rows = rows.filter(lease_until=held)
+        changes: dict[str, Any] = {
+            "status": cls.Status.QUEUED,
+            "lease_until": resend_at or cls.resend_time(),
+        }
+        if refund:
+            changes["attempts"] = Greatest(F("attempts") - 1, 0)
+        return bool(rows.update(**changes))
 
     @classmethod
     def cancel_queued(cls, pk: int) -> bool:
@@ -130,7 +182,7 @@ class Submission(models.Model):
         statuses = [cls.Status.SCORED, cls.Status.FAILED] if include_failed else [cls.Status.SCORED]
         return bool(
             cls.objects.filter(pk=pk, status__in=statuses).update(
-                status=cls.Status.QUEUED, attempts=0, error="", lease_until=None
+                status=cls.Status.QUEUED, attempts=0, error="", lease_until=cls.resend_time()
             )
         )
 

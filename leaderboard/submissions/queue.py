@@ -9,7 +9,7 @@ import logging
 
 from django.conf import settings
 
-from leaderboard.celery import app
+from leaderboard.celery import app, mail_queue
 
 log = logging.getLogger(__name__)
 
@@ -37,10 +37,11 @@ def enqueue_scoring(submission_id: int, *, rescore: bool = False) -> None:
 
 
 def enqueue_notification(submission_id: int) -> None:
-    """Send the task that mails the team a submission's outcome; call it from
+    """Send the task that mails the team a submission's outcome, on the mail queue (a worker of
+    its own: a hung mail server holds no scoring process); call it from
     ``transaction.on_commit`` only, so the mail never announces what was rolled back."""
     try:
-        app.send_task(NOTIFY_TEAM, args=[submission_id], queue=settings.CELERY_TASK_DEFAULT_QUEUE)
+        app.send_task(NOTIFY_TEAM, args=[submission_id], queue=mail_queue())
     except Exception:
         # The outcome is stored and shown on the site; only the mail is lost.
         log.exception("could not send the notification task of submission %s", submission_id)

@@ -8,7 +8,10 @@ import uuid
 import pytest
 
 from tests.conftest import require
-from tests.leaderboard.workers import start_worker  # noqa: F401  (a fixture for every test here)
+from tests.leaderboard.workers import (  # noqa: F401  (fixtures for every test here)
+    start_beat,
+    start_worker,
+)
 
 
 @pytest.fixture

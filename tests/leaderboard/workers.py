@@ -41,7 +41,8 @@ def wait_for(predicate: Callable[[], bool], what: str, logs: Path, deadline: flo
 def start_worker(
     postgres, redis_url, isolation, tmp_path
 ) -> Iterator[Callable[..., subprocess.Popen]]:
-    """``start(pool="solo"|"prefork", broker=URL, **env)`` starts a worker; all stop at teardown.
+    """``start(pool="solo"|"prefork", broker=URL, queues="a,b", **env)`` starts a worker (on
+    the test's queue and its mail queue unless ``queues`` names others); all stop at teardown.
 
     With ``TRACKBOARD_TEST_SCORE_DELAY=SECONDS`` among ``env`` the worker holds each claim that
     long before scoring (tests/leaderboard/slow_worker.py), so a test can kill it mid-scoring.
@@ -49,7 +50,12 @@ def start_worker(
     processes: list[subprocess.Popen] = []
 
     def start(
-        *, pool: str = "solo", concurrency: int = 1, broker: str | None = None, **extra_env: str
+        *,
+        pool: str = "solo",
+        concurrency: int = 1,
+        broker: str | None = None,
+        queues: str = "",
+        **extra_env: str,
     ):
         env = {
             **os.environ,
@@ -84,12 +90,56 @@ def start_worker(
                 "--without-heartbeat",
                 "--loglevel=INFO",
                 f"--hostname={isolation['tag']}-{len(processes)}@%h",
+                # the scoring queue and, unless told otherwise, the mail queue (as
+                # scripts/run's worker; production gives mail a worker of its own)
+                f"--queues={queues or isolation['tag'] + ',' + isolation['tag'] + '-mail'}",
             ],
             cwd=ROOT,
             env=env,
             stdout=log,
             stderr=subprocess.STDOUT,
         )
+        processes.append(process)
+        return process
+
+    yield start
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+@pytest.fixture
+def start_beat(
+    postgres, redis_url, isolation, tmp_path
+) -> Iterator[Callable[..., subprocess.Popen]]:
+    """``start(broker=URL, **env)`` starts a beat scheduler on the test's database and queue;
+    all stop at teardown."""
+    processes: list[subprocess.Popen] = []
+
+    def start(*, broker: str | None = None, **extra_env: str) -> subprocess.Popen:
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "leaderboard.settings",
+            "DATABASE_URL": database_url(),
+            "REDIS_URL": broker or redis_url,
+            "TRACKBOARD_QUEUE": isolation["tag"],
+            "TRACKBOARD_CACHE_PREFIX": isolation["tag"],
+            "TRACKBOARD_VAR_DIR": str(tmp_path / "var"),
+            **extra_env,
+        }
+        env.pop("DATABASE_TEST_NAME", None)
+        log = open(tmp_path / f"beat-{len(processes)}.log", "wb")  # noqa: SIM115
+        schedule = tmp_path / f"beat-schedule-{len(processes)}"
+        process = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "leaderboard", "beat", "--loglevel=INFO",
+             f"--schedule={schedule}"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )  # fmt: skip
         processes.append(process)
         return process
 

@@ -268,3 +268,37 @@ def test_arbitrary_bytes_raise_only_the_scorers_error(reference, data):
         helpers.prediction(data, reference)
     except ScoringError as error:
         assert str(error).startswith("run.json: ")
+
+
+def test_a_manifest_line_longer_than_the_limit_is_refused_before_the_file_is_read(reference):
+    head = b"line_nr: 1 dialog_id: SNG0001.json turn_id: 3 text: user: "  # 58 bytes
+    tail = b" state: hotel-area=north; hotel-stars=4"  # 39 bytes
+    first = (
+        b"line_nr: 0 dialog_id: SNG0001.json turn_id: 1 text: user: north please state: "
+        b"hotel-area=north\n"
+    )
+    last = b"\nline_nr: 2 dialog_id: PMUL0002.json turn_id: 1 text: user: hello state:\n"
+    # 58 + 65,439 + 39 = 65,536 bytes: the longest line read
+    longest = head + b"x" * 65439 + tail
+    assert len(longest) == 65536
+    result = _score(first + longest + last, reference)
+    assert (result.format, result.values["jga"]) == ("manifest", 100.0)
+    # one byte more, and after a BOM and blank lines too: refused, naming the line and length
+    message = _message(b"\xef\xbb\xbf\n" + first + head + b"x" * 65440 + tail + last, reference)
+    assert message == (
+        "run.json: line 3 is 65,537 bytes long; a manifest line (one turn's text and state) "
+        "may be at most 65,536 bytes. The file was not read further."
+    )
+
+
+def test_a_json_prediction_with_a_giant_string_is_refused_before_it_is_parsed(reference):
+    prefix = b'{"pmul0002": [{}], "'  # 20 bytes: the giant key starts at byte offset 20
+    at_limit = _message(prefix + b"x" * 65536 + b'": [{}]}', reference)
+    assert "in a row without a quote" not in at_limit  # read, then refused for what it says
+    assert "x" * 59 in at_limit  # the unknown dialogue id, quoted (cut to 60 characters)
+    message = _message(prefix + b"x" * 65537 + b'": [{}]}', reference)
+    assert message == (
+        "run.json: line 1: more than 65,536 bytes in a row without a quote (from byte offset "
+        "20); no dialogue id, slot or value of a prediction is that long. The file was not "
+        "read further."
+    )

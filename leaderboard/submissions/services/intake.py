@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.core.files.base import ContentFile
 from django.core.files.uploadedfile import UploadedFile
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
@@ -22,7 +21,7 @@ from django.utils import timezone
 from leaderboard.challenges.models import Condition, Phase, Reference
 from leaderboard.challenges.references import loaded_reference
 from leaderboard.env import parse_rate
-from leaderboard.storage import private_storage, random_name, sha256_of
+from leaderboard.storage import private_storage, sha256_of, store_whole
 from leaderboard.submissions import queue
 from leaderboard.submissions.models import CHARGED, Submission, SubmissionFile
 from leaderboard.teams.models import Participation, Team
@@ -32,9 +31,11 @@ from scoring.errors import kind as error_kind
 
 log = logging.getLogger(__name__)
 
+#: A run whose scoring process stopped on every attempt (killed, out of memory).
 FAILED_MESSAGE = (
-    "Scoring did not complete after {attempts} attempt(s) because of a problem on our side. "
-    "This submission does not count against your quota; please submit again."
+    "Scoring did not complete after {attempts} attempt(s): the process scoring it stopped "
+    "each time. This submission does not count against your quota; the organisers have been "
+    "told and can score it again."
 )
 INTERNAL_ERROR_MESSAGE = (
     "Scoring failed because of an internal error; the organisers have been notified. "
@@ -185,7 +186,10 @@ def submit(
             Participation.objects.select_for_update().get(pk=participation.pk)
             _check_quota(team, phase)
             submission = Submission.objects.create(
-                **identity, status=Submission.Status.QUEUED, charged=True
+                **identity,
+                status=Submission.Status.QUEUED,
+                charged=True,
+                lease_until=Submission.resend_time(),
             )
             SubmissionFile.objects.bulk_create(
                 SubmissionFile(
@@ -317,14 +321,14 @@ def storable_text(text: str) -> str:
 
 
 def _store(checked: list[_Checked]) -> list[str]:
-    storage = private_storage()
+    """Store every file, or none: a storage that fails part-way (``StorageUnavailable``)
+    leaves nothing of this upload behind, and nothing has been charged yet."""
     stored: list[str] = []
     try:
         for item in checked:
-            stored.append(storage.save(random_name("submissions"), ContentFile(item.data)))
+            stored.append(store_whole("submissions", item.data))
     except BaseException:
-        for name in stored:
-            storage.delete(name)
+        _delete(stored)
         raise
     return stored
 

@@ -6,17 +6,22 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import time
+from collections.abc import Callable
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
+from kombu.exceptions import OperationalError as KombuOperationalError
+from redis.exceptions import RedisError
 
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.references import loaded_reference
+from leaderboard.storage import StorageUnavailable
 from leaderboard.submissions import queue, ratios
+from leaderboard.submissions.leases import Heartbeat
 from leaderboard.submissions.metrics import part_columns, result_columns
-from leaderboard.submissions.models import Result, Submission
+from leaderboard.submissions.models import Result, Submission, SubmissionFile
 from leaderboard.submissions.services.intake import (
     FAILED_MESSAGE,
     INTERNAL_ERROR_MESSAGE,
@@ -31,28 +36,46 @@ log = logging.getLogger(__name__)
 # --- score ---------------------------------------------------------------------------------
 
 
-def run_scoring(submission_id: int) -> str:
-    """Claim a queued submission, score every file, store the Results, mark it scored.
+def run_scoring(submission_id: int, *, retry_in: float = 0.0, give_up: bool = False) -> str:
+    """Claim a queued submission (or one whose lease ran out), score every file while a
+    heartbeat renews the claim, store the Results, mark it scored.
 
-    Returns ``"scored"``, ``"failed"`` or ``"skipped"`` (gone, or not queued: another delivery
-    or worker has it). Raises ``TransientScoringError`` after giving the claim back when a
-    retry may succeed; the caller schedules the retry.
+    Returns ``"scored"``, ``"failed"`` or ``"skipped"`` (gone, or another live claim has it).
+    A fault of the site (database, broker, cache, storage) is not an attempt: the claim is
+    given back with its attempt and ``TransientScoringError`` raised for the caller to retry
+    in ``retry_in`` seconds; with ``give_up`` (the faults have lasted longer than
+    ``SCORING_RETRY_FOR_SECONDS``) the run is failed instead, uncharged, with a message that
+    does not ask the team to submit again. Only the scorer refusing every file, an internal
+    error or the time limit fail a run; a process killed while scoring costs an attempt.
     """
     lease = dt.timedelta(seconds=settings.SCORING_LEASE_SECONDS)
     try:
-        claimed = Submission.claim(submission_id, lease)
-    except DATABASE_FAULTS as exc:
+        held = Submission.claim(submission_id, lease, max_attempts=settings.SCORING_MAX_ATTEMPTS)
+    except SITE_FAULTS as exc:
         _drop_connection()
         raise TransientScoringError(str(exc)) from exc
-    if not claimed:
+    if held is None:
         return "skipped"
+    heartbeat = Heartbeat(submission_id, held, lease)
     try:
-        _score_claimed(submission_id)
-    except (*DATABASE_FAULTS, OSError) as exc:
-        log.warning("transient error scoring submission %s: %r", submission_id, exc)
-        outcome = _give_back(submission_id)
-        if outcome is not None:
-            return outcome
+        with heartbeat:
+            _score_claimed(submission_id)
+    except SITE_FAULTS as exc:
+        log.warning("a fault of the site while scoring submission %s: %r", submission_id, exc)
+        if give_up:
+            log.error("gave up scoring submission %s after faults of the site", submission_id)
+            _retried(lambda: _failed(submission_id, GAVE_UP_MESSAGE), submission_id)
+            return "failed"
+        resend_at = timezone.now() + dt.timedelta(
+            seconds=retry_in + settings.SCORING_RESEND_AFTER_SECONDS
+        )
+        _retried(
+            lambda: Submission.release(
+                submission_id, held=heartbeat.held, refund=True, resend_at=resend_at
+            ),
+            submission_id,
+            until=heartbeat.held,
+        )
         raise TransientScoringError(str(exc)) from exc
     except ScoringError as exc:
         # The file was valid at upload; this happens when an organiser replaced the reference.
@@ -68,31 +91,38 @@ def run_scoring(submission_id: int) -> str:
 
 #: Errors of a database connection that may work again (dropped, restarted, unreachable).
 DATABASE_FAULTS = (OperationalError, InterfaceError)
+#: Faults of the site while scoring, none of them the submission's: the database, the cache
+#: or broker (Redis, kombu) and storage (``OSError``: a full or unreachable disk, a store
+#: refusing requests).
+SITE_FAULTS = (*DATABASE_FAULTS, RedisError, KombuOperationalError, OSError)
+
+#: Shown when faults of the site kept a submission from being scored for over an hour.
+GAVE_UP_MESSAGE = (
+    "Scoring could not complete because of a problem on our side that lasted too long. "
+    "This submission does not count against your quota; the organisers have been told and "
+    "can score it again once the problem is fixed."
+)
 
 
-def _give_back(submission_id: int) -> str | None:
-    """After a transient failure: fail the run when its attempts are used up (``"failed"``),
-    else give the claim back for the retry (None). A dropped connection stays broken, so this
-    runs on a new one, a few times if need be: the retry, seconds away, must find the row
-    queued, not wait for the lease to expire."""
-    for pause in (0.0, 0.2, 1.0):
+def _retried(
+    step: Callable[[], object], submission_id: int, until: dt.datetime | None = None
+) -> object:
+    """Run ``step`` (giving back or failing a claim) until it gets through, each try on a new
+    connection (a dropped one stays broken), with growing pauses, until the lease held runs
+    out (``until``; None: a minute): the retry, seconds away, must find the row queued, not
+    wait for its lease. Past that, the lease runs out and the row is taken over."""
+    end = (until or timezone.now() + dt.timedelta(seconds=60)) - dt.timedelta(seconds=1)
+    pause = 0.0
+    while True:
         time.sleep(pause)
         _drop_connection()
         try:
-            attempts = (
-                Submission.objects.filter(pk=submission_id)
-                .values_list("attempts", flat=True)
-                .first()
-            )
-            if attempts is None:
-                return "skipped"
-            if attempts >= settings.SCORING_MAX_ATTEMPTS:
-                return _failed(submission_id, FAILED_MESSAGE.format(attempts=attempts))
-            Submission.release(submission_id)
-            return None
-        except DATABASE_FAULTS:
+            return step()
+        except SITE_FAULTS:
             log.warning("could not give back the claim of submission %s yet", submission_id)
-    return None  # the reaper gives it back when the lease expires
+        if timezone.now() + dt.timedelta(seconds=pause) >= end:
+            return None
+        pause = min(max(pause * 2, 0.2), 5.0)
 
 
 def _drop_connection() -> None:
@@ -137,8 +167,7 @@ def _score_claimed(submission_id: int) -> None:
             if reference is None:
                 raise ScoringError("the organisers removed this condition's reference.")
             gold = loaded_reference(reference)
-            with item.file.open("rb") as handle:
-                data = handle.read()
+            data = _read(item)
             prediction = task.load_prediction(Source(data, item.original_name), gold, options)
             result = task.score(gold, prediction, options, resampling)
         except ScoringError as exc:
@@ -173,6 +202,18 @@ def _score_claimed(submission_id: int) -> None:
         Phase.changed(phase.pk)
 
 
+def _read(item: SubmissionFile) -> bytes:
+    """A stored prediction file's bytes; storage that does not give them back (an object
+    store's error included, whatever its type) is a fault of the site."""
+    try:
+        with item.file.open("rb") as handle:
+            return bytes(handle.read())
+    except OSError:
+        raise
+    except Exception as exc:
+        raise StorageUnavailable(f"private storage could not read {item.file.name}") from exc
+
+
 def recompute_parts(phase: Phase) -> int:
     """After a change of the phase's split: compute every stored Result's public and private
     figures again from its per-dialogue statistics (no re-scoring), in the caller's
@@ -196,10 +237,12 @@ def reap_expired_leases(now: dt.datetime | None = None) -> list[int]:
     A worker killed mid-scoring leaves its row in ``scoring``: it is re-queued (or failed, when
     its attempts are used up). A ``queued`` row whose message never reached a worker (the broker
     was down when it was sent) would wait for ever: for a queued row ``lease_until`` is the time
-    to send its task again, stamped on the first pass and renewed on each re-send; a duplicate
+    to send its task again, stamped when it is queued (``Submission.resend_time``; on the first
+    pass for a row without one) and renewed on each re-send; a duplicate
     message is harmless because only one delivery can claim the row. Returns the ids sent.
     """
     now = now or timezone.now()
+    resend_at = now + dt.timedelta(seconds=settings.SCORING_RESEND_AFTER_SECONDS)
     requeued: list[int] = []
     expired = Submission.objects.filter(
         status=Submission.Status.SCORING, lease_until__lt=now
@@ -208,11 +251,11 @@ def reap_expired_leases(now: dt.datetime | None = None) -> list[int]:
         if attempts >= settings.SCORING_MAX_ATTEMPTS:
             # A terminal failure like any other: uncharged, on the boards, the team mailed.
             _failed(pk, FAILED_MESSAGE.format(attempts=attempts), expired_before=now)
-        elif Submission.release(pk, expired_before=now):
+        elif Submission.release(pk, expired_before=now, resend_at=resend_at):
             requeued.append(pk)
             transaction.on_commit(lambda pk=pk: queue.enqueue_scoring(pk), robust=True)
-    resend_at = now + dt.timedelta(seconds=settings.SCORING_RESEND_AFTER_SECONDS)
     waiting = Submission.objects.filter(status=Submission.Status.QUEUED)
+    # Rows queued before the stamp was set at upload (or by hand): their deadline starts now.
     waiting.filter(lease_until__isnull=True).exclude(pk__in=requeued).update(lease_until=resend_at)
     for pk in waiting.filter(lease_until__lt=now).values_list("pk", flat=True):
         if Submission.objects.filter(

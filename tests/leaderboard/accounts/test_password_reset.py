@@ -76,7 +76,7 @@ def test_the_request_queues_the_task_by_name_after_the_commit(
     with django_capture_on_commit_callbacks(execute=True):
         _ask(Client(), "dana@example.org")
         assert sent == []  # not before the commit
-    queue_name = settings.CELERY_TASK_DEFAULT_QUEUE
+    queue_name = f"{settings.CELERY_TASK_DEFAULT_QUEUE}-mail"  # the mail queue, by default
     assert sent == [(queue.SEND_PASSWORD_RESET, ["dana@example.org"], queue_name)]
     # a broker that cannot take it costs the mail only, never an error page
     monkeypatch.setattr(queue.app, "send_task", lambda *a, **k: (_ for _ in ()).throw(OSError()))

@@ -29,6 +29,7 @@ from tests.conftest import require
 from tests.leaderboard.workers import (  # noqa: F401
     DEADLINE,
     database_url,
+    start_beat,
     start_worker,
     wait_for,
 )
@@ -116,6 +117,8 @@ class Tally:
     kind: str
     statuses: Counter[int] = field(default_factory=Counter)
     lost: int = 0
+    #: recovery times and other measured figures, by name (seconds unless the name says)
+    figures: dict[str, float] = field(default_factory=dict)
 
     def saw(self, status: int) -> int:
         self.statuses[status] += 1
@@ -132,6 +135,7 @@ class Tally:
             "status_500": self.statuses[500],
             "status_5xx": sum(n for s, n in self.statuses.items() if s >= 500),
             "lost_uploads": self.lost,
+            **{name: round(value, 1) for name, value in self.figures.items()},
         }
 
 

@@ -1,5 +1,7 @@
-"""A reference file vanishing from private storage: the queued run ends ``failed`` with a
-message (after its retries), uncharged; a new upload is refused clearly, nothing stored."""
+"""A reference file vanishing from private storage: a fault of the site, so the queued run is
+retried (its attempt given back each time) until the retry window runs out (shortened here),
+then ends ``failed`` with a message that does not ask the team to submit again, uncharged; a
+new upload is refused clearly, nothing stored."""
 
 from __future__ import annotations
 
@@ -31,7 +33,11 @@ def _stored_files(isolation) -> set[str]:
 
 
 def test_a_run_whose_reference_vanished_fails_with_a_message(start_worker, tmp_path, isolation):
-    start_worker(TRACKBOARD_SCORING_MAX_ATTEMPTS="2")
+    start_worker(
+        TRACKBOARD_SCORING_MAX_ATTEMPTS="2",
+        TRACKBOARD_SCORING_RETRY_FOR_SECONDS="4",
+        TRACKBOARD_SCORING_RETRY_MAX_DELAY="2",
+    )
     phase = phase_with_references(json.dumps(GOLD).encode(), keys=KEYS)
     team = approved_team(phase)
     prediction = make_prediction(GOLD, 0.2, seed=6)
@@ -52,7 +58,9 @@ def test_a_run_whose_reference_vanished_fails_with_a_message(start_worker, tmp_p
         tmp_path,
     )
     submission.refresh_from_db()
-    assert "did not complete after 2 attempt(s)" in submission.error
+    assert "a problem on our side that lasted too long" in submission.error
+    assert "submit again" not in submission.error
+    assert submission.attempts == 1  # the faults gave theirs back; the last one stays
     assert not submission.charged
     assert not Result.objects.filter(submission=submission).exists()
 

@@ -2,9 +2,10 @@
 
 The pool process is killed while it holds the claim (the test score delay keeps it there for a
 moment); Celery requeues the message (``reject_on_worker_lost``), the redelivery finds the row
-already claimed and skips it, and the reaper, run as beat would once the lease has expired,
-gives the row back. Outcome: scored exactly once, or ``failed`` with a message when every
-attempt was killed; nothing is left ``queued`` or ``scoring``.
+claimed under a live lease and skips it, and the reaper, run as beat would once the lease has
+expired, gives the row back (a killed run costs its attempt). Outcome: scored exactly once,
+or ``failed`` with a message when every attempt was killed; nothing is left ``queued`` or
+``scoring``.
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ import yaml
 from tests.conftest import ROOT, require
 
 DOCKER = ROOT / "docker"
-LONG_RUNNING = ("postgres", "redis", "web", "uploads", "worker", "beat")
-APP = ("migrate", "web", "uploads", "worker", "beat")
+LONG_RUNNING = ("postgres", "redis", "web", "uploads", "worker", "mail-worker", "beat")
+APP = ("migrate", "web", "uploads", "worker", "mail-worker", "beat")
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +57,7 @@ def test_the_app_services_share_one_image_and_start_after_the_migration(compose)
         assert "redis://redis:6379/" in env["REDIS_URL"]
     assert services["migrate"]["command"] == ["python", "manage.py", "migrate", "--no-input"]
     assert services["migrate"]["restart"] == "no"
-    for name in ("web", "uploads", "worker", "beat"):
+    for name in ("web", "uploads", "worker", "mail-worker", "beat"):
         depends = services[name]["depends_on"]
         assert depends["migrate"]["condition"] == "service_completed_successfully", name
         assert depends["redis"]["condition"] == "service_healthy", name
@@ -69,6 +69,11 @@ def test_the_commands_are_gunicorn_a_scalable_worker_and_one_beat(compose):
     assert services["web"]["command"][:2] == ["gunicorn", "leaderboard.wsgi:application"]
     assert services["worker"]["command"][:4] == ["celery", "-A", "leaderboard", "worker"]
     assert services["beat"]["command"][:4] == ["celery", "-A", "leaderboard", "beat"]
+    # mail on a worker of its own; the scoring workers take only the scoring queue
+    mail = services["mail-worker"]["command"]
+    assert mail[:4] == ["celery", "-A", "leaderboard", "worker"]
+    assert "--queues=${TRACKBOARD_MAIL_QUEUE:-trackboard-mail}" in mail
+    assert not any(part.startswith(("--queues", "-Q")) for part in services["worker"]["command"])
     # --scale worker=N needs no fixed container name or host port on the worker.
     assert "container_name" not in services["worker"] and "ports" not in services["worker"]
     assert services["web"]["ports"]

@@ -51,9 +51,10 @@ def test_healthz_fails_on_a_private_storage_that_is_gone(client, settings, tmp_p
 
 
 def test_readyz_is_ok_once_migrated_and_503_with_pending_migrations(client, monkeypatch):
-    from leaderboard.operations.heartbeat import beat
+    from leaderboard.operations.heartbeat import beat, scheduler_beat
 
     beat("celery@test")  # a live worker (tests/leaderboard/operations/test_worker_heartbeat.py)
+    scheduler_beat()  # and a live scheduler
     assert client.get("/readyz").json() == {"status": "ok", "ready": True, "workers": 1}
     monkeypatch.setattr(health, "pending_migrations", lambda: ["submissions.0099_future"])
     response = client.get("/readyz")

@@ -107,6 +107,14 @@ def site(transactional_db, postgres, redis_url, isolation, tmp_path, inbox):
              f"--hostname={isolation['tag']}@%h"],
             env,
         )  # fmt: skip
+        # the mail tasks' worker of its own, as in docker/compose.yml
+        procs.start(
+            "mail-worker",
+            [*celery, "worker", "--pool=solo", "--without-gossip", "--without-mingle",
+             "--without-heartbeat", "--loglevel=INFO", f"--queues={isolation['tag']}-mail",
+             f"--hostname={isolation['tag']}-mail@%h"],
+            env,
+        )  # fmt: skip
         procs.start(
             "beat",
             [*celery, "beat", "--loglevel=INFO", f"--schedule={tmp_path / 'beat-schedule'}"],

@@ -18,6 +18,7 @@ pytestmark = pytest.mark.django_db
 
 def test_readyz_needs_a_live_worker(client, monkeypatch):
     monkeypatch.setattr("leaderboard.operations.health.CHECKS", {})
+    heartbeat.scheduler_beat()  # the scheduler runs (its own test is below)
     response = client.get("/readyz")
     assert response.status_code == 503
     assert response.json() == {"status": "error", "ready": False, "failed": ["worker"],
@@ -56,3 +57,33 @@ def test_a_database_error_in_a_beat_is_logged_not_raised(monkeypatch, caplog):
     heartbeat.record("celery@host-a")
     assert "could not record the worker heartbeat" in caplog.text
     assert not WorkerHeartbeat.objects.exists()
+
+
+def test_readyz_and_the_log_say_when_the_scheduler_has_stopped(client, settings, caplog):
+    settings.REAPER_INTERVAL = 15.0  # stale after four intervals: one minute
+    heartbeat.beat("celery@one")
+    response = client.get("/readyz")  # beat never ran
+    assert response.status_code == 503
+    assert response.json() == {"status": "error", "ready": False, "failed": ["scheduler"],
+                               "workers": 1, "scheduler_silent_seconds": None}  # fmt: skip
+    heartbeat.scheduler_beat(now=timezone.now() - dt.timedelta(seconds=59))
+    assert client.get("/readyz").json() == {"status": "ok", "ready": True, "workers": 1}
+    heartbeat.scheduler_beat(now=timezone.now() - dt.timedelta(minutes=7, seconds=5))
+    response = client.get("/readyz")
+    assert response.json()["failed"] == ["scheduler"]
+    assert 425 <= response.json()["scheduler_silent_seconds"] <= 430
+    caplog.clear()
+    heartbeat.warn_of_a_silent_scheduler()  # what a worker's heartbeat logs once a minute
+    assert "the scheduler has not run for 7 minutes" in caplog.text
+
+
+def test_beats_periodic_task_records_the_scheduler(settings):
+    from leaderboard.operations.models import SchedulerHeartbeat
+    from leaderboard.operations.tasks import scheduler_heartbeat
+
+    assert settings.CELERY_BEAT_SCHEDULE["scheduler-heartbeat"]["task"] == scheduler_heartbeat.name
+    before = timezone.now()
+    scheduler_heartbeat()
+    scheduler_heartbeat()
+    (row,) = SchedulerHeartbeat.objects.all()
+    assert row.seen_at >= before

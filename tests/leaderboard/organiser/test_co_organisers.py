@@ -6,6 +6,7 @@ and no members; a reported figure's condition is one of its phase's."""
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import io
 import json
 import logging
@@ -21,12 +22,13 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.forms import ModelChoiceField
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from leaderboard.api.services import create_token
 from leaderboard.challenges.models import Challenge, Condition, Phase, Reference
 from leaderboard.challenges.roles import CHALLENGE_PATHS
-from leaderboard.operations.heartbeat import beat
+from leaderboard.operations.heartbeat import beat, scheduler_beat
 from leaderboard.rankings.models import ReportedResult
 from leaderboard.teams.models import Participation
 from tests.leaderboard.factories import (
@@ -363,6 +365,19 @@ def test_the_dashboard_says_whether_a_worker_is_alive(two):
     page = client.get(url).content.decode()
     assert "no worker has sent a heartbeat" not in page
     assert '<dd id="workers">1</dd>' in page
+
+
+def test_the_dashboard_says_when_the_scheduler_has_not_run(two, settings):
+    settings.REAPER_INTERVAL = 15.0  # stale after a minute
+    alpha, _ = two
+    client = client_of(alpha.organiser)
+    url = reverse("challenges:organise", args=[alpha.challenge.slug])
+    assert "The scheduler has never run" in client.get(url).content.decode()
+    scheduler_beat(now=timezone.now() - dt.timedelta(minutes=3, seconds=10))
+    assert "The scheduler has not run for 3 minutes" in client.get(url).content.decode()
+    scheduler_beat()
+    page = client.get(url).content.decode()
+    assert '<dd id="scheduler">running</dd>' in page
 
 
 def test_every_model_with_a_challenge_is_scoped(two):

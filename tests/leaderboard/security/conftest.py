@@ -10,7 +10,7 @@ from django.test import Client
 
 from leaderboard.api.services import create_token
 from leaderboard.challenges.models import Reference
-from leaderboard.operations.heartbeat import beat
+from leaderboard.operations.heartbeat import beat, scheduler_beat
 from leaderboard.submissions import services
 from leaderboard.teams.models import Membership
 from tests.leaderboard.factories import (
@@ -112,6 +112,7 @@ def world(db, isolation, enqueued) -> World:
     )
     token, _ = create_token(owner, "matrix")
     beat("celery@matrix")  # a worker is running: /readyz is ready
+    scheduler_beat()  # and so is the scheduler
     users = {
         "anonymous": None,
         "outsider": UserFactory(),

@@ -6,11 +6,13 @@ import datetime as dt
 import json
 
 import pytest
+from django.db import OperationalError
 from django.utils import timezone
 
 from leaderboard.challenges import references
 from leaderboard.submissions import services, tasks
 from leaderboard.submissions.models import Result, Submission
+from leaderboard.submissions.services import processing
 from scoring.synth import make_gold, make_prediction
 from tests.leaderboard.factories import approved_team, phase_with_references, uploads
 
@@ -78,27 +80,100 @@ def test_a_vanished_submission_is_ignored(submission):
     assert tasks.score_submission(pk) == "skipped"
 
 
-def test_transient_errors_are_retried_then_fail_without_charging(submission, monkeypatch, settings):
+def test_faults_of_the_site_give_the_attempt_back_and_fail_nothing(
+    submission, monkeypatch, settings
+):
     settings.SCORING_MAX_ATTEMPTS = 3
+    faults = iter([OSError("disk unavailable"), OperationalError("server closed")] * 3)
 
+    def flaky(reference):
+        raise next(faults)
+
+    real = processing.loaded_reference
+    monkeypatch.setattr(processing, "loaded_reference", flaky)
+    # Five faults in a row (more than the attempts a run has): each gives the claim back
+    # with its attempt, and is no step towards ``failed``.
+    for _ in range(5):
+        with pytest.raises(services.TransientScoringError):
+            services.run_scoring(submission.pk, retry_in=10)
+        submission.refresh_from_db()
+        assert (submission.status, submission.attempts) == (Submission.Status.QUEUED, 0)
+        # the reaper leaves it to the planned retry: 10 s + the resend interval from now
+        assert submission.lease_until > timezone.now() + dt.timedelta(
+            seconds=settings.SCORING_RESEND_AFTER_SECONDS
+        )
+    monkeypatch.setattr(processing, "loaded_reference", real)
+    assert services.run_scoring(submission.pk) == "scored"
+    submission.refresh_from_db()
+    assert (submission.status, submission.attempts, submission.error) == ("scored", 1, "")
+    assert submission.charged
+
+
+def test_faults_lasting_past_the_retry_window_fail_the_run_without_asking_to_resubmit(
+    submission, monkeypatch
+):
     def broken(reference):
         raise OSError("disk unavailable")
 
-    monkeypatch.setattr(
-        "leaderboard.submissions.services.processing.loaded_reference", broken, raising=True
-    )
-    for attempt in (1, 2):
-        with pytest.raises(services.TransientScoringError):
-            services.run_scoring(submission.pk)
-        submission.refresh_from_db()
-        assert (submission.status, submission.attempts) == (Submission.Status.QUEUED, attempt)
-    assert services.run_scoring(submission.pk) == "failed"
+    monkeypatch.setattr(processing, "loaded_reference", broken)
+    assert services.run_scoring(submission.pk, give_up=True) == "failed"
     submission.refresh_from_db()
     assert submission.status == Submission.Status.FAILED
     assert not submission.charged
     assert "does not count against your quota" in submission.error
+    assert "submit again" not in submission.error
     assert "disk" not in submission.error  # internals are not shown to participants
     assert services.quota_usage(submission.team, submission.phase) == (0, 0)
+
+
+def test_the_task_retries_a_fault_with_growing_jittered_backoff(submission, monkeypatch, settings):
+    settings.SCORING_RETRY_MAX_DELAY = 60
+    # each draw is in the upper half of 2, 4, 8, ... seconds, capped at 60
+    for retries, (low, high) in enumerate([(1, 2), (2, 4), (4, 8), (8, 16), (16, 32), (30, 60)]):
+        draws = {tasks.backoff(retries) for _ in range(50)}
+        assert low <= min(draws) and max(draws) <= high
+        assert len(draws) > 1  # jitter
+    assert 30 <= tasks.backoff(40) <= 60
+
+
+def test_a_claim_whose_lease_ran_out_is_taken_over_at_once(submission, settings):
+    settings.SCORING_MAX_ATTEMPTS = 3
+    held = Submission.claim(submission.pk, dt.timedelta(seconds=60))
+    assert held is not None
+    assert services.run_scoring(submission.pk) == "skipped"  # a live claim: left alone
+    Submission.objects.filter(pk=submission.pk).update(
+        lease_until=timezone.now() - dt.timedelta(seconds=1)
+    )
+    assert services.run_scoring(submission.pk) == "scored"  # no reaper needed
+    submission.refresh_from_db()
+    assert submission.attempts == 2  # the dead claimant's run counts
+    # the dead claimant cannot renew what it lost
+    assert Submission.renew(submission.pk, held, dt.timedelta(seconds=60)) is None
+
+
+def test_a_claim_is_renewed_only_by_its_holder(submission):
+    held = Submission.claim(submission.pk, dt.timedelta(seconds=60))
+    renewed = Submission.renew(submission.pk, held, dt.timedelta(seconds=120))
+    assert renewed is not None and renewed > held
+    assert Submission.renew(submission.pk, held, dt.timedelta(seconds=120)) is None  # stale
+    assert not Submission.release(submission.pk, held=held, refund=True)
+    assert Submission.release(submission.pk, held=renewed, refund=True)
+    submission.refresh_from_db()
+    assert (submission.status, submission.attempts) == (Submission.Status.QUEUED, 0)
+
+
+def test_a_killed_run_on_its_last_attempt_is_not_taken_over(submission, settings):
+    settings.SCORING_MAX_ATTEMPTS = 1
+    assert Submission.claim(submission.pk, dt.timedelta(seconds=60))
+    Submission.objects.filter(pk=submission.pk).update(
+        lease_until=timezone.now() - dt.timedelta(seconds=1)
+    )
+    assert services.run_scoring(submission.pk) == "skipped"  # the reaper fails it
+    services.reap_expired_leases()
+    submission.refresh_from_db()
+    assert submission.status == Submission.Status.FAILED
+    assert "did not complete after 1 attempt(s)" in submission.error
+    assert "submit again" not in submission.error
 
 
 def test_the_reaper_requeues_an_expired_lease_and_enqueues_it(
@@ -127,16 +202,23 @@ def test_the_reaper_fails_a_submission_that_used_all_attempts(submission, settin
 def test_a_queued_submission_whose_message_was_lost_is_sent_again(
     submission, enqueued, settings, django_capture_on_commit_callbacks
 ):
-    settings.SCORING_RESEND_AFTER_SECONDS = 300
     enqueued.clear()  # as if the broker had lost the message sent at upload
+    # its deadline was set at upload, a moment before now: upload + the resend interval
+    wait = settings.SCORING_RESEND_AFTER_SECONDS
     now = timezone.now()
+
+    def reap(seconds: float) -> list[int]:
+        return services.reap_expired_leases(now=now + dt.timedelta(seconds=seconds))
+
     with django_capture_on_commit_callbacks(execute=True):
-        assert services.reap_expired_leases(now=now) == []  # first pass: stamps a deadline
-        assert services.reap_expired_leases(now=now + dt.timedelta(seconds=299)) == []
-        assert services.reap_expired_leases(now=now + dt.timedelta(seconds=301)) == [submission.pk]
+        assert reap(0) == []
+        assert reap(wait - 1) == []
+        assert reap(wait + 1) == [submission.pk]
         # sent once per interval, not on every pass
-        assert services.reap_expired_leases(now=now + dt.timedelta(seconds=302)) == []
-    assert enqueued == [submission.pk]
+        assert reap(wait + 2) == []
+        assert reap(2 * wait) == []
+        assert reap(2 * wait + 2) == [submission.pk]
+    assert enqueued == [submission.pk, submission.pk]
     assert tasks.score_submission(submission.pk) == "scored"
 
 
@@ -152,3 +234,13 @@ def test_workers_cache_parsed_references_by_sha256(submission, monkeypatch):
     monkeypatch.setattr(references, "check_reference", counting)
     tasks.score_submission(submission.pk)
     assert len(calls) == 1  # three conditions share one gold file
+
+
+def test_an_idle_reaper_pass_is_three_queries_whatever_is_stored(
+    submission, django_assert_num_queries
+):
+    # a scored submission and nothing to do: the expired claims, the queued rows without a
+    # re-send time, the queued rows due (each on the status and lease index)
+    tasks.score_submission(submission.pk)
+    with django_assert_num_queries(3):
+        assert services.reap_expired_leases() == []

@@ -75,9 +75,11 @@ def test_a_worker_killed_while_scoring_leaves_the_submission_to_be_scored_exactl
 
 
 def test_a_real_worker_beats_and_makes_readyz_ready(start_worker, tmp_path, client):
-    from leaderboard.operations.heartbeat import alive_workers
+    from leaderboard.operations.heartbeat import alive_workers, scheduler_beat
     from leaderboard.operations.models import WorkerHeartbeat
 
+    assert client.get("/readyz").json()["failed"] == ["worker", "scheduler"]
+    scheduler_beat()  # as beat's periodic task does (no beat runs here)
     assert client.get("/readyz").json()["failed"] == ["worker"]
     start_worker()  # started with --without-heartbeat: it beats all the same
     wait_for(lambda: len(alive_workers()) == 1, "the worker's heartbeat", tmp_path)
