@@ -387,6 +387,8 @@ CELERY_RESCORE_QUEUE = env_str("TRACKBOARD_RESCORE_QUEUE", "")
 #: The boards' builds (``rankings.builds``) go here when set, for a worker of their own;
 #: empty: the same queue as new submissions.
 CELERY_BOARD_QUEUE = env_str("TRACKBOARD_BOARD_QUEUE", "")
+#: the bearer token a Prometheus scrape of /metrics sends; empty: /metrics is off (404)
+TRACKBOARD_METRICS_TOKEN = env_str("TRACKBOARD_METRICS_TOKEN", "")
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

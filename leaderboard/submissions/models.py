@@ -68,6 +68,8 @@ class Submission(models.Model):
     charged = models.BooleanField(default=False)
     created_at = models.DateTimeField(default=timezone.now)
     scored_at = models.DateTimeField(null=True, blank=True)
+    #: when the last claim began scoring it (scoring time: ``scored_at - started_at``)
+    started_at = models.DateTimeField(null=True, blank=True)
     #: the outcome (``scored``, ``scored-partial``, ``failed``: ``services.notify.outcome``)
     #: the team was last mailed about: a re-score that ends where the team is sends no mail.
     notified_status = models.CharField(max_length=16, blank=True, default="")
@@ -90,6 +92,7 @@ class Submission(models.Model):
                 status=cls.Status.SCORING,
                 attempts=F("attempts") + 1,
                 lease_until=timezone.now() + lease,
+                started_at=timezone.now(),
             )
         )
 
