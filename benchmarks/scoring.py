@@ -9,13 +9,18 @@ prints, beside each figure, a baseline measured in the same run:
 - the command line (``python -m scoring score --json``) as a process, against a process that
   only parses the two files with ``json.loads``.
 
-Targets: warm scoring at most 2 x the bare parse; the command line at most 4 x the parse-only
-process (the patched MultiWOZ evaluator takes about 11 x). Everything is measured round-robin
-(one run of each figure per round, medians over the rounds), so a slow spell of a shared
-machine hits every figure alike.
+With ``--evaluator DIR`` (a checkout of the DSTC11-patched MultiWOZ evaluator,
+``evaluate.py`` at its root, and ``--evaluator-python`` an interpreter with its requirements),
+its DST evaluation of the same two files (``evaluate.py --dst``) runs as a third process in the
+same rounds.
 
-Run: ``.venv/bin/python benchmarks/scoring.py [--repeat N] [--process-repeat N]``. Results go
-in README.md beside it.
+Targets: warm scoring at most 2 x the bare parse; the command line at most 4 x the parse-only
+process, at most 0.30 s, and at least 3.5 x faster than the evaluator. Everything is measured
+round-robin (one run of each figure per round, medians over the rounds), so a slow spell of a
+shared machine hits every figure alike.
+
+Run: ``.venv/bin/python benchmarks/scoring.py [--repeat N] [--process-repeat N] [--evaluator
+DIR --evaluator-python PYTHON]``. Results go in README.md beside it.
 """
 
 from __future__ import annotations
@@ -63,7 +68,15 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--process-repeat", type=int, default=15)
+    parser.add_argument(
+        "--evaluator", type=Path, help="a checkout of the DSTC11-patched MultiWOZ evaluator"
+    )
+    parser.add_argument(
+        "--evaluator-python", default=sys.executable, help="the evaluator's interpreter"
+    )
     args = parser.parse_args()
+    if args.evaluator is not None and not (args.evaluator / "evaluate.py").is_file():
+        parser.error(f"{args.evaluator} has no evaluate.py")
     gold = Source(fixture_bytes(GOLD), Path(GOLD).name)
     pred = Source(fixture_bytes(PRED), Path(PRED).name)
 
@@ -109,8 +122,10 @@ def main() -> None:
         cli = [sys.executable, "-m", "scoring", "score", "--gold", str(paths[0])]
         cli += ["--pred", str(paths[1]), "--json"]
 
-        def run(command: list[str]) -> None:
-            subprocess.run(command, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+        def run(command: list[str], cwd: Path = ROOT) -> None:
+            subprocess.run(
+                command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd
+            )
 
         # As installed by pip, the package's bytecode is compiled: a checkout may not have it.
         compileall.compile_dir(ROOT / "scoring", quiet=1)
@@ -118,6 +133,12 @@ def main() -> None:
             "process: parse only, json.loads": partial(run, parse_only),
             "process: python -m scoring score --json": partial(run, cli),
         }
+        if args.evaluator is not None:
+            evaluator = [args.evaluator_python, "evaluate.py", "--dst", "--input", str(paths[1])]
+            evaluator += ["--golden", str(paths[0]), "--output", str(Path(data) / "out.json")]
+            processes["process: patched evaluator, evaluate.py --dst"] = partial(
+                run, evaluator, args.evaluator.resolve()
+            )
         figures.update(timed(processes, args.process_repeat))
 
     print(f"machine: {platform.machine()}, {platform.python_implementation()} "
@@ -135,8 +156,15 @@ def main() -> None:
             figures["process: python -m scoring score --json"] / process_floor
         ),
     }
+    if args.evaluator is not None:
+        results["evaluator / CLI (target >= 3.5)"] = (
+            figures["process: patched evaluator, evaluate.py --dst"]
+            / figures["process: python -m scoring score --json"]
+        )
     for name, ratio in results.items():
         print(f"{name:<46}{ratio:5.2f}x")
+    cli_ms = figures["process: python -m scoring score --json"]
+    print(f"{'CLI, one condition (target <= 300 ms)':<46}{cli_ms:>6.0f} ms")
 
 
 if __name__ == "__main__":

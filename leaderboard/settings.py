@@ -391,6 +391,8 @@ CELERY_BOARD_QUEUE = env_str("TRACKBOARD_BOARD_QUEUE", "")
 #: for a worker of its own (``celery worker -Q <name>``), so a slow or hung mail server never
 #: holds a scoring process; empty: the default queue's name with ``-mail`` (``trackboard-mail``).
 CELERY_MAIL_QUEUE = env_str("TRACKBOARD_MAIL_QUEUE", "")
+#: the bearer token a Prometheus scrape of /metrics sends; empty: /metrics is off (404)
+TRACKBOARD_METRICS_TOKEN = env_str("TRACKBOARD_METRICS_TOKEN", "")
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

@@ -7,6 +7,7 @@ from django.urls import include, path
 
 from leaderboard.accounts.views import ResetConfirmView, ResetView
 from leaderboard.operations.health import healthz, readyz
+from leaderboard.operations.metrics import metrics
 
 handler500 = "leaderboard.views.server_error"
 
@@ -14,6 +15,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
+    path("metrics", metrics, name="metrics"),
     path("api/v1/", include("leaderboard.api.urls")),
     path("accounts/", include("leaderboard.accounts.urls")),
     # The password reset's form and new-password page, before Django's own of the same names

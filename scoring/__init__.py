@@ -12,11 +12,22 @@ the same functions, so a participant reproduces the server's numbers exactly::
 
 from __future__ import annotations
 
+from typing import Any
+
 from scoring.errors import InvalidFile, ScoringError
-from scoring.stats import PairedTest
 from scoring.taskapi import Comparison, Resampling, Source, Task, TaskResult
 from scoring.tasks import NAMES, TASKS, get_task
 from scoring.version import __version__
+
+
+def __getattr__(name: str) -> Any:
+    """``PairedTest`` on first use: the statistics (and numpy) load only where they run."""
+    if name == "PairedTest":
+        from scoring.stats import PairedTest
+
+        return PairedTest
+    raise AttributeError(f"module 'scoring' has no attribute {name!r}")
+
 
 __all__ = [
     "NAMES",

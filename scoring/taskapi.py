@@ -15,15 +15,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from scoring import stats
 from scoring.errors import ScoringError
-from scoring.stats import PairedTest
 from scoring.version import __version__
 
 if TYPE_CHECKING:
     import numpy.typing as npt
+
+    from scoring.stats import PairedTest
 
     #: one column of per-dialogue statistics: as a task computes it, or as an array (as the
     #: web side reads stored statistics back)
@@ -184,7 +182,8 @@ class DialogueRatios:
 
 def _listed(values: Values) -> list[Any]:
     """A column as a list of Python numbers (an array's values, not numpy scalars)."""
-    return values.tolist() if isinstance(values, np.ndarray) else list(values)
+    tolist = getattr(values, "tolist", None)  # a numpy array, without importing numpy here
+    return list(tolist()) if callable(tolist) else list(values)
 
 
 @dataclass(frozen=True)
@@ -259,6 +258,9 @@ def finish(
     warnings: Sequence[str] = (),
 ) -> TaskResult:
     """Aggregate the per-dialogue statistics into values and bootstrap intervals."""
+    # numpy is loaded here, where the bootstrap runs, not by a command that only reads files
+    from scoring import stats
+
     present = [m for m in task.metrics if m.name in dialogues.columns]
     wanted = {m.name: dialogues.columns[m.name] for m in present if m.interval}
     return TaskResult(
@@ -299,6 +301,10 @@ def paired_tests(
 ) -> dict[str, PairedTest]:
     """A minus B for every interval metric whose per-dialogue denominators the two share
     (metrics whose denominator depends on the prediction, like F1, are left out)."""
+    import numpy as np
+
+    from scoring import stats
+
     if a.ids != b.ids:
         raise ScoringError("the two scores are not on the same reference dialogues.")
     tests = {}

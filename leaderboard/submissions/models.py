@@ -77,6 +77,8 @@ class Submission(models.Model):
     charged = models.BooleanField(default=False)
     created_at = models.DateTimeField(default=timezone.now)
     scored_at = models.DateTimeField(null=True, blank=True)
+    #: when the last claim began scoring it (scoring time: ``scored_at - started_at``)
+    started_at = models.DateTimeField(null=True, blank=True)
     #: the outcome (``scored``, ``scored-partial``, ``failed``: ``services.notify.outcome``)
     #: the team was last mailed about: a re-score that ends where the team is sends no mail.
     notified_status = models.CharField(max_length=16, blank=True, default="")
@@ -111,7 +113,7 @@ class Submission(models.Model):
             expired &= Q(attempts__lt=max_attempts)
         until = now + lease
         moved = cls.objects.filter(Q(status=cls.Status.QUEUED) | expired, pk=pk).update(
-            status=cls.Status.SCORING, attempts=F("attempts") + 1, lease_until=until
+            status=cls.Status.SCORING, attempts=F("attempts") + 1, lease_until=until, started_at=now
         )
         return until if moved else None
 

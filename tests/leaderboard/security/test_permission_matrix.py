@@ -26,6 +26,8 @@ TEAM_OR_ORGANISER = "44422424"
 EXPECTED: dict[str, str] = {
     "healthz": PUBLIC,
     "readyz": PUBLIC,
+    # off until the operator sets a metrics token (then a bearer token, not a role)
+    "metrics": "44444444",
     "login": PUBLIC,
     "logout": "44444444",  # POST only (405)
     "password_change": LOGIN_REQUIRED,

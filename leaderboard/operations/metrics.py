@@ -1,0 +1,217 @@
+"""``/metrics``: the figures an operator scales by, in Prometheus's text format.
+
+Every series is read from where its one writer keeps it, at the moment of the scrape: queue
+lengths from the broker, submissions and their timings from the database (``created_at``,
+``started_at`` and ``scored_at`` of each submission), board builds from the stored boards,
+worker and scheduler liveness from their heartbeats. No process counts anything in memory, so
+every web process answers the same and a restart loses nothing.
+
+The endpoint is off until ``TRACKBOARD_METRICS_TOKEN`` is set; a scrape then sends it as
+``Authorization: Bearer <token>``. Anything else is 404 (off) or 401 (a wrong token).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hmac
+import logging
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Count, DurationField, ExpressionWrapper, F, Q, Sum
+from django.http import Http404, HttpRequest, HttpResponse
+from django.utils import timezone
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily, Metric
+
+log = logging.getLogger(__name__)
+
+#: upper bounds (seconds) of the upload-to-scored histogram's buckets
+LATENCY_BUCKETS = (1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600)
+#: upper bounds (seconds) of the scoring-time histogram's buckets
+SCORING_BUCKETS = (0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600)
+
+
+def queues() -> list[str]:
+    """The broker queues the workers read: the default one, the mail's and any set apart."""
+    from leaderboard.celery import mail_queue
+
+    names = [
+        settings.CELERY_TASK_DEFAULT_QUEUE,
+        settings.CELERY_RESCORE_QUEUE,
+        settings.CELERY_BOARD_QUEUE,
+        mail_queue(),
+    ]
+    return list(dict.fromkeys(name for name in names if name))
+
+
+def queue_lengths() -> dict[str, int | None]:
+    """Messages waiting in each queue (None: the broker did not answer)."""
+    from leaderboard.celery import app
+
+    found: dict[str, int | None] = {}
+    try:
+        with app.connection_for_read() as conn:
+            conn.ensure_connection(max_retries=1, timeout=2.0)
+            channel = conn.default_channel
+            for name in queues():
+                try:
+                    found[name] = int(channel.queue_declare(name, passive=True).message_count)
+                except Exception:  # a queue nothing was ever sent to does not exist yet
+                    found[name] = 0
+    except Exception:
+        log.warning("metrics: the broker did not answer", exc_info=True)
+        return {name: None for name in queues()}
+    return found
+
+
+def _histogram(
+    name: str, documentation: str, rows: Any, duration: Any, bounds: Sequence[float]
+) -> HistogramMetricFamily:
+    """A histogram of ``duration`` over ``rows``, counted in one query."""
+    counts = rows.annotate(took=duration).aggregate(
+        total=Count("pk"),
+        seconds=Sum("took"),
+        **{f"le{i}": Count("pk", filter=Q(took__lte=dt.timedelta(seconds=b))) for i, b in
+           enumerate(bounds)},
+    )  # fmt: skip
+    buckets = [(str(float(b)), counts[f"le{i}"]) for i, b in enumerate(bounds)]
+    buckets.append(("+Inf", counts["total"]))
+    took = counts["seconds"]
+    total = took.total_seconds() if isinstance(took, dt.timedelta) else float(took or 0)
+    return HistogramMetricFamily(name, documentation, buckets=buckets, sum_value=total)
+
+
+class Collector:
+    """Reads every series anew on each scrape."""
+
+    def collect(self) -> Iterator[Metric]:
+        yield from self._queues()
+        yield from self._submissions()
+        yield from self._boards()
+        yield from self._workers()
+
+    def _queues(self) -> Iterable[Metric]:
+        waiting = GaugeMetricFamily(
+            "trackboard_queue_messages", "Tasks waiting in a broker queue.", labels=["queue"]
+        )
+        up = GaugeMetricFamily("trackboard_broker_up", "1 when the broker answered the scrape.")
+        lengths = queue_lengths()
+        for name, count in lengths.items():
+            if count is not None:
+                waiting.add_metric([name], count)
+        up.add_metric([], 0 if any(c is None for c in lengths.values()) else 1)
+        return [waiting, up]
+
+    def _submissions(self) -> Iterable[Metric]:
+        from leaderboard.submissions.models import Submission
+
+        by_status = GaugeMetricFamily(
+            "trackboard_submissions", "Submissions by status.", labels=["status"]
+        )
+        counted = dict(
+            Submission.objects.values_list("status")
+            .annotate(n=Count("pk"))
+            .values_list("status", "n")
+        )
+        for status in Submission.Status.values:
+            by_status.add_metric([status], counted.get(status, 0))
+        scored = Submission.objects.filter(status=Submission.Status.SCORED, scored_at__isnull=False)
+        latency = _histogram(
+            "trackboard_upload_to_scored_seconds",
+            "From upload to scored, per scored submission.",
+            scored,
+            ExpressionWrapper(F("scored_at") - F("created_at"), output_field=DurationField()),
+            LATENCY_BUCKETS,
+        )
+        scoring = _histogram(
+            "trackboard_scoring_seconds",
+            "From the claim of the last attempt to scored, per scored submission.",
+            scored.filter(started_at__isnull=False),
+            ExpressionWrapper(F("scored_at") - F("started_at"), output_field=DurationField()),
+            SCORING_BUCKETS,
+        )
+        return [by_status, latency, scoring]
+
+    def _boards(self) -> Iterable[Metric]:
+        from leaderboard.rankings.models import Board
+
+        age = GaugeMetricFamily(
+            "trackboard_board_age_seconds",
+            "Seconds since a stored board was built.",
+            labels=["phase", "kind"],
+        )
+        behind = GaugeMetricFamily(
+            "trackboard_board_behind",
+            "1 while a stored board is older than its phase's latest change.",
+            labels=["phase", "kind"],
+        )
+        took = GaugeMetricFamily(
+            "trackboard_board_build_seconds",
+            "How long the last build of a stored board took.",
+            labels=["phase", "kind"],
+        )
+        now = timezone.now()
+        rows = Board.objects.select_related("phase__challenge").only(
+            "kind", "version", "built_at", "build_seconds", "phase__slug",
+            "phase__board_version", "phase__challenge__slug",
+        )  # fmt: skip
+        for board in rows:
+            labels = [f"{board.phase.challenge.slug}/{board.phase.slug}", board.kind]
+            if board.built_at is not None:
+                age.add_metric(labels, (now - board.built_at).total_seconds())
+            if board.build_seconds is not None:
+                took.add_metric(labels, board.build_seconds)
+            late = board.version is None or board.version < board.phase.board_version
+            behind.add_metric(labels, 1 if late else 0)
+        return [age, behind, took]
+
+    def _workers(self) -> Iterable[Metric]:
+        from leaderboard.operations import heartbeat
+        from leaderboard.operations.models import SchedulerHeartbeat, WorkerHeartbeat
+
+        seen = GaugeMetricFamily(
+            "trackboard_worker_heartbeat_age_seconds",
+            "Seconds since a worker last wrote its heartbeat.",
+            labels=["worker"],
+        )
+        now = timezone.now()
+        for row in WorkerHeartbeat.objects.all():
+            seen.add_metric([row.hostname], (now - row.seen_at).total_seconds())
+        alive = GaugeMetricFamily("trackboard_workers_alive", "Workers whose heartbeat is recent.")
+        alive.add_metric([], len(heartbeat.alive_workers(now)))
+        scheduler = GaugeMetricFamily(
+            "trackboard_scheduler_heartbeat_age_seconds",
+            "Seconds since beat's own periodic task last ran (absent: it never has).",
+        )
+        last = SchedulerHeartbeat.objects.order_by("-seen_at").first()
+        if last is not None:
+            scheduler.add_metric([], (now - last.seen_at).total_seconds())
+        return [seen, alive, scheduler]
+
+
+def _authorised(request: HttpRequest, token: str) -> bool:
+    sent = request.headers.get("Authorization", "")
+    scheme, _, credential = sent.partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(credential.strip(), token)
+
+
+def metrics(request: HttpRequest) -> HttpResponse:
+    """The series in Prometheus's text format, for a scraper sending the metrics token."""
+    token = settings.TRACKBOARD_METRICS_TOKEN
+    if not token:
+        raise Http404("metrics are not enabled on this site")
+    if not _authorised(request, token):
+        response = HttpResponse(
+            "Send the metrics token as 'Authorization: Bearer <token>'.\n",
+            status=401,
+            content_type="text/plain; charset=utf-8",
+        )
+        response["WWW-Authenticate"] = 'Bearer realm="metrics"'
+        return response
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(Collector())  # type: ignore[arg-type]
+    response = HttpResponse(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
+    response["Cache-Control"] = "no-store"
+    return response
