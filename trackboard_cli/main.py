@@ -83,6 +83,15 @@ def _parser() -> argparse.ArgumentParser:
     challenges.add_argument("--json", action="store_true", help="print the API's JSON")
     challenges.set_defaults(handler=cmd_challenges)
 
+    sample = command("sample", help="download each condition's sample submission (empty states)")
+    sample.add_argument("phase", metavar="PHASE", help="phase id, or challenge-slug/phase-slug")
+    sample.add_argument("--condition", help="one condition's sample (default: every condition)")
+    sample.add_argument(
+        "--output-dir", default=".", metavar="DIR", help="where to write the files (default: .)"
+    )
+    sample.add_argument("--json", action="store_true", help="print what was written as JSON")
+    sample.set_defaults(handler=cmd_sample)
+
     submit = command("submit", help="check and upload prediction files")
     submit.add_argument("phase", metavar="PHASE", help="phase id, or challenge-slug/phase-slug")
     submit.add_argument(
@@ -251,6 +260,40 @@ def cmd_challenges(args: argparse.Namespace) -> int:
         print("No challenges yet.")
         return OK
     _table(["CHALLENGE", "TITLE", "PHASE", "PATH", "STATE", "CLOSES (UTC)"], rows)
+    return OK
+
+
+def cmd_sample(args: argparse.Namespace) -> int:
+    client = _client(args)
+    found = _resolve_phase(client, args.phase)
+    conditions = found["phase"].get("conditions") or []
+    if args.condition:
+        conditions = [c for c in conditions if c.get("key") == args.condition]
+        if not conditions:
+            known = ", ".join(c.get("key", "?") for c in found["phase"].get("conditions") or [])
+            raise Usage(f"the phase has no condition {args.condition!r} (conditions: {known})")
+    folder = Path(args.output_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    prefix = f"{found['challenge']['slug']}-{found['phase']['slug']}"
+    written = []
+    for condition in conditions:
+        data = client.download(condition["sample"])
+        path = folder / f"{prefix}-{condition['key']}-sample.json"
+        path.write_bytes(data)
+        written.append({"condition": condition["key"], "path": str(path), "bytes": len(data)})
+    if args.json:
+        _print_json(written)
+        return OK
+    for row in written:
+        print(f"{row['condition']}: {row['path']} ({row['bytes']:,} bytes)")
+    print(
+        "Each file lists every dialogue and user turn with an empty state: fill in your "
+        "states, then upload with: trackboard submit "
+        + args.phase
+        + " "
+        + " ".join(f"--file {r['condition']}={r['path']}" for r in written)
+        + " --method NAME"
+    )
     return OK
 
 

@@ -23,6 +23,11 @@ urlpatterns = [
         gzip_page(views.PhaseLeaderboard.as_view()),
         name="leaderboard",
     ),
+    path(
+        "phases/<int:pk>/samples/<slug:condition>/",
+        views.ConditionSample.as_view(),
+        name="sample",
+    ),
     path("phases/<int:pk>/table/", papers.PhaseTable.as_view(), name="table"),
     path("phases/<int:pk>/pairwise/", papers.PhasePairwise.as_view(), name="pairwise"),
     path("phases/<int:pk>/errors/", papers.PhaseErrors.as_view(), name="errors"),

@@ -25,6 +25,7 @@ from leaderboard.api.errors import ApiError
 from leaderboard.api.pagination import Pagination
 from leaderboard.api.permissions import require_results_visible, submitting_team
 from leaderboard.api.renderers import CSVRenderer
+from leaderboard.challenges import data
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.ids import row_id
@@ -53,6 +54,33 @@ class ChallengeDetail(generics.RetrieveAPIView):
     serializer_class = s.ChallengeSerializer
     lookup_field = "slug"
     queryset = Challenge.objects.prefetch_related("phases__conditions")
+
+
+@extend_schema(
+    summary="A sample submission for one condition",
+    description="Every dialogue id and user turn the condition is scored on, each with an "
+    "empty state, in the task's primary format (written from the active reference; no "
+    "reference value). Uploaded as it is, it scores the share of turns with an empty "
+    "reference state.",
+    tags=["challenges"],
+    responses={(200, "application/json"): OpenApiTypes.BINARY},
+)
+class ConditionSample(APIView):
+    permission_classes = [AllowAny]
+
+    def get(self, request: Request, pk: int, condition: str) -> HttpResponse:
+        phase = _phase(pk)
+        found = data.condition_of(phase.challenge, phase.slug, condition)
+        if found.active_reference() is None:
+            raise ApiError("not_found", "This condition has no reference yet.", status_code=404)
+        try:
+            return data.sample_response(found)
+        except OSError:
+            raise ApiError(
+                "unavailable",
+                "The reference cannot be read just now; please try again in a minute.",
+                status_code=503,
+            ) from None
 
 
 # --- leaderboards ----------------------------------------------------------------------------

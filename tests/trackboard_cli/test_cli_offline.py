@@ -309,3 +309,21 @@ def test_table_refuses_an_unknown_format_before_asking_the_site(run_cli, fake_si
     result = run_cli("table", "3", "--format", "docx")
     assert result.returncode == 2 and "invalid choice: 'docx'" in result.stderr
     assert site.requests == []
+
+
+def test_the_environment_comes_before_the_saved_file(cli_env, monkeypatch, tmp_path):
+    from trackboard_cli import config
+
+    path = tmp_path / "saved.json"
+    path.write_text(json.dumps({"url": "https://saved.example", "token": "tb_saved"}))
+    monkeypatch.setenv("TRACKBOARD_CONFIG", str(path))
+    monkeypatch.setenv("TRACKBOARD_TOKEN", "tb_env")
+    monkeypatch.delenv("TRACKBOARD_URL", raising=False)
+    assert config.load() == config.Config("https://saved.example", "tb_env")
+    monkeypatch.setenv("TRACKBOARD_URL", "https://ci.example")
+    path.unlink()
+    assert config.load() == config.Config("https://ci.example", "tb_env")
+    monkeypatch.delenv("TRACKBOARD_TOKEN")
+    monkeypatch.delenv("TRACKBOARD_URL")
+    with pytest.raises(config.ConfigError, match="or set TRACKBOARD_URL and TRACKBOARD_TOKEN"):
+        config.load()

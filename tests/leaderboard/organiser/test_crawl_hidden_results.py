@@ -80,6 +80,10 @@ def _values(world) -> dict[str, list[str]]:
                *(str(p) for p in Participation.objects.values_list("pk", flat=True))],
         "number": ["1"],
         "suffix": ["tex", "md"],
+        # each condition's sample and reference files: the sample holds no gold value, and
+        # the gold is never a public file
+        "condition": list(phase.conditions.values_list("key", flat=True)),
+        "name": ["gold", "reference", "training_values", "schema"],
         "code": [t.invite_code for t in world.teams.values()],
         "uidb64": ["MQ"],
         "token": ["set-password"],

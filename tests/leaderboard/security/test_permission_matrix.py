@@ -49,6 +49,11 @@ EXPECTED: dict[str, str] = {
     "challenges:list": PUBLIC,
     "challenges:detail": PUBLIC,
     "challenges:register": POST_ONLY,
+    # what a participant starts from: a condition's sample (empty states), a file published
+    # with the phase; a reference file only when the task marks it public (none here)
+    "challenges:sample": PUBLIC,
+    "challenges:phase_file": PUBLIC,
+    "challenges:reference_file": "44444444",
     "rankings:leaderboard": PUBLIC,
     # Exports carry what each reader may see (this phase's results are public).
     "rankings:export-json": PUBLIC,
@@ -96,6 +101,7 @@ EXPECTED: dict[str, str] = {
     "teams:list_members": POST_ONLY,
     "api:challenges": PUBLIC,
     "api:challenge": PUBLIC,
+    "api:sample": PUBLIC,
     "api:leaderboard": PUBLIC,
     "api:table": PUBLIC,
     # without two entries of the board the request is invalid (400), for everyone alike
