@@ -6,6 +6,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from leaderboard.accounts.views import ResetConfirmView, ResetView
+from leaderboard.api.views import Index as ApiIndex
 from leaderboard.operations.health import healthz, readyz
 
 handler500 = "leaderboard.views.server_error"
@@ -14,6 +15,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
+    # the same index as /api/v1/: where a visitor trying /api/ lands
+    path("api/", ApiIndex.as_view(), name="api-root"),
     path("api/v1/", include("leaderboard.api.urls")),
     path("accounts/", include("leaderboard.accounts.urls")),
     # The password reset's form and new-password page, before Django's own of the same names

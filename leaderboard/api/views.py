@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.staticfiles import finders
 from django.db import DatabaseError, connection
 from django.db.models import Prefetch, QuerySet
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, generics, status
@@ -452,6 +454,66 @@ class TeamsMine(generics.ListAPIView):
             Prefetch("memberships", queryset=Membership.objects.filter(user=self.request.user)),
             "participations__challenge",
         )
+
+
+@extend_schema(exclude=True)
+@extend_schema(
+    summary="Where to start: the schema, its docs and the main collections",
+    tags=["index"],
+    responses={200: OpenApiTypes.OBJECT},
+)
+class Index(APIView):
+    """``/api/`` and ``/api/v1/``: links to the schema, Swagger UI, Redoc and the collections,
+    and the command-line client's first steps."""
+
+    permission_classes = [AllowAny]
+
+    def get(self, request: Request) -> Response:
+        def link(name: str) -> str:
+            return request.build_absolute_uri(reverse(f"api:{name}"))
+
+        return Response(
+            {
+                "name": "Trackboard API",
+                "version": "1",
+                "schema": link("schema"),
+                "docs": {"swagger": link("docs"), "redoc": link("redoc")},
+                "collections": {
+                    "challenges": link("challenges"),
+                    "submissions": link("submissions"),
+                    "teams": link("teams-mine"),
+                },
+                "authentication": "Authorization: Bearer TOKEN (a token from your profile "
+                "page); reading challenges and public leaderboards needs none",
+                "cli": "pip install trackboard, then: trackboard --help (TRACKBOARD_URL and "
+                "TRACKBOARD_TOKEN in the environment, or trackboard login)",
+            }
+        )
+
+
+#: Redoc's bundle as the sidecar package ships it, and the one remote asset it names (its
+#: sidebar's logo): replaced by an empty image, so the page loads nothing from elsewhere.
+REDOC_BUNDLE = "drf_spectacular_sidecar/redoc/bundles/redoc.standalone.js"
+REDOC_REMOTE_LOGO = b"https://cdn.redoc.ly/redoc/logo-mini.svg"
+EMPTY_IMAGE = b"data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'/%3E"
+
+
+@extend_schema(exclude=True)
+class RedocBundle(APIView):
+    """The Redoc script without its remote logo (the page's policy allows images from the site
+    and data: URLs only, and a blocked one is a console error)."""
+
+    permission_classes = [AllowAny]
+
+    def get(self, request: Request) -> HttpResponse:
+        path = finders.find(REDOC_BUNDLE)
+        if not isinstance(path, str):
+            raise ApiError("not_found", "Not found.", status_code=404)
+        with open(path, "rb") as handle:
+            script = handle.read().replace(REDOC_REMOTE_LOGO, EMPTY_IMAGE)
+        response = HttpResponse(script, content_type="text/javascript; charset=utf-8")
+        response["Cache-Control"] = "public, max-age=86400"
+        return response
 
 
 @extend_schema(exclude=True)

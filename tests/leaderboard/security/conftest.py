@@ -79,6 +79,7 @@ class World:
                 for name in ("submissions", "results", "archive", "snapshots", "files")
             },
             "api:sample": {"pk": phase.pk, "condition": KEYS[0]},
+            "api:not-found": {"rest": "nothing-here/"},
             "challenges:sample": {"condition": KEYS[0]},
             # the world's references have no public file (a dstc11 gold alone)
             "challenges:reference_file": {"condition": KEYS[0], "name": "training_values"},
