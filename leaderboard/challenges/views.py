@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from leaderboard.challenges import data, formats
-from leaderboard.challenges.models import Challenge
+from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.pages import PAGES
 from leaderboard.errorpages import error_page
 from leaderboard.ids import row_id
@@ -39,6 +39,7 @@ def detail(request: HttpRequest, slug: str) -> HttpResponse:
         "reference_files": task.reference_files,
         "phases": phases,
         "downloads": data.phase_data(challenge),
+        "ways": _ways_in(request, list(phases)),
         "registrations": teams.registrations(request.user, challenge),
         "confirmed": teams.address_confirmed(request.user),
         "organiser": challenge.is_organised_by(request.user),
@@ -46,6 +47,15 @@ def detail(request: HttpRequest, slug: str) -> HttpResponse:
         "pages": {f: getattr(challenge, f) for f, _ in PAGES if getattr(challenge, f).strip()},
     }
     return render(request, "challenges/detail.html", context)
+
+
+def _ways_in(request: HttpRequest, phases: list[Phase]) -> formats.WaysIn | None:
+    """The upload commands for the phase a participant most likely wants: the first open one,
+    else the first one."""
+    if not phases:
+        return None
+    phase = next((p for p in phases if p.state == "open"), phases[0])
+    return formats.ways_in(phase, request.build_absolute_uri("/").rstrip("/"))
 
 
 @login_required
