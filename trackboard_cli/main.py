@@ -9,6 +9,7 @@ wrong arguments).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import getpass
 import json
 import os
@@ -59,7 +60,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="trackboard", description=__doc__.split("\n\n")[0])
+    # the module's first paragraph, as plain text (no reStructuredText literals)
+    description = __doc__.split("\n\n")[0].replace("``", "")
+    parser = argparse.ArgumentParser(prog="trackboard", description=description)
     parser.add_argument("--version", action="version", version=f"trackboard {__version__}")
     # Every command that talks to the site takes it, after the command's name.
     common = argparse.ArgumentParser(add_help=False)
@@ -77,6 +80,7 @@ def _parser() -> argparse.ArgumentParser:
     login = command("login", help="store the site's URL and your API token")
     login.add_argument("--url", required=True, help="the site, e.g. https://trackboard.example")
     login.add_argument("--token", help="an API token from your profile page (else asked for)")
+    login.add_argument("--json", action="store_true", help="print the site, teams and file as JSON")
     login.set_defaults(handler=cmd_login)
 
     challenges = command("challenges", help="list the challenges and their phases")
@@ -101,13 +105,22 @@ def _parser() -> argparse.ArgumentParser:
         metavar="CONDITION=PATH",
         help="a prediction file for one condition (repeat for each condition)",
     )
-    submit.add_argument("--method", default="", help="method name shown on the leaderboard")
+    submit.add_argument(
+        "--method",
+        default="",
+        help="method name shown on the leaderboard (default: the first file's name, said so)",
+    )
     submit.add_argument("--description", default="", help="a description of the method")
     submit.add_argument("--paper-url", default="", help="a paper or code URL")
     submit.add_argument("--team", default="", help="team slug (when you are in several)")
     submit.add_argument("--wait", action="store_true", help="wait until it is scored")
     submit.add_argument("--interval", type=float, default=2.0, help="seconds between checks")
     submit.add_argument("--timeout", type=float, default=3600.0, help="give up waiting after")
+    submit.add_argument(
+        "--json",
+        action="store_true",
+        help="print the submission as JSON (progress goes to standard error)",
+    )
     submit.set_defaults(handler=cmd_submit)
 
     status = command("status", help="your recent submissions, or one of them")
@@ -140,6 +153,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="start each condition with the rank and its 95%% interval",
     )
+    table.add_argument("--json", action="store_true", help="print the API's JSON")
     table.set_defaults(handler=cmd_table)
 
     results = command("results", help="one submission's scores")
@@ -203,7 +217,10 @@ def _resolve_phase(client: Client, text: str, *, challenge: bool = True) -> dict
         if not challenge:
             return {"id": int(text), "challenge": None, "phase": None}
         slug, phase = _find_phase(client, int(text))
-        return {"id": int(text), "challenge": client.get(f"challenges/{slug}/"), "phase": phase}
+        found = client.get(f"challenges/{slug}/")
+        # the challenge's own entry of the phase carries its conditions
+        detail = [p for p in found.get("phases") or [] if p.get("id") == int(text)]
+        return {"id": int(text), "challenge": found, "phase": detail[0] if detail else phase}
     challenge_slug, _, phase_slug = text.partition("/")
     if not challenge_slug or not phase_slug:
         raise Usage(f"PHASE must be a phase id or challenge-slug/phase-slug, not {text!r}")
@@ -233,6 +250,9 @@ def cmd_login(args: argparse.Namespace) -> int:
     # checks the URL and the token (and that it may go there)
     teams = list(Client(url, token, allow_http=args.allow_insecure_http).get_all("teams/mine/"))
     path = config.save(config.Config(url=url, token=token))
+    if args.json:
+        _print_json({"url": url, "teams": teams, "config": str(path)})
+        return OK
     names = ", ".join(t["name"] for t in teams) or "no team yet"
     print(f"Logged in to {url} (teams: {names}). Token saved in {path}.")
     return OK
@@ -345,15 +365,65 @@ def _invalid_files(files: dict[str, Path], checker: tuple[str, dict[str, str]] |
     return invalid
 
 
+def _condition_problems(files: dict[str, Path], phase: dict[str, Any]) -> list[str]:
+    """What is wrong with the files' condition keys for ``phase``: keys it does not have, and
+    conditions left out when it needs every one. Nothing when the site does not list them."""
+    if "conditions" not in phase:
+        return []
+    keys = [str(c.get("key")) for c in phase.get("conditions") or []]
+    known = ", ".join(keys) or "none"
+    problems = [
+        f"the phase has no condition {key!r} (its conditions: {known})"
+        for key in files
+        if key not in keys
+    ]
+    missing = [key for key in keys if key not in files]
+    if missing and not phase.get("allow_partial"):
+        problems.append(
+            "the phase needs a file for every condition; missing: "
+            + ", ".join(f"--file {key}=PATH" for key in missing)
+        )
+    return problems
+
+
+def method_name(args: argparse.Namespace, files: dict[str, Path]) -> str:
+    """``--method``, or else the first file's name without its extension, said aloud: the
+    leaderboard shows it, so it must never be a name the participant did not choose unseen."""
+    if args.method.strip():
+        return str(args.method).strip()
+    name = next(iter(files.values())).stem
+    print(
+        f"trackboard: no --method given; the method is named {name!r} after the file "
+        f"(the leaderboard shows it). Pass --method NAME to choose it.",
+        file=sys.stderr,
+    )
+    return name
+
+
 def cmd_submit(args: argparse.Namespace) -> int:
+    """With ``--json`` the progress goes to standard error and standard output gets the
+    submission as the API last returned it (after ``--wait``: scored, failed ...)."""
+    if not args.json:
+        return _submit(args)[0]
+    with contextlib.redirect_stdout(sys.stderr):
+        code, submission = _submit(args)
+    if submission is not None:
+        _print_json(submission)
+    return code
+
+
+def _submit(args: argparse.Namespace) -> tuple[int, dict[str, Any] | None]:
     files = _parse_files(args.file)
     client = _client(args)
     target = _resolve_phase(client, args.phase)
-    if _invalid_files(files, _checker(target["challenge"])):
+    problems = _condition_problems(files, target["phase"] or {})
+    for problem in problems:
+        print(f"trackboard: {problem}", file=sys.stderr)
+    if problems or _invalid_files(files, _checker(target["challenge"])):
         print("Nothing was uploaded; fix the files above.", file=sys.stderr)
-        return INVALID
+        return INVALID, None
     fields = {
-        "method_name": args.method or "trackboard CLI",
+        "method_name": method_name(args, files),
         "method_description": args.description,
         "url": args.paper_url,
         "team": args.team,
@@ -362,22 +432,24 @@ def cmd_submit(args: argparse.Namespace) -> int:
         submission = client.post_multipart(f"phases/{target['id']}/submissions/", fields, files)
     except OSError as exc:  # a file that could not be read after all
         print(f"trackboard: cannot read {exc.filename}: {exc.strerror}", file=sys.stderr)
-        return INVALID
+        return INVALID, None
     except ApiError as exc:
         if exc.code != "submission_rejected":
             raise
         print(f"trackboard: {exc}", file=sys.stderr)
         for key, message in (exc.details.get("conditions") or {}).items():
             print(f"{key}: {message}", file=sys.stderr)
-        return INVALID
+        return INVALID, None
     print(f"Submission {submission['id']} received ({submission['status']}).")
     if not args.wait:
         print(f"Follow it with: trackboard status {submission['id']}")
-        return OK
+        return OK, submission
     return _wait(client, submission, args.interval, args.timeout)
 
 
-def _wait(client: Client, submission: dict[str, Any], interval: float, timeout: float) -> int:
+def _wait(
+    client: Client, submission: dict[str, Any], interval: float, timeout: float
+) -> tuple[int, dict[str, Any]]:
     """Print each change of status until the submission is final; plain lines, no TUI."""
     started = time.monotonic()
     shown = ""
@@ -394,7 +466,7 @@ def _wait(client: Client, submission: dict[str, Any], interval: float, timeout: 
             break
         if time.monotonic() - started > timeout:
             print(f"Still {status} after {timeout:.0f} s; check later with trackboard status.")
-            return FAILED
+            return FAILED, submission
         time.sleep(interval)
         try:
             submission = client.get(f"submissions/{submission['id']}/")
@@ -409,9 +481,9 @@ def _wait(client: Client, submission: dict[str, Any], interval: float, timeout: 
     if status != "scored":
         if submission.get("error"):
             print(submission["error"], file=sys.stderr)
-        return INVALID if status == "invalid" else FAILED
+        return (INVALID if status == "invalid" else FAILED), submission
     _print_results(submission)
-    return OK
+    return OK, submission
 
 
 def _metric(result: dict[str, Any], name: str) -> dict[str, Any]:
@@ -591,6 +663,9 @@ def cmd_table(args: argparse.Namespace) -> int:
         "rank_intervals": "yes" if args.rank_intervals else None,
     }
     found = client.get(f"phases/{target['id']}/table/", params)
+    if args.json:
+        _print_json(found)
+        return OK
     sys.stdout.write(str(found.get("table") or ""))
     return OK
 

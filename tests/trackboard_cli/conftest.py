@@ -64,15 +64,19 @@ class FakeSite:
     def __init__(self, pages: dict[str, object]) -> None:
         self.pages = pages
         self.requests: list[tuple[str, str]] = []
+        #: the body of each request, in order
+        self.bodies: list[bytes] = []
         site = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def _answer(self) -> None:
                 site.requests.append((self.command, self.path))
                 length = int(self.headers.get("Content-Length") or 0)
-                self.rfile.read(length)
+                site.bodies.append(self.rfile.read(length))
                 path = self.path.split("?")[0].removeprefix("/api/v1/")
-                found = site.pages.get(path) if self.command == "GET" else None
+                # a POST's answer is under "POST path" (none: 404)
+                key = path if self.command == "GET" else f"{self.command} {path}"
+                found = site.pages.get(key)
                 body = json.dumps(
                     found if found is not None else {"error": {"code": "not_found",
                     "message": "Not found.", "details": {}}}

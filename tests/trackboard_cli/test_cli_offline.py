@@ -87,7 +87,7 @@ def _challenge(task: str, options: dict | None = None, phase_id: int = 3) -> dic
     """The parts of ``GET /api/v1/challenges/{slug}/`` the command reads."""
     return {
         "slug": "c",
-        "phases": [{"id": phase_id, "slug": "test"}],
+        "phases": [{"id": phase_id, "slug": "test", "conditions": [{"key": "test"}]}],
         "scoring": {"task": task, "options": options or {}},
     }
 
@@ -136,6 +136,39 @@ def test_submit_to_an_unknown_phase_id_exits_2_without_uploading(run_cli, fake_s
     result = run_cli("submit", "99", "--file", f"test={good}")
     assert result.returncode == 2 and "no phase 99" in result.stderr
     assert site.posts() == []
+
+
+def test_condition_keys_are_checked_against_the_phase_before_anything_is_uploaded(
+    run_cli, fake_site, tmp_path
+):
+    challenge = _challenge("dvd")
+    challenge["phases"][0]["conditions"] = [{"key": "test"}, {"key": "dev"}]
+    site = fake_site({"challenges/": {"results": [challenge]}, "challenges/c/": challenge})
+    good = tmp_path / "run.json"
+    good.write_text(json.dumps(DVD_PARTIAL))
+    for target in ("3", "c/test"):
+        result = run_cli("submit", target, "--file", f"tts={good}", "--file", f"test={good}")
+        assert result.returncode == 2 and "Traceback" not in result.stderr
+        assert "the phase has no condition 'tts' (its conditions: test, dev)" in result.stderr
+        assert "missing: --file dev=PATH" in result.stderr
+        assert "Nothing was uploaded" in result.stderr
+    assert site.posts() == []
+    # a phase taking partial submissions takes one condition
+    challenge["phases"][0]["allow_partial"] = True
+    result = run_cli("submit", "c/test", "--file", f"test={good}")
+    assert "missing:" not in result.stderr and "no condition" not in result.stderr
+    assert site.posts() == ["/api/v1/phases/3/submissions/"]  # (the stand-in site answers 404)
+
+
+def test_without_method_the_name_comes_from_the_file_and_is_said(run_cli, fake_site, tmp_path):
+    challenge = _challenge("dvd")
+    site = fake_site({"challenges/": {"results": [challenge]}, "challenges/c/": challenge})
+    good = tmp_path / "bert-tracker.json"
+    good.write_text(json.dumps(DVD_PARTIAL))
+    result = run_cli("submit", "c/test", "--file", f"test={good}")
+    assert "the method is named 'bert-tracker' after the file" in result.stderr
+    assert "Pass --method NAME" in result.stderr
+    assert site.bodies[-1].count(b'name="method_name"\r\n\r\nbert-tracker\r\n') == 1
 
 
 def test_a_task_this_installation_does_not_know_is_left_to_the_server(run_cli, fake_site, tmp_path):
@@ -328,3 +361,42 @@ def test_the_environment_comes_before_the_saved_file(cli_env, monkeypatch, tmp_p
     monkeypatch.delenv("TRACKBOARD_URL")
     with pytest.raises(config.ConfigError, match="or set TRACKBOARD_URL and TRACKBOARD_TOKEN"):
         config.load()
+
+
+def test_every_command_takes_json():
+    parser = _parser()
+    commands = next(a for a in parser._actions if a.dest == "command").choices
+    for name, command in commands.items():
+        flags = {flag for action in command._actions for flag in action.option_strings}
+        assert "--json" in flags, name
+
+
+def test_submit_json_prints_the_submission_and_keeps_progress_on_stderr(
+    run_cli, fake_site, tmp_path
+):
+    challenge = _challenge("dvd")
+    answer = {"id": 7, "status": "queued", "method_name": "run"}
+    fake_site({"challenges/": {"results": [challenge]}, "challenges/c/": challenge,
+               "POST phases/3/submissions/": answer})  # fmt: skip
+    good = tmp_path / "run.json"
+    good.write_text(json.dumps(DVD_PARTIAL))
+    result = run_cli("submit", "c/test", "--file", f"test={good}", "--method", "run", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == answer
+    assert "Submission 7 received (queued)." in result.stderr
+
+
+def test_help_texts_are_plain_and_name_the_program_as_started():
+    import sys
+
+    help_text = subprocess.run(
+        [*trackboard_command(), "--help"], capture_output=True, text=True, check=True
+    ).stdout
+    assert "``" not in help_text and "The trackboard command:" in help_text
+    script = Path(sys.executable).with_name("trackboard-score")
+    scorer = subprocess.run([str(script), "--help"], capture_output=True, text=True, check=True)
+    assert scorer.stdout.startswith("usage: trackboard-score ")
+    module = subprocess.run(
+        [sys.executable, "-m", "scoring", "--help"], capture_output=True, text=True, check=True
+    )
+    assert module.stdout.startswith("usage: python -m scoring ")
