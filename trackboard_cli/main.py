@@ -508,21 +508,33 @@ def _print_results(submission: dict[str, Any]) -> None:
     with_ci = {n for n in names if any(_metric(r, n).get("ci") for r in results.values())}
     level = submission.get("ci_level")
     ci_header = f"{level * 100:g}% CI" if isinstance(level, int | float) else "CI"
-    header = ["CONDITION"]
+    # A split phase whose every number may be seen: the whole reference and each part, named.
+    split = any(isinstance(r.get("parts"), dict) for r in results.values())
+    header = ["CONDITION", *(["PART"] if split else [])]
     for name in names:
         header += [labels.get(name) or name, *([ci_header] if name in with_ci else [])]
     rows = []
     for key, result in results.items():
-        row = [key]
-        for name in names:
-            metric = _metric(result, name)
-            row.append(_num(metric.get("value")))
-            if name in with_ci:
-                row.append(_ci(metric.get("ci")))
-        rows.append(row)
+        parts = result.get("parts") if isinstance(result.get("parts"), dict) else {}
+        shown = [("whole", result.get("metrics") or {})] + [
+            (part, parts[part]) for part in ("public", "private") if split and part in parts
+        ]
+        for part, metrics in shown:
+            row = [key, *([part] if split else [])]
+            for name in names:
+                metric = metrics.get(name) if isinstance(metrics.get(name), dict) else {}
+                row.append(_num(metric.get("value")))
+                if name in with_ci:
+                    row.append(_ci(metric.get("ci")))
+            rows.append(row)
     if any(r.get("part") == "public" for r in results.values()):
         print("Public part of the split only; the rest is hidden until the organisers reveal it.")
     _table(header, rows)
+    if split:
+        print(
+            "PART: whole = the whole reference; public = the part the live leaderboard ranks; "
+            "private = the part the final ranking ranks."
+        )
     for signature in sorted({str(r["signature"]) for r in results.values() if r.get("signature")}):
         print(f"signature: {signature}")
 
@@ -606,25 +618,46 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     if not rows:
         print("No scored submissions yet.")
         return OK
-    # A condition's board: every column; the overview: the means of the first two.
+    # A condition's board: every column, each with its interval, and the rank groups; the
+    # overview: the means of the first two.
     shown = metrics if condition else metrics[:2]
+    values_of = [((r.get("metrics") or {}) if condition else (r.get("means") or {})) for r in rows]
+    with_ci = {
+        m["name"]
+        for m in shown
+        if any(
+            isinstance(v.get(m["name"]), dict) and _ci(v[m["name"]].get("ci")) for v in values_of
+        )
+    }
+    grouped = bool(condition) and any(row.get("group") for row in rows)
     table = []
-    for row in rows:
-        values = (row.get("metrics") or {}) if condition else (row.get("means") or {})
+    for row, values in zip(rows, values_of, strict=True):
         cells = []
         for metric in shown:
             value = values.get(metric["name"])
-            cells.append(_num(value.get("value") if isinstance(value, dict) else value))
+            found = value if isinstance(value, dict) else {"value": value}
+            cells.append(_num(found.get("value")))
+            if metric["name"] in with_ci:
+                cells.append(_ci(found.get("ci")))
         team = (row.get("team") or {}).get("name", "?")
         scored = row.get("submissions")
+        group = [row.get("group") or "-"] if grouped else []
         table.append(
-            [row.get("rank", "?"), _rank_interval(row.get("rank_interval")), team,
+            [row.get("rank", "?"), _rank_interval(row.get("rank_interval")), *group, team,
              row.get("method_name", ""), *cells, "" if scored is None else scored]
         )  # fmt: skip
-    labels = [m.get("label") or m["name"] for m in shown]
-    _table(["RANK", "95% RANKS", "TEAM", "METHOD", *labels, "SCORED"], table)
+    labels: list[str] = []
+    for metric in shown:
+        labels += [
+            metric.get("label") or metric["name"],
+            *(["95% CI"] * (metric["name"] in with_ci)),
+        ]
+    group_header = ["GROUP"] if grouped else []
+    _table(["RANK", "95% RANKS", *group_header, "TEAM", "METHOD", *labels, "SCORED"], table)
     if any(row.get("rank_interval") for row in rows):
         print("95% ranks: where the entry ranks in 95% of resamples of the dialogues.")
+    if grouped:
+        print("GROUP: the ranks of the entries it is statistically tied with (rank groups).")
     primary = next((m for m in metrics if m.get("primary")), metrics[0] if metrics else {})
     label = primary.get("label") or primary.get("name") or "primary metric"
     for key, found in (first.get("detectable_difference") or {}).items():

@@ -296,10 +296,10 @@ def test_the_leaderboard_shows_rank_intervals_scored_submissions_and_the_detecta
 ):
     rows = [
         {"rank": 1, "rank_interval": [1, 2], "team": {"slug": "a", "name": "Alpha"},
-         "method_name": "m1", "submissions": 12,
+         "method_name": "m1", "submissions": 12, "group": "1\u20132",
          "metrics": {"jga": {"value": 45.1, "ci": [43.0, 47.2]}}},
         {"rank": 2, "rank_interval": [1, 2], "team": {"slug": "b", "name": "Beta"},
-         "method_name": "m2", "submissions": 3,
+         "method_name": "m2", "submissions": 3, "group": "1\u20132",
          "metrics": {"jga": {"value": 44.9, "ci": [42.8, 47.0]}}},
         {"rank": 3, "rank_interval": [3, 3], "team": {"slug": "c", "name": "Gamma"},
          "method_name": "m3", "submissions": 1,
@@ -319,9 +319,22 @@ def test_the_leaderboard_shows_rank_intervals_scored_submissions_and_the_detecta
     result = run_cli("leaderboard", "3", "--condition", "tts")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[1].split() == ["RANK", "95%", "RANKS", "TEAM", "METHOD", "JGA", "SCORED"]
-    assert lines[2].split() == ["1", "1-2", "Alpha", "m1", "45.10", "12"]
-    assert lines[4].split() == ["3", "3", "Gamma", "m3", "30.00", "1"]
+    assert lines[1].split() == [
+        "RANK", "95%", "RANKS", "GROUP", "TEAM", "METHOD", "JGA", "95%", "CI", "SCORED"
+    ]  # fmt: skip
+    assert lines[2].split() == [
+        "1",
+        "1-2",
+        "1\u20132",
+        "Alpha",
+        "m1",
+        "45.10",
+        "[43.00,",
+        "47.20]",
+        "12",
+    ]
+    assert lines[4].split() == ["3", "3", "-", "Gamma", "m3", "30.00", "[28.00,", "32.00]", "1"]
+    assert "GROUP: the ranks of the entries it is statistically tied with" in result.stdout
     assert "differences under 1.90 JGA points are not resolvable on this test set" in (
         result.stdout
     )
@@ -400,3 +413,24 @@ def test_help_texts_are_plain_and_name_the_program_as_started():
         [sys.executable, "-m", "scoring", "--help"], capture_output=True, text=True, check=True
     )
     assert module.stdout.startswith("usage: python -m scoring ")
+
+
+def test_results_of_a_revealed_split_phase_label_each_part(run_cli, fake_site):
+    def values(jga):
+        return {"jga": {"value": jga, "ci": [jga - 1, jga + 1]}}
+
+    submission = {
+        "id": 5, "status": "scored", "results_visible": True, "ci_level": 0.95,
+        "metrics": [{"name": "jga", "label": "JGA"}],
+        "results": {"tts": {"part": "all", "signature": "dstc11|x", "metrics": values(40.0),
+                            "parts": {"public": values(50.0), "private": values(30.0)}}},
+    }  # fmt: skip
+    fake_site({"submissions/5/": submission})
+    result = run_cli("results", "5")
+    assert result.returncode == 0, result.stderr
+    rows = [line.split() for line in result.stdout.splitlines()]
+    assert ["CONDITION", "PART", "JGA", "95%", "CI"] in rows
+    assert ["tts", "whole", "40.00", "[39.00,", "41.00]"] in rows
+    assert ["tts", "public", "50.00", "[49.00,", "51.00]"] in rows
+    assert ["tts", "private", "30.00", "[29.00,", "31.00]"] in rows
+    assert "private = the part the final ranking ranks" in result.stdout
