@@ -117,7 +117,11 @@ class Client:
         return self._send(urllib.request.Request(self.url(path), data=b"", method="POST"))
 
     def post_multipart(
-        self, path: str, fields: Mapping[str, str], files: Mapping[str, Path]
+        self,
+        path: str,
+        fields: Mapping[str, str],
+        files: Mapping[str, Path],
+        idempotency_key: str = "",
     ) -> Any:
         boundary = "trackboard-" + secrets.token_hex(16)
         body = bytearray()
@@ -135,6 +139,8 @@ class Client:
         body += f"--{boundary}--\r\n".encode()
         request = urllib.request.Request(self.url(path), data=bytes(body), method="POST")
         request.add_header("Content-Type", f"multipart/form-data; boundary={boundary}")
+        if idempotency_key:
+            request.add_header("Idempotency-Key", idempotency_key)
         return self._send(request)
 
     def check_transport(self, url: str) -> None:

@@ -13,6 +13,7 @@ import contextlib
 import getpass
 import json
 import os
+import secrets
 import sys
 import time
 from collections.abc import Sequence
@@ -25,6 +26,8 @@ from trackboard_cli.client import ApiError, Client
 from trackboard_cli.validate import check_file, local_task
 
 OK, FAILED, INVALID = 0, 1, 2
+#: seconds before the first retry of an upload (then twice that); TRACKBOARD_RETRY_PAUSE
+RETRY_PAUSE = float(os.environ.get("TRACKBOARD_RETRY_PAUSE", "2"))
 FINAL = {"scored", "failed", "cancelled", "invalid"}
 
 
@@ -429,7 +432,7 @@ def _submit(args: argparse.Namespace) -> tuple[int, dict[str, Any] | None]:
         "team": args.team,
     }
     try:
-        submission = client.post_multipart(f"phases/{target['id']}/submissions/", fields, files)
+        submission = _upload(client, f"phases/{target['id']}/submissions/", fields, files)
     except OSError as exc:  # a file that could not be read after all
         print(f"trackboard: cannot read {exc.filename}: {exc.strerror}", file=sys.stderr)
         return INVALID, None
@@ -445,6 +448,31 @@ def _submit(args: argparse.Namespace) -> tuple[int, dict[str, Any] | None]:
         print(f"Follow it with: trackboard status {submission['id']}")
         return OK, submission
     return _wait(client, submission, args.interval, args.timeout)
+
+
+#: statuses (0: no answer at all) after which the upload is sent again, with the same key
+RETRIED = (0, 502, 503, 504)
+UPLOAD_ATTEMPTS = 3
+
+
+def _upload(
+    client: Client, path: str, fields: dict[str, str], files: dict[str, Path]
+) -> dict[str, Any]:
+    """POST the upload, and again (up to three times in all) when no answer came back or the
+    site was briefly unavailable. Every attempt carries the same idempotency key, so an upload
+    the site stored before its reply was lost is answered with the stored submission, not
+    stored twice."""
+    key = secrets.token_hex(16)
+    for attempt in range(1, UPLOAD_ATTEMPTS + 1):
+        try:
+            answer: dict[str, Any] = client.post_multipart(path, fields, files, key)
+            return answer
+        except ApiError as exc:
+            if exc.status not in RETRIED or attempt == UPLOAD_ATTEMPTS:
+                raise
+            print(f"trackboard: {exc} Sending the upload again (same key).", file=sys.stderr)
+            time.sleep(RETRY_PAUSE * attempt)
+    raise AssertionError("unreachable")
 
 
 def _wait(

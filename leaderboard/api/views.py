@@ -297,6 +297,22 @@ def _detail_response(request: Request, submission: Submission, code: int = 200) 
     return Response(s.SubmissionSerializer(submission, context=context).data, status=code)
 
 
+_KEY_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:")
+
+
+def _idempotency_key(request: Request) -> str:
+    """The ``Idempotency-Key`` header (empty: none); 400 when it is not 1-64 letters, digits
+    or ``-_.:``."""
+    key = request.headers.get("Idempotency-Key", "").strip()
+    if key and (len(key) > 64 or not set(key) <= _KEY_CHARACTERS):
+        raise ApiError(
+            "invalid",
+            "The Idempotency-Key header must be 1 to 64 letters, digits or -_.: characters.",
+            status_code=400,
+        )
+    return key
+
+
 @extend_schema(
     summary="Submit prediction files to a phase",
     description="Multipart form: one file field per condition key (e.g. `tts-verbatim`), plus "
@@ -317,7 +333,17 @@ def _detail_response(request: Request, submission: Submission, code: int = 200) 
             "additionalProperties": {"type": "string", "format": "binary"},
         }
     },
-    responses={201: s.SubmissionSerializer},
+    parameters=[
+        OpenApiParameter(
+            "Idempotency-Key",
+            str,
+            OpenApiParameter.HEADER,
+            description="the client's key for this upload: sent again with the same key "
+            "(after a lost reply), it answers 200 with the stored submission instead of "
+            "storing it twice",
+        )
+    ],
+    responses={201: s.SubmissionSerializer, 200: s.SubmissionSerializer},
 )
 class SubmissionCreate(APIView):
     permission_classes = [IsAuthenticated]
@@ -330,6 +356,11 @@ class SubmissionCreate(APIView):
         if not address_confirmed(request.user):  # before the team: that is what to do first
             raise ApiError("address_unconfirmed", UNCONFIRMED, status_code=403)
         team = submitting_team(request.user, phase, form.validated_data["team"])
+        key = _idempotency_key(request)
+        earlier = services.replayed(team, phase, key) if key else None
+        if earlier is not None:
+            # the same upload sent again (a lost reply): the stored one, not a second
+            return _detail_response(request, earlier, status.HTTP_200_OK)
         # Uploads the scorer refused are limited per address (web and API alike) and per team.
         address_limit = RejectedUploadIPThrottle()
         if address_limit.blocked(request):
@@ -347,6 +378,7 @@ class SubmissionCreate(APIView):
                 method_name=form.validated_data["method_name"],
                 method_description=form.validated_data["method_description"],
                 url=form.validated_data["url"],
+                idempotency_key=key,
             )
         except services.SubmissionRejected as exc:
             address_limit.record_failure(request)

@@ -434,3 +434,25 @@ def test_results_of_a_revealed_split_phase_label_each_part(run_cli, fake_site):
     assert ["tts", "public", "50.00", "[49.00,", "51.00]"] in rows
     assert ["tts", "private", "30.00", "[29.00,", "31.00]"] in rows
     assert "private = the part the final ranking ranks" in result.stdout
+
+
+def test_an_upload_whose_reply_was_lost_is_sent_again_with_the_same_key(
+    run_cli, fake_site, tmp_path, cli_env
+):
+    cli_env["TRACKBOARD_RETRY_PAUSE"] = "0"
+    challenge = _challenge("dvd")
+    unavailable = {"error": {"code": "unavailable", "message": "Try again.", "details": {}}}
+    answer = {"id": 8, "status": "queued"}
+    pages = {"challenges/": {"results": [challenge]}, "challenges/c/": challenge}
+    site = fake_site({**pages, "POST phases/3/submissions/": [(503, unavailable), (201, answer)]})
+    good = tmp_path / "run.json"
+    good.write_text(json.dumps(DVD_PARTIAL))
+    result = run_cli("submit", "c/test", "--file", f"test={good}", "--method", "m")
+    assert result.returncode == 0, result.stderr
+    assert "Sending the upload again (same key)" in result.stderr
+    assert "Submission 8 received" in result.stdout
+    posts = [
+        h for (method, _), h in zip(site.requests, site.headers, strict=True) if method == "POST"
+    ]
+    keys = [h.get("Idempotency-Key") for h in posts]
+    assert len(keys) == 2 and keys[0] == keys[1] and len(keys[0]) == 32
