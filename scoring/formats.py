@@ -13,7 +13,8 @@ Formats (docs/scoring.md):
 
 A reader returns a :class:`ParsedFile` of *raw* states (not normalised): normalisation depends
 on the profile and happens when scoring. Every structural problem raises :class:`InvalidFile`
-with the file name, dialogue id, turn index (counted from 0) or line number.
+with the file name, dialogue id, user turn (counted from 1, as everywhere a participant reads
+a turn) or line number.
 
 The cost of reading a file is bounded before it is parsed (:class:`Budget`, for every task):
 a prediction for a reference cannot need more values than the reference's dialogues, turns
@@ -293,7 +294,7 @@ def _collect(document: Any, name: str, sha256: str) -> ParsedFile:
             state = turn.get("state") if type(turn) is dict else None
             if type(state) is not dict:
                 raise InvalidFile(
-                    f"{name}: dialogue {quote(raw_id)}, turn {index}: expected an object "
+                    f"{name}: dialogue {quote(raw_id)}, turn {index + 1}: expected an object "
                     "with a 'state' object (MultiWOZ-evaluation format), found "
                     f"{describe(turn)}."
                 )
