@@ -9,6 +9,7 @@ from leaderboard.accounts.views import ResetConfirmView, ResetView
 from leaderboard.api.views import Index as ApiIndex
 from leaderboard.operations.health import healthz, readyz
 
+handler400 = "leaderboard.views.bad_request"
 handler500 = "leaderboard.views.server_error"
 
 urlpatterns = [

@@ -150,9 +150,25 @@ def _read_file(data: bytes, name: str) -> ParsedFile:
     )
 
 
+#: how compressed files begin, and what they are
+_COMPRESSED = (
+    (b"\x1f\x8b", "gzip-compressed"),
+    (b"PK\x03\x04", "a zip archive"),
+    (b"BZh", "bzip2-compressed"),
+    (b"\xfd7zXZ\x00", "xz-compressed"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed"),
+)
+
+
 def decode_text(data: bytes, name: str) -> str:
     """The file as UTF-8 text (a byte-order mark is dropped); UTF-16, invalid UTF-8, NUL bytes
     and an empty file raise InvalidFile naming the line."""
+    for magic, kind in _COMPRESSED:
+        if data.startswith(magic):
+            raise InvalidFile(
+                f"{name}: the file is {kind}; compressed files are not accepted. Upload the "
+                "uncompressed file."
+            )
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise InvalidFile(f"{name}: the file is UTF-16 encoded; save it as UTF-8.")
     if data.startswith(b"\xef\xbb\xbf"):

@@ -19,7 +19,8 @@ from leaderboard.teams.models import Participation
 
 
 def challenge_list(request: HttpRequest) -> HttpResponse:
-    challenges = Challenge.objects.prefetch_related("phases")
+    # the oldest first: a site's main challenge, created first, leads the page
+    challenges = Challenge.objects.prefetch_related("phases").order_by("created", "pk")
     return render(request, "challenges/list.html", {"challenges": challenges})
 
 

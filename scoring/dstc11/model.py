@@ -154,10 +154,23 @@ def _check_unknown_slots(name: str, states: tuple[tuple[State, ...], ...], known
         )
 
 
+def _refuse_token_sequences(parsed: ParsedFile) -> None:
+    """A file of string states is another task's (DVD-DST's token sequences): say so before
+    its dialogue ids are compared with the reference's, which would only say they differ."""
+    for raw_id, turns in zip(parsed.original_ids.values(), parsed.dialogues.values(), strict=True):
+        if turns and isinstance(turns[0], str):
+            raise InvalidFile(
+                f"{parsed.name}: dialogue {quote(raw_id)}, turn 1: the state is a string, as in "
+                "a DVD-DST file (token sequences such as '<obj1> SIZE large'); this challenge "
+                "scores dstc11 states, {domain: {slot: value}} for each user turn."
+            )
+
+
 def load_prediction(source: Source, reference: Reference, options: Options) -> Prediction:
     """Read a prediction file and check it against the reference's dialogue ids and turn
     counts (see :func:`scoring.align.align`), then check and normalise every state."""
     parsed = read_file(source.data, source.name, reference.limit)
+    _refuse_token_sequences(parsed)
     gold = reference.parsed
     aligned = align(
         source.name,
