@@ -89,3 +89,10 @@ def test_the_home_page_renders_markdown_and_lists_the_oldest_challenge_first(cli
     page = client.get(reverse("challenges:list")).text
     assert "Spoken <strong>MultiWOZ</strong>" in page and "**" not in page
     assert page.index(">Main<") < page.index(">Newer<")
+
+
+def test_the_countdown_is_followed_by_its_comma_without_a_space(client):
+    phase = phase_with_references(GOLD_BYTES)  # open now
+    page = client.get(reverse("rankings:leaderboard", args=[phase.challenge.slug, phase.slug]))
+    assert page.status_code == 200
+    assert ")</span>,\n" in page.text and ")</span>\n," not in page.text
