@@ -1,8 +1,9 @@
-"""Private file storage for references and prediction files.
+"""Private file storage for references, prediction files and the files of a phase.
 
 Files are stored under random names (never the uploaded name) outside MEDIA_ROOT, and ``url()``
 refuses: nothing in Trackboard may link to a hidden reference or another team's predictions.
-Code reads them through ``open()`` only.
+Code reads them through ``open()`` only; the files organisers publish with a phase are served
+by a view of their own (``challenges.views.phase_file``).
 """
 
 from __future__ import annotations
@@ -65,6 +66,10 @@ def random_name(prefix: str) -> str:
 
 def reference_upload_to(instance: object, filename: str) -> str:
     return random_name("references")
+
+
+def phase_file_upload_to(instance: object, filename: str) -> str:
+    return random_name("phase-files")
 
 
 def submission_upload_to(instance: object, filename: str) -> str:

@@ -6,9 +6,11 @@ from django.contrib import admin
 from django.urls import include, path
 
 from leaderboard.accounts.views import ResetConfirmView, ResetView
+from leaderboard.api.views import Index as ApiIndex
 from leaderboard.operations.health import healthz, readyz
 from leaderboard.operations.metrics import metrics
 
+handler400 = "leaderboard.views.bad_request"
 handler500 = "leaderboard.views.server_error"
 
 urlpatterns = [
@@ -16,6 +18,8 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
     path("metrics", metrics, name="metrics"),
+    # the same index as /api/v1/: where a visitor trying /api/ lands
+    path("api/", ApiIndex.as_view(), name="api-root"),
     path("api/v1/", include("leaderboard.api.urls")),
     path("accounts/", include("leaderboard.accounts.urls")),
     # The password reset's form and new-password page, before Django's own of the same names

@@ -1,11 +1,13 @@
-"""Project-level views: the server-error page (pages live in the apps; health checks in
-``leaderboard.operations.health``). The error pages themselves are ``templates/<status>.html``,
-each extending ``templates/error.html``."""
+"""Project-level views: the bad-request and server-error pages (pages live in the apps;
+health checks in ``leaderboard.operations.health``). The error pages themselves are
+``templates/<status>.html``, each extending ``templates/error.html``."""
 
 from __future__ import annotations
 
 import sys
 
+from django.conf import settings
+from django.core.exceptions import TooManyFieldsSent, TooManyFilesSent
 from django.db import DatabaseError, connections
 from django.db.utils import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse, UnreadablePostError
@@ -59,6 +61,24 @@ def server_error(request: HttpRequest) -> HttpResponse:
             "Please try again later.",
         )
     return html_server_error(request)
+
+
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """400 for a request Django refused while reading it (too many files or fields, a broken
+    body): the API's JSON error under ``/api/``, the site's page elsewhere."""
+    if isinstance(exception, TooManyFilesSent):
+        message = (
+            f"The request sends more than {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files; "
+            "send one file per condition."
+        )
+    elif isinstance(exception, TooManyFieldsSent):
+        message = (
+            f"The request sends more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} fields; "
+            "nothing was stored."
+        )
+    else:
+        message = "The request could not be read; nothing was stored."
+    return _answer(request, 400, "bad_request", message)
 
 
 def unavailable(request: HttpRequest) -> HttpResponse:

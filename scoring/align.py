@@ -61,15 +61,16 @@ def align(
             result.append((empty,) * n)
             continue
         shown = pred_ids.get(key, key)
+        # Turns are counted from 1 in every message, as in the CSV and the charts.
         if len(turns) > n:
             extra.append(
                 f"dialogue {quote(shown)} has {len(turns)} user turns, the reference has {n} "
-                f"(turn {n} onwards is extra)"
+                f"({_span(n + 1, len(turns))} extra)"
             )
         elif len(turns) < n:
             short.append(
                 f"dialogue {quote(shown)} has {len(turns)} user turns, the reference has {n} "
-                f"(turns {len(turns)} to {n - 1} are missing)"
+                f"({_span(len(turns) + 1, n)} missing)"
             )
             missing_turns += n - len(turns)
             turns = turns + (empty,) * (n - len(turns))
@@ -89,6 +90,11 @@ def align(
             f"{name}: " + "; ".join(parts) + _more(short) + ".", problems=absent + short
         )
     return Aligned(tuple(result), len(absent), missing_turns)
+
+
+def _span(first: int, last: int) -> str:
+    """``turn 4 is`` or ``turns 3 to 5 are`` (user turns counted from 1)."""
+    return f"turn {first} is" if first == last else f"turns {first} to {last} are"
 
 
 def _more(items: list[str]) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -124,9 +125,16 @@ _COMMANDS = {
 }
 
 
+def program() -> str:
+    """How the user started the scorer: ``trackboard-score`` (the installed script) or
+    ``python -m scoring``, for usage lines and help."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return name if name.startswith("trackboard-score") else "python -m scoring"
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m scoring",
+        prog=program(),
         description="Score dialogue-state-tracking predictions against a gold reference.",
     )
     commands = parser.add_subparsers(dest="command", required=True)

@@ -13,7 +13,8 @@ Formats (docs/scoring.md):
 
 A reader returns a :class:`ParsedFile` of *raw* states (not normalised): normalisation depends
 on the profile and happens when scoring. Every structural problem raises :class:`InvalidFile`
-with the file name, dialogue id, turn index (counted from 0) or line number.
+with the file name, dialogue id, user turn (counted from 1, as everywhere a participant reads
+a turn) or line number.
 
 The cost of reading a file is bounded before it is parsed (:class:`Budget`, for every task):
 a prediction for a reference cannot need more values than the reference's dialogues, turns
@@ -201,9 +202,25 @@ def _read_file(data: bytes, name: str) -> ParsedFile:
     )
 
 
+#: how compressed files begin, and what they are
+_COMPRESSED = (
+    (b"\x1f\x8b", "gzip-compressed"),
+    (b"PK\x03\x04", "a zip archive"),
+    (b"BZh", "bzip2-compressed"),
+    (b"\xfd7zXZ\x00", "xz-compressed"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed"),
+)
+
+
 def decode_text(data: bytes, name: str) -> str:
     """The file as UTF-8 text (a byte-order mark is dropped); UTF-16, invalid UTF-8, NUL bytes
     and an empty file raise InvalidFile naming the line."""
+    for magic, kind in _COMPRESSED:
+        if data.startswith(magic):
+            raise InvalidFile(
+                f"{name}: the file is {kind}; compressed files are not accepted. Upload the "
+                "uncompressed file."
+            )
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise InvalidFile(f"{name}: the file is UTF-16 encoded; save it as UTF-8.")
     if data.startswith(b"\xef\xbb\xbf"):
@@ -345,7 +362,7 @@ def _collect(document: Any, name: str, sha256: str) -> ParsedFile:
             state = turn.get("state") if type(turn) is dict else None
             if type(state) is not dict:
                 raise InvalidFile(
-                    f"{name}: dialogue {quote(raw_id)}, turn {index}: expected an object "
+                    f"{name}: dialogue {quote(raw_id)}, turn {index + 1}: expected an object "
                     "with a 'state' object (MultiWOZ-evaluation format), found "
                     f"{describe(turn)}."
                 )

@@ -45,6 +45,8 @@ TRAINING_FILE = FileSpec(
     "Training values",
     required=False,
     description="JSON list of 'slot=value' or 'value' strings, or {slot: [values]}.",
+    # the values of the (published) training set: no test gold
+    public=True,
 )
 
 

@@ -87,6 +87,9 @@ class FileSpec:
     label: str
     required: bool
     description: str = ""
+    #: whether participants may download it (a published schema or training values; never
+    #: anything derived from the hidden gold).
+    public: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -94,6 +97,7 @@ class FileSpec:
             "label": self.label,
             "required": self.required,
             "description": self.description,
+            "public": self.public,
         }
 
 
@@ -323,6 +327,10 @@ def paired_tests(
 
 Options = Mapping[str, str]
 
+#: What a sample file is made of: each reference dialogue's id as written in the gold and its
+#: number of user turns, in the gold's order. Nothing else of the gold reaches a sample.
+Layout = tuple[tuple[str, int], ...]
+
 
 @dataclass(frozen=True)
 class Task:
@@ -352,6 +360,9 @@ class Task:
     check_file: Callable[[Source, Options], str]
     #: ``(task, reference, prediction, options, resampling) -> TaskResult``
     compute: Callable[[Task, Any, Any, Options, Resampling], TaskResult]
+    #: ``layout -> bytes``: a prediction with an empty state for every turn of the layout, in
+    #: ``formats[0]`` (the task's primary format)
+    write_sample: Callable[[Layout], bytes]
     description: str = ""
 
     def metric(self, name: str) -> MetricSpec:
@@ -421,6 +432,13 @@ class Task:
             self, reference, prediction, self.check_options(options), resampling or Resampling()
         )
 
+    def sample(self, reference: Any) -> bytes:
+        """A sample prediction for ``reference``: every dialogue and user turn, each state
+        empty, in the primary format. Written from the reference's ``layout()`` (dialogue ids
+        and turn counts) only, so it holds no gold value."""
+        layout: Layout = tuple(reference.layout())
+        return self.write_sample(layout)
+
     def compare(
         self,
         reference: Any,
@@ -448,4 +466,5 @@ class Task:
             "tiebreak": self.tiebreak,
             "options": [o.as_dict() for o in self.options],
             "reference_files": [f.as_dict() for f in self.reference_files],
+            "sample_format": self.formats[0],
         }

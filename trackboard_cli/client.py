@@ -117,7 +117,11 @@ class Client:
         return self._send(urllib.request.Request(self.url(path), data=b"", method="POST"))
 
     def post_multipart(
-        self, path: str, fields: Mapping[str, str], files: Mapping[str, Path]
+        self,
+        path: str,
+        fields: Mapping[str, str],
+        files: Mapping[str, Path],
+        idempotency_key: str = "",
     ) -> Any:
         boundary = "trackboard-" + secrets.token_hex(16)
         body = bytearray()
@@ -135,6 +139,8 @@ class Client:
         body += f"--{boundary}--\r\n".encode()
         request = urllib.request.Request(self.url(path), data=bytes(body), method="POST")
         request.add_header("Content-Type", f"multipart/form-data; boundary={boundary}")
+        if idempotency_key:
+            request.add_header("Idempotency-Key", idempotency_key)
         return self._send(request)
 
     def check_transport(self, url: str) -> None:
@@ -149,7 +155,12 @@ class Client:
                 f"{ALLOW_HTTP_VARIABLE}=1)."
             )
 
-    def _send(self, request: urllib.request.Request) -> Any:
+    def download(self, path: str) -> bytes:
+        """The body of a GET as bytes (a file, not JSON)."""
+        raw: bytes = self._send(urllib.request.Request(self.url(path), method="GET"), raw=True)
+        return raw
+
+    def _send(self, request: urllib.request.Request, *, raw: bool = False) -> Any:
         request.add_header("Accept", "application/json")
         request.add_header("User-Agent", f"trackboard-cli/{__version__}")
         if self.token:
@@ -157,7 +168,8 @@ class Client:
             request.add_header("Authorization", f"Bearer {self.token}")
         try:
             with _opener.open(request, timeout=TIMEOUT) as response:
-                return json.loads(response.read() or b"null")
+                body = response.read()
+                return body if raw else json.loads(body or b"null")
         except urllib.error.HTTPError as exc:
             raise _error_from(exc) from None
         except urllib.error.URLError as exc:

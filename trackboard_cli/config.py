@@ -1,6 +1,9 @@
 """Where ``trackboard login`` keeps the site's URL and the token: a JSON file readable by its
 owner only (mode 0600) in ``$XDG_CONFIG_HOME/trackboard/`` (or ``~/.config/trackboard/``);
-``TRACKBOARD_CONFIG`` names another file (tests use it)."""
+``TRACKBOARD_CONFIG`` names another file (tests use it).
+
+``TRACKBOARD_URL`` and ``TRACKBOARD_TOKEN``, when set, take the place of the file's values (a
+CI job keeps its token in the environment and needs no file at all)."""
 
 from __future__ import annotations
 
@@ -42,13 +45,27 @@ def save(config: Config) -> Path:
     return path
 
 
+URL_VARIABLE = "TRACKBOARD_URL"
+TOKEN_VARIABLE = "TRACKBOARD_TOKEN"
+
+
 def load() -> Config:
+    """The site and token: ``TRACKBOARD_URL`` / ``TRACKBOARD_TOKEN`` over the saved file."""
+    url = os.environ.get(URL_VARIABLE, "").strip()
+    token = os.environ.get(TOKEN_VARIABLE, "").strip()
+    if url and token:
+        return Config(url=url, token=token)
     path = config_path()
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        return Config(url=str(data["url"]), token=str(data["token"]))
+        return Config(url=url or str(data["url"]), token=token or str(data["token"]))
     except FileNotFoundError:
-        raise ConfigError("Not logged in: run 'trackboard login --url URL' first.") from None
+        if url:  # public reads need no token
+            return Config(url=url, token="")
+        raise ConfigError(
+            "Not logged in: run 'trackboard login --url URL' first, or set "
+            f"{URL_VARIABLE} and {TOKEN_VARIABLE}."
+        ) from None
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ConfigError(
             f"Cannot read {path} ({exc}); run 'trackboard login --url URL' again."

@@ -9,9 +9,11 @@ wrong arguments).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import getpass
 import json
 import os
+import secrets
 import sys
 import time
 from collections.abc import Sequence
@@ -24,6 +26,8 @@ from trackboard_cli.client import ApiError, Client
 from trackboard_cli.validate import check_file, local_task
 
 OK, FAILED, INVALID = 0, 1, 2
+#: seconds before the first retry of an upload (then twice that); TRACKBOARD_RETRY_PAUSE
+RETRY_PAUSE = float(os.environ.get("TRACKBOARD_RETRY_PAUSE", "2"))
 FINAL = {"scored", "failed", "cancelled", "invalid"}
 
 
@@ -59,7 +63,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="trackboard", description=__doc__.split("\n\n")[0])
+    # the module's first paragraph, as plain text (no reStructuredText literals)
+    description = __doc__.split("\n\n")[0].replace("``", "")
+    parser = argparse.ArgumentParser(prog="trackboard", description=description)
     parser.add_argument("--version", action="version", version=f"trackboard {__version__}")
     # Every command that talks to the site takes it, after the command's name.
     common = argparse.ArgumentParser(add_help=False)
@@ -77,11 +83,21 @@ def _parser() -> argparse.ArgumentParser:
     login = command("login", help="store the site's URL and your API token")
     login.add_argument("--url", required=True, help="the site, e.g. https://trackboard.example")
     login.add_argument("--token", help="an API token from your profile page (else asked for)")
+    login.add_argument("--json", action="store_true", help="print the site, teams and file as JSON")
     login.set_defaults(handler=cmd_login)
 
     challenges = command("challenges", help="list the challenges and their phases")
     challenges.add_argument("--json", action="store_true", help="print the API's JSON")
     challenges.set_defaults(handler=cmd_challenges)
+
+    sample = command("sample", help="download each condition's sample submission (empty states)")
+    sample.add_argument("phase", metavar="PHASE", help="phase id, or challenge-slug/phase-slug")
+    sample.add_argument("--condition", help="one condition's sample (default: every condition)")
+    sample.add_argument(
+        "--output-dir", default=".", metavar="DIR", help="where to write the files (default: .)"
+    )
+    sample.add_argument("--json", action="store_true", help="print what was written as JSON")
+    sample.set_defaults(handler=cmd_sample)
 
     submit = command("submit", help="check and upload prediction files")
     submit.add_argument("phase", metavar="PHASE", help="phase id, or challenge-slug/phase-slug")
@@ -92,13 +108,22 @@ def _parser() -> argparse.ArgumentParser:
         metavar="CONDITION=PATH",
         help="a prediction file for one condition (repeat for each condition)",
     )
-    submit.add_argument("--method", default="", help="method name shown on the leaderboard")
+    submit.add_argument(
+        "--method",
+        default="",
+        help="method name shown on the leaderboard (default: the first file's name, said so)",
+    )
     submit.add_argument("--description", default="", help="a description of the method")
     submit.add_argument("--paper-url", default="", help="a paper or code URL")
     submit.add_argument("--team", default="", help="team slug (when you are in several)")
     submit.add_argument("--wait", action="store_true", help="wait until it is scored")
     submit.add_argument("--interval", type=float, default=2.0, help="seconds between checks")
     submit.add_argument("--timeout", type=float, default=3600.0, help="give up waiting after")
+    submit.add_argument(
+        "--json",
+        action="store_true",
+        help="print the submission as JSON (progress goes to standard error)",
+    )
     submit.set_defaults(handler=cmd_submit)
 
     status = command("status", help="your recent submissions, or one of them")
@@ -131,6 +156,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="start each condition with the rank and its 95%% interval",
     )
+    table.add_argument("--json", action="store_true", help="print the API's JSON")
     table.set_defaults(handler=cmd_table)
 
     results = command("results", help="one submission's scores")
@@ -194,7 +220,10 @@ def _resolve_phase(client: Client, text: str, *, challenge: bool = True) -> dict
         if not challenge:
             return {"id": int(text), "challenge": None, "phase": None}
         slug, phase = _find_phase(client, int(text))
-        return {"id": int(text), "challenge": client.get(f"challenges/{slug}/"), "phase": phase}
+        found = client.get(f"challenges/{slug}/")
+        # the challenge's own entry of the phase carries its conditions
+        detail = [p for p in found.get("phases") or [] if p.get("id") == int(text)]
+        return {"id": int(text), "challenge": found, "phase": detail[0] if detail else phase}
     challenge_slug, _, phase_slug = text.partition("/")
     if not challenge_slug or not phase_slug:
         raise Usage(f"PHASE must be a phase id or challenge-slug/phase-slug, not {text!r}")
@@ -224,6 +253,9 @@ def cmd_login(args: argparse.Namespace) -> int:
     # checks the URL and the token (and that it may go there)
     teams = list(Client(url, token, allow_http=args.allow_insecure_http).get_all("teams/mine/"))
     path = config.save(config.Config(url=url, token=token))
+    if args.json:
+        _print_json({"url": url, "teams": teams, "config": str(path)})
+        return OK
     names = ", ".join(t["name"] for t in teams) or "no team yet"
     print(f"Logged in to {url} (teams: {names}). Token saved in {path}.")
     return OK
@@ -251,6 +283,40 @@ def cmd_challenges(args: argparse.Namespace) -> int:
         print("No challenges yet.")
         return OK
     _table(["CHALLENGE", "TITLE", "PHASE", "PATH", "STATE", "CLOSES (UTC)"], rows)
+    return OK
+
+
+def cmd_sample(args: argparse.Namespace) -> int:
+    client = _client(args)
+    found = _resolve_phase(client, args.phase)
+    conditions = found["phase"].get("conditions") or []
+    if args.condition:
+        conditions = [c for c in conditions if c.get("key") == args.condition]
+        if not conditions:
+            known = ", ".join(c.get("key", "?") for c in found["phase"].get("conditions") or [])
+            raise Usage(f"the phase has no condition {args.condition!r} (conditions: {known})")
+    folder = Path(args.output_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    prefix = f"{found['challenge']['slug']}-{found['phase']['slug']}"
+    written = []
+    for condition in conditions:
+        data = client.download(condition["sample"])
+        path = folder / f"{prefix}-{condition['key']}-sample.json"
+        path.write_bytes(data)
+        written.append({"condition": condition["key"], "path": str(path), "bytes": len(data)})
+    if args.json:
+        _print_json(written)
+        return OK
+    for row in written:
+        print(f"{row['condition']}: {row['path']} ({row['bytes']:,} bytes)")
+    print(
+        "Each file lists every dialogue and user turn with an empty state: fill in your "
+        "states, then upload with: trackboard submit "
+        + args.phase
+        + " "
+        + " ".join(f"--file {r['condition']}={r['path']}" for r in written)
+        + " --method NAME"
+    )
     return OK
 
 
@@ -302,39 +368,116 @@ def _invalid_files(files: dict[str, Path], checker: tuple[str, dict[str, str]] |
     return invalid
 
 
+def _condition_problems(files: dict[str, Path], phase: dict[str, Any]) -> list[str]:
+    """What is wrong with the files' condition keys for ``phase``: keys it does not have, and
+    conditions left out when it needs every one. Nothing when the site does not list them."""
+    if "conditions" not in phase:
+        return []
+    keys = [str(c.get("key")) for c in phase.get("conditions") or []]
+    known = ", ".join(keys) or "none"
+    problems = [
+        f"the phase has no condition {key!r} (its conditions: {known})"
+        for key in files
+        if key not in keys
+    ]
+    missing = [key for key in keys if key not in files]
+    if missing and not phase.get("allow_partial"):
+        problems.append(
+            "the phase needs a file for every condition; missing: "
+            + ", ".join(f"--file {key}=PATH" for key in missing)
+        )
+    return problems
+
+
+def method_name(args: argparse.Namespace, files: dict[str, Path]) -> str:
+    """``--method``, or else the first file's name without its extension, said aloud: the
+    leaderboard shows it, so it must never be a name the participant did not choose unseen."""
+    if args.method.strip():
+        return str(args.method).strip()
+    name = next(iter(files.values())).stem
+    print(
+        f"trackboard: no --method given; the method is named {name!r} after the file "
+        f"(the leaderboard shows it). Pass --method NAME to choose it.",
+        file=sys.stderr,
+    )
+    return name
+
+
 def cmd_submit(args: argparse.Namespace) -> int:
+    """With ``--json`` the progress goes to standard error and standard output gets the
+    submission as the API last returned it (after ``--wait``: scored, failed ...)."""
+    if not args.json:
+        return _submit(args)[0]
+    with contextlib.redirect_stdout(sys.stderr):
+        code, submission = _submit(args)
+    if submission is not None:
+        _print_json(submission)
+    return code
+
+
+def _submit(args: argparse.Namespace) -> tuple[int, dict[str, Any] | None]:
     files = _parse_files(args.file)
     client = _client(args)
     target = _resolve_phase(client, args.phase)
-    if _invalid_files(files, _checker(target["challenge"])):
+    problems = _condition_problems(files, target["phase"] or {})
+    for problem in problems:
+        print(f"trackboard: {problem}", file=sys.stderr)
+    if problems or _invalid_files(files, _checker(target["challenge"])):
         print("Nothing was uploaded; fix the files above.", file=sys.stderr)
-        return INVALID
+        return INVALID, None
     fields = {
-        "method_name": args.method or "trackboard CLI",
+        "method_name": method_name(args, files),
         "method_description": args.description,
         "url": args.paper_url,
         "team": args.team,
     }
     try:
-        submission = client.post_multipart(f"phases/{target['id']}/submissions/", fields, files)
+        submission = _upload(client, f"phases/{target['id']}/submissions/", fields, files)
     except OSError as exc:  # a file that could not be read after all
         print(f"trackboard: cannot read {exc.filename}: {exc.strerror}", file=sys.stderr)
-        return INVALID
+        return INVALID, None
     except ApiError as exc:
         if exc.code != "submission_rejected":
             raise
         print(f"trackboard: {exc}", file=sys.stderr)
         for key, message in (exc.details.get("conditions") or {}).items():
             print(f"{key}: {message}", file=sys.stderr)
-        return INVALID
+        return INVALID, None
     print(f"Submission {submission['id']} received ({submission['status']}).")
     if not args.wait:
         print(f"Follow it with: trackboard status {submission['id']}")
-        return OK
+        return OK, submission
     return _wait(client, submission, args.interval, args.timeout)
 
 
-def _wait(client: Client, submission: dict[str, Any], interval: float, timeout: float) -> int:
+#: statuses (0: no answer at all) after which the upload is sent again, with the same key
+RETRIED = (0, 502, 503, 504)
+UPLOAD_ATTEMPTS = 3
+
+
+def _upload(
+    client: Client, path: str, fields: dict[str, str], files: dict[str, Path]
+) -> dict[str, Any]:
+    """POST the upload, and again (up to three times in all) when no answer came back or the
+    site was briefly unavailable. Every attempt carries the same idempotency key, so an upload
+    the site stored before its reply was lost is answered with the stored submission, not
+    stored twice."""
+    key = secrets.token_hex(16)
+    for attempt in range(1, UPLOAD_ATTEMPTS + 1):
+        try:
+            answer: dict[str, Any] = client.post_multipart(path, fields, files, key)
+            return answer
+        except ApiError as exc:
+            if exc.status not in RETRIED or attempt == UPLOAD_ATTEMPTS:
+                raise
+            print(f"trackboard: {exc} Sending the upload again (same key).", file=sys.stderr)
+            time.sleep(RETRY_PAUSE * attempt)
+    raise AssertionError("unreachable")
+
+
+def _wait(
+    client: Client, submission: dict[str, Any], interval: float, timeout: float
+) -> tuple[int, dict[str, Any]]:
     """Print each change of status until the submission is final; plain lines, no TUI."""
     started = time.monotonic()
     shown = ""
@@ -351,7 +494,7 @@ def _wait(client: Client, submission: dict[str, Any], interval: float, timeout: 
             break
         if time.monotonic() - started > timeout:
             print(f"Still {status} after {timeout:.0f} s; check later with trackboard status.")
-            return FAILED
+            return FAILED, submission
         time.sleep(interval)
         try:
             submission = client.get(f"submissions/{submission['id']}/")
@@ -366,9 +509,9 @@ def _wait(client: Client, submission: dict[str, Any], interval: float, timeout: 
     if status != "scored":
         if submission.get("error"):
             print(submission["error"], file=sys.stderr)
-        return INVALID if status == "invalid" else FAILED
+        return (INVALID if status == "invalid" else FAILED), submission
     _print_results(submission)
-    return OK
+    return OK, submission
 
 
 def _metric(result: dict[str, Any], name: str) -> dict[str, Any]:
@@ -393,21 +536,33 @@ def _print_results(submission: dict[str, Any]) -> None:
     with_ci = {n for n in names if any(_metric(r, n).get("ci") for r in results.values())}
     level = submission.get("ci_level")
     ci_header = f"{level * 100:g}% CI" if isinstance(level, int | float) else "CI"
-    header = ["CONDITION"]
+    # A split phase whose every number may be seen: the whole reference and each part, named.
+    split = any(isinstance(r.get("parts"), dict) for r in results.values())
+    header = ["CONDITION", *(["PART"] if split else [])]
     for name in names:
         header += [labels.get(name) or name, *([ci_header] if name in with_ci else [])]
     rows = []
     for key, result in results.items():
-        row = [key]
-        for name in names:
-            metric = _metric(result, name)
-            row.append(_num(metric.get("value")))
-            if name in with_ci:
-                row.append(_ci(metric.get("ci")))
-        rows.append(row)
+        parts = result.get("parts") if isinstance(result.get("parts"), dict) else {}
+        shown = [("whole", result.get("metrics") or {})] + [
+            (part, parts[part]) for part in ("public", "private") if split and part in parts
+        ]
+        for part, metrics in shown:
+            row = [key, *([part] if split else [])]
+            for name in names:
+                metric = metrics.get(name) if isinstance(metrics.get(name), dict) else {}
+                row.append(_num(metric.get("value")))
+                if name in with_ci:
+                    row.append(_ci(metric.get("ci")))
+            rows.append(row)
     if any(r.get("part") == "public" for r in results.values()):
         print("Public part of the split only; the rest is hidden until the organisers reveal it.")
     _table(header, rows)
+    if split:
+        print(
+            "PART: whole = the whole reference; public = the part the live leaderboard ranks; "
+            "private = the part the final ranking ranks."
+        )
     for signature in sorted({str(r["signature"]) for r in results.values() if r.get("signature")}):
         print(f"signature: {signature}")
 
@@ -491,25 +646,46 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     if not rows:
         print("No scored submissions yet.")
         return OK
-    # A condition's board: every column; the overview: the means of the first two.
+    # A condition's board: every column, each with its interval, and the rank groups; the
+    # overview: the means of the first two.
     shown = metrics if condition else metrics[:2]
+    values_of = [((r.get("metrics") or {}) if condition else (r.get("means") or {})) for r in rows]
+    with_ci = {
+        m["name"]
+        for m in shown
+        if any(
+            isinstance(v.get(m["name"]), dict) and _ci(v[m["name"]].get("ci")) for v in values_of
+        )
+    }
+    grouped = bool(condition) and any(row.get("group") for row in rows)
     table = []
-    for row in rows:
-        values = (row.get("metrics") or {}) if condition else (row.get("means") or {})
+    for row, values in zip(rows, values_of, strict=True):
         cells = []
         for metric in shown:
             value = values.get(metric["name"])
-            cells.append(_num(value.get("value") if isinstance(value, dict) else value))
+            found = value if isinstance(value, dict) else {"value": value}
+            cells.append(_num(found.get("value")))
+            if metric["name"] in with_ci:
+                cells.append(_ci(found.get("ci")))
         team = (row.get("team") or {}).get("name", "?")
         scored = row.get("submissions")
+        group = [row.get("group") or "-"] if grouped else []
         table.append(
-            [row.get("rank", "?"), _rank_interval(row.get("rank_interval")), team,
+            [row.get("rank", "?"), _rank_interval(row.get("rank_interval")), *group, team,
              row.get("method_name", ""), *cells, "" if scored is None else scored]
         )  # fmt: skip
-    labels = [m.get("label") or m["name"] for m in shown]
-    _table(["RANK", "95% RANKS", "TEAM", "METHOD", *labels, "SCORED"], table)
+    labels: list[str] = []
+    for metric in shown:
+        labels += [
+            metric.get("label") or metric["name"],
+            *(["95% CI"] * (metric["name"] in with_ci)),
+        ]
+    group_header = ["GROUP"] if grouped else []
+    _table(["RANK", "95% RANKS", *group_header, "TEAM", "METHOD", *labels, "SCORED"], table)
     if any(row.get("rank_interval") for row in rows):
         print("95% ranks: where the entry ranks in 95% of resamples of the dialogues.")
+    if grouped:
+        print("GROUP: the ranks of the entries it is statistically tied with (rank groups).")
     primary = next((m for m in metrics if m.get("primary")), metrics[0] if metrics else {})
     label = primary.get("label") or primary.get("name") or "primary metric"
     for key, found in (first.get("detectable_difference") or {}).items():
@@ -548,6 +724,9 @@ def cmd_table(args: argparse.Namespace) -> int:
         "rank_intervals": "yes" if args.rank_intervals else None,
     }
     found = client.get(f"phases/{target['id']}/table/", params)
+    if args.json:
+        _print_json(found)
+        return OK
     sys.stdout.write(str(found.get("table") or ""))
     return OK
 

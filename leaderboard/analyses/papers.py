@@ -162,11 +162,12 @@ def _cells(board: Leaderboard, table: Table, name: str, fmt: str) -> list[str]:
             if text == _best(board, table, condition, column):
                 text = f"\\textbf{{{text}}}" if latex else f"**{text}**"
             if column.primary and row.group:
+                # one spelling of a rank group everywhere: 1, an en dash, 3 (``1--3`` in LaTeX)
                 group = row.group.replace("\u2013", "-")
                 text += (
                     f"\\textsuperscript{{{group.replace('-', '--')}}}"
                     if latex
-                    else f"<sup>{group}</sup>"
+                    else f"<sup>{group.replace('-', chr(0x2013))}</sup>"
                 )
             if column.primary and low is not None and high is not None:
                 interval = f"[{score(low)}, {score(high)}]"

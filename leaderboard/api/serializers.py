@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from django.urls import reverse
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
@@ -80,9 +81,18 @@ class MetricSpecSerializer(serializers.Serializer):
 
 
 class ConditionSerializer(serializers.ModelSerializer):
+    sample = serializers.SerializerMethodField(
+        help_text="URL of the condition's sample submission (empty states for every turn)"
+    )
+
     class Meta:
         model = Condition
-        fields = ["key", "label", "order"]
+        fields = ["key", "label", "order", "sample"]
+
+    def get_sample(self, condition: Condition) -> str:
+        path = reverse("api:sample", args=[condition.phase_id, condition.key])
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request is not None else path
 
 
 class PhaseSummarySerializer(serializers.ModelSerializer):
@@ -120,6 +130,7 @@ class FileSpecSerializer(serializers.Serializer):
     name = serializers.CharField()
     label = serializers.CharField()
     required = serializers.BooleanField()
+    public = serializers.BooleanField(help_text="participants may download it")
     description = serializers.CharField(allow_blank=True)
 
 

@@ -15,6 +15,7 @@ from leaderboard.api import organise, papers, views
 
 app_name = "api"
 urlpatterns = [
+    path("", views.Index.as_view(), name="index"),
     path("challenges/", views.ChallengeList.as_view(), name="challenges"),
     path("challenges/<slug:slug>/", views.ChallengeDetail.as_view(), name="challenge"),
     path(
@@ -22,6 +23,11 @@ urlpatterns = [
         # compressed: the board holds no secret (rankings.caching)
         gzip_page(views.PhaseLeaderboard.as_view()),
         name="leaderboard",
+    ),
+    path(
+        "phases/<int:pk>/samples/<slug:condition>/",
+        views.ConditionSample.as_view(),
+        name="sample",
     ),
     path("phases/<int:pk>/table/", papers.PhaseTable.as_view(), name="table"),
     path("phases/<int:pk>/pairwise/", papers.PhasePairwise.as_view(), name="pairwise"),
@@ -64,10 +70,12 @@ urlpatterns = [
         SpectacularSwaggerSplitView.as_view(url_name="api:schema", permission_classes=[AllowAny]),
         name="docs",
     ),
+    path("redoc/redoc.standalone.js", views.RedocBundle.as_view(), name="redoc-bundle"),
     path(
         "redoc/",
         SpectacularRedocView.as_view(url_name="api:schema", permission_classes=[AllowAny]),
         name="redoc",
     ),
-    re_path(r"^.*$", views.NotFound.as_view(), name="not-found"),
+    # anything else (the index answers the empty path)
+    re_path(r"^(?P<rest>.+)$", views.NotFound.as_view(), name="not-found"),
 ]

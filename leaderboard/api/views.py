@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.staticfiles import finders
 from django.db import DatabaseError, connection
 from django.db.models import Prefetch, QuerySet
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, generics, status
@@ -25,6 +27,7 @@ from leaderboard.api.errors import ApiError
 from leaderboard.api.pagination import Pagination
 from leaderboard.api.permissions import require_results_visible, submitting_team
 from leaderboard.api.renderers import CSVRenderer
+from leaderboard.challenges import data
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.ids import row_id
@@ -53,6 +56,33 @@ class ChallengeDetail(generics.RetrieveAPIView):
     serializer_class = s.ChallengeSerializer
     lookup_field = "slug"
     queryset = Challenge.objects.prefetch_related("phases__conditions")
+
+
+@extend_schema(
+    summary="A sample submission for one condition",
+    description="Every dialogue id and user turn the condition is scored on, each with an "
+    "empty state, in the task's primary format (written from the active reference; no "
+    "reference value). Uploaded as it is, it scores the share of turns with an empty "
+    "reference state.",
+    tags=["challenges"],
+    responses={(200, "application/json"): OpenApiTypes.BINARY},
+)
+class ConditionSample(APIView):
+    permission_classes = [AllowAny]
+
+    def get(self, request: Request, pk: int, condition: str) -> HttpResponse:
+        phase = _phase(pk)
+        found = data.condition_of(phase.challenge, phase.slug, condition)
+        if found.active_reference() is None:
+            raise ApiError("not_found", "This condition has no reference yet.", status_code=404)
+        try:
+            return data.sample_response(found)
+        except OSError:
+            raise ApiError(
+                "unavailable",
+                "The reference cannot be read just now; please try again in a minute.",
+                status_code=503,
+            ) from None
 
 
 # --- leaderboards ----------------------------------------------------------------------------
@@ -267,6 +297,22 @@ def _detail_response(request: Request, submission: Submission, code: int = 200) 
     return Response(s.SubmissionSerializer(submission, context=context).data, status=code)
 
 
+_KEY_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:")
+
+
+def _idempotency_key(request: Request) -> str:
+    """The ``Idempotency-Key`` header (empty: none); 400 when it is not 1-64 letters, digits
+    or ``-_.:``."""
+    key = request.headers.get("Idempotency-Key", "").strip()
+    if key and (len(key) > 64 or not set(key) <= _KEY_CHARACTERS):
+        raise ApiError(
+            "invalid",
+            "The Idempotency-Key header must be 1 to 64 letters, digits or -_.: characters.",
+            status_code=400,
+        )
+    return key
+
+
 @extend_schema(
     summary="Submit prediction files to a phase",
     description="Multipart form: one file field per condition key (e.g. `tts-verbatim`), plus "
@@ -287,7 +333,17 @@ def _detail_response(request: Request, submission: Submission, code: int = 200) 
             "additionalProperties": {"type": "string", "format": "binary"},
         }
     },
-    responses={201: s.SubmissionSerializer},
+    parameters=[
+        OpenApiParameter(
+            "Idempotency-Key",
+            str,
+            OpenApiParameter.HEADER,
+            description="the client's key for this upload: sent again with the same key "
+            "(after a lost reply), it answers 200 with the stored submission instead of "
+            "storing it twice",
+        )
+    ],
+    responses={201: s.SubmissionSerializer, 200: s.SubmissionSerializer},
 )
 class SubmissionCreate(APIView):
     permission_classes = [IsAuthenticated]
@@ -300,6 +356,11 @@ class SubmissionCreate(APIView):
         if not address_confirmed(request.user):  # before the team: that is what to do first
             raise ApiError("address_unconfirmed", UNCONFIRMED, status_code=403)
         team = submitting_team(request.user, phase, form.validated_data["team"])
+        key = _idempotency_key(request)
+        earlier = services.replayed(team, phase, key) if key else None
+        if earlier is not None:
+            # the same upload sent again (a lost reply): the stored one, not a second
+            return _detail_response(request, earlier, status.HTTP_200_OK)
         # Uploads the scorer refused are limited per address (web and API alike) and per team.
         address_limit = RejectedUploadIPThrottle()
         if address_limit.blocked(request):
@@ -317,6 +378,7 @@ class SubmissionCreate(APIView):
                 method_name=form.validated_data["method_name"],
                 method_description=form.validated_data["method_description"],
                 url=form.validated_data["url"],
+                idempotency_key=key,
             )
         except services.SubmissionRejected as exc:
             address_limit.record_failure(request)
@@ -424,6 +486,66 @@ class TeamsMine(generics.ListAPIView):
             Prefetch("memberships", queryset=Membership.objects.filter(user=self.request.user)),
             "participations__challenge",
         )
+
+
+@extend_schema(exclude=True)
+@extend_schema(
+    summary="Where to start: the schema, its docs and the main collections",
+    tags=["index"],
+    responses={200: OpenApiTypes.OBJECT},
+)
+class Index(APIView):
+    """``/api/`` and ``/api/v1/``: links to the schema, Swagger UI, Redoc and the collections,
+    and the command-line client's first steps."""
+
+    permission_classes = [AllowAny]
+
+    def get(self, request: Request) -> Response:
+        def link(name: str) -> str:
+            return request.build_absolute_uri(reverse(f"api:{name}"))
+
+        return Response(
+            {
+                "name": "Trackboard API",
+                "version": "1",
+                "schema": link("schema"),
+                "docs": {"swagger": link("docs"), "redoc": link("redoc")},
+                "collections": {
+                    "challenges": link("challenges"),
+                    "submissions": link("submissions"),
+                    "teams": link("teams-mine"),
+                },
+                "authentication": "Authorization: Bearer TOKEN (a token from your profile "
+                "page); reading challenges and public leaderboards needs none",
+                "cli": "pip install trackboard, then: trackboard --help (TRACKBOARD_URL and "
+                "TRACKBOARD_TOKEN in the environment, or trackboard login)",
+            }
+        )
+
+
+#: Redoc's bundle as the sidecar package ships it, and the one remote asset it names (its
+#: sidebar's logo): replaced by an empty image, so the page loads nothing from elsewhere.
+REDOC_BUNDLE = "drf_spectacular_sidecar/redoc/bundles/redoc.standalone.js"
+REDOC_REMOTE_LOGO = b"https://cdn.redoc.ly/redoc/logo-mini.svg"
+EMPTY_IMAGE = b"data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg'/%3E"
+
+
+@extend_schema(exclude=True)
+class RedocBundle(APIView):
+    """The Redoc script without its remote logo (the page's policy allows images from the site
+    and data: URLs only, and a blocked one is a console error)."""
+
+    permission_classes = [AllowAny]
+
+    def get(self, request: Request) -> HttpResponse:
+        path = finders.find(REDOC_BUNDLE)
+        if not isinstance(path, str):
+            raise ApiError("not_found", "Not found.", status_code=404)
+        with open(path, "rb") as handle:
+            script = handle.read().replace(REDOC_REMOTE_LOGO, EMPTY_IMAGE)
+        response = HttpResponse(script, content_type="text/javascript; charset=utf-8")
+        response["Cache-Control"] = "public, max-age=86400"
+        return response
 
 
 @extend_schema(exclude=True)

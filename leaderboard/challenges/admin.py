@@ -13,6 +13,7 @@ impact first."""
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from django import forms
@@ -23,7 +24,7 @@ from django.urls import reverse
 
 from leaderboard.challenges import roles
 from leaderboard.challenges.config import LADDER_NEEDS_SPLIT, scoring_problems
-from leaderboard.challenges.models import Challenge, Condition, Phase, Reference
+from leaderboard.challenges.models import Challenge, Condition, Phase, PhaseFile, Reference
 from leaderboard.challenges.references import check_reference
 from leaderboard.challenges.services import activate_reference, add_reference
 from leaderboard.submissions.impact import needs_review
@@ -175,6 +176,42 @@ class ConditionInline(admin.TabularInline):
     fields = ("key", "label", "order")
 
 
+class PhaseFileForm(forms.ModelForm):
+    """A file published with the phase: its name, size and sha256 are taken from the upload."""
+
+    class Meta:
+        model = PhaseFile
+        fields = ("title", "description", "file")
+        # the stored file has no URL (private storage): the page links it from the data section
+        widgets = {"file": forms.FileInput}
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        upload = cleaned.get("file")
+        if upload is not None and "file" in self.changed_data:
+            digest = hashlib.sha256()
+            size = 0
+            for chunk in upload.chunks():
+                digest.update(chunk)
+                size += len(chunk)
+            upload.seek(0)
+            self.instance.original_name = upload.name[-255:]
+            self.instance.size = size
+            self.instance.sha256 = digest.hexdigest()
+        return cleaned
+
+
+class PhaseFileInline(admin.TabularInline):
+    """Files every participant may download from the challenge's data section (inputs,
+    manifests, transcripts); never a gold, which is uploaded as a reference."""
+
+    model = PhaseFile
+    form = PhaseFileForm
+    extra = 0
+    fields = ("title", "description", "file", "size", "sha256")
+    readonly_fields = ("size", "sha256")
+
+
 class PhaseForm(forms.ModelForm):
     """Results visibility cannot change once the phase has scored submissions: publishing
     hidden results is the reveal's job, and hiding published ones would not unpublish them."""
@@ -213,7 +250,7 @@ class PhaseAdmin(OrganiserScoped):
     # ``revealed`` is set by the reveal action (which also freezes the snapshot), never by hand.
     readonly_fields = ("revealed",)
     form = PhaseForm
-    inlines = [ConditionInline]
+    inlines = [ConditionInline, PhaseFileInline]
     actions = ["reveal", "rescore"]
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:

@@ -1,6 +1,7 @@
 """What the challenge page tells participants about a task: its accepted prediction formats,
 with a short example of each, every setting the scorer runs with, and the command that
-reproduces a score locally with those settings.
+reproduces a score locally with those settings; and how to upload without the web form (the
+client's and the API's command, ``ways_in``).
 
 All come from the task's description (``scoring.Task``): the formats it accepts, its options
 and the files its reference needs besides the gold. The examples are keyed by format name.
@@ -10,7 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from leaderboard.challenges.models import RESAMPLING_KEYS, Challenge, ReferenceFile
+from django.urls import reverse
+
+from leaderboard.challenges.models import RESAMPLING_KEYS, Challenge, Phase, ReferenceFile
 from scoring import Resampling
 from scoring.cli import FILE_FLAGS, OPTION_FLAGS, OPTION_HELP
 
@@ -138,3 +141,28 @@ def local_command(challenge: Challenge, program: str = "python -m scoring") -> s
     parts.append("--pred predictions.json")
     parts += [f"{s.flag} {s.value}" for s in settings(challenge) if s.flag]
     return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class WaysIn:
+    """How to take part in a phase without the web form, as two copyable commands."""
+
+    phase: Phase
+    cli: str
+    api: str
+
+
+def ways_in(phase: Phase, site: str) -> WaysIn:
+    """The client's and the API's upload commands for ``phase`` on the site at ``site``
+    (``https://host``), with one file per condition named after its key."""
+    target = f"{phase.challenge.slug}/{phase.slug}"
+    keys = [c.key for c in phase.conditions.all()] or ["CONDITION"]
+    files = " ".join(f"--file {key}={key}.json" for key in keys)
+    cli = f'TRACKBOARD_URL={site} trackboard submit {target} {files} --method "My tracker" --wait'
+    fields = " ".join(f"-F {key}=@{key}.json" for key in keys)
+    url = site + reverse("api:submit", args=[phase.pk])
+    api = (
+        f'curl -H "Authorization: Bearer $TRACKBOARD_TOKEN" -F method_name="My tracker" '
+        f"{fields} {url}"
+    )
+    return WaysIn(phase, cli, api)

@@ -11,7 +11,7 @@ from django.db.models import F, Q
 from django.dispatch import Signal
 from django.utils import timezone
 
-from leaderboard.storage import private_storage, reference_upload_to
+from leaderboard.storage import phase_file_upload_to, private_storage, reference_upload_to
 from scoring import NAMES, Resampling, Task, get_task
 
 #: Sent once a change to what the boards of some phases show has committed
@@ -281,3 +281,24 @@ class ReferenceFile(models.Model):
 
     def __str__(self) -> str:
         return f"{self.reference} / {self.name}"
+
+
+class PhaseFile(models.Model):
+    """A file the organisers publish with a phase for every participant (test inputs, a
+    manifest, ASR transcripts): downloadable by anyone from the challenge's data section, with
+    its size and sha256. Never a gold: references have no URL."""
+
+    phase = models.ForeignKey(Phase, on_delete=models.CASCADE, related_name="files")
+    title = models.CharField(max_length=200)
+    description = models.CharField(max_length=500, blank=True)
+    file = models.FileField(storage=private_storage, upload_to=phase_file_upload_to)
+    original_name = models.CharField(max_length=255, editable=False)
+    size = models.PositiveBigIntegerField(default=0, editable=False)
+    sha256 = models.CharField(max_length=64, editable=False)
+    uploaded_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    class Meta:
+        ordering = ["phase", "title", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.phase} / {self.title}"

@@ -1,4 +1,5 @@
-"""Challenge pages: the list, one challenge's detail, and registering a team for it."""
+"""Challenge pages: the list, one challenge's detail (with its data section), registering a
+team for it, and the files a participant starts from (``challenges.data``)."""
 
 from __future__ import annotations
 
@@ -8,16 +9,18 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from leaderboard.challenges import formats
-from leaderboard.challenges.models import Challenge
+from leaderboard.challenges import data, formats
+from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.pages import PAGES
+from leaderboard.errorpages import error_page
 from leaderboard.ids import row_id
 from leaderboard.teams import services as teams
 from leaderboard.teams.models import Participation
 
 
 def challenge_list(request: HttpRequest) -> HttpResponse:
-    challenges = Challenge.objects.prefetch_related("phases")
+    # the oldest first: a site's main challenge, created first, leads the page
+    challenges = Challenge.objects.prefetch_related("phases").order_by("created", "pk")
     return render(request, "challenges/list.html", {"challenges": challenges})
 
 
@@ -36,6 +39,8 @@ def detail(request: HttpRequest, slug: str) -> HttpResponse:
         "settings": formats.settings(challenge),
         "reference_files": task.reference_files,
         "phases": phases,
+        "downloads": data.phase_data(challenge),
+        "ways": _ways_in(request, list(phases)),
         "registrations": teams.registrations(request.user, challenge),
         "confirmed": teams.address_confirmed(request.user),
         "organiser": challenge.is_organised_by(request.user),
@@ -43,6 +48,15 @@ def detail(request: HttpRequest, slug: str) -> HttpResponse:
         "pages": {f: getattr(challenge, f) for f, _ in PAGES if getattr(challenge, f).strip()},
     }
     return render(request, "challenges/detail.html", context)
+
+
+def _ways_in(request: HttpRequest, phases: list[Phase]) -> formats.WaysIn | None:
+    """The upload commands for the phase a participant most likely wants: the first open one,
+    else the first one."""
+    if not phases:
+        return None
+    phase = next((p for p in phases if p.state == "open"), phases[0])
+    return formats.ways_in(phase, request.build_absolute_uri("/").rstrip("/"))
 
 
 @login_required
@@ -66,3 +80,39 @@ def register(request: HttpRequest, slug: str) -> HttpResponse:
     else:
         messages.error(request, f"The registration of {team.name} was declined.")
     return redirect("challenges:detail", challenge.slug)
+
+
+#: the answer when a stored file cannot be read (storage down): try again shortly
+_UNREADABLE = "The file cannot be read just now; please try again in a minute."
+
+
+def sample(request: HttpRequest, slug: str, phase: str, condition: str) -> HttpResponse:
+    """The sample submission of one condition: every dialogue and turn, states empty."""
+    challenge = get_object_or_404(Challenge, slug=slug)
+    found = data.condition_of(challenge, phase, condition)
+    try:
+        return data.sample_response(found)
+    except OSError:
+        return error_page(503, _UNREADABLE, **{"Retry-After": "60"})
+
+
+def reference_file(
+    request: HttpRequest, slug: str, phase: str, condition: str, name: str
+) -> HttpResponse:
+    """A public file of a condition's active reference (e.g. the MultiWOZ 2.2 schema)."""
+    challenge = get_object_or_404(Challenge, slug=slug)
+    found = data.reference_file(data.condition_of(challenge, phase, condition), name)
+    try:
+        return data.file_response(found.file, found.original_name)
+    except OSError:
+        return error_page(503, _UNREADABLE, **{"Retry-After": "60"})
+
+
+def phase_file(request: HttpRequest, slug: str, phase: str, pk: int) -> HttpResponse:
+    """A file the organisers published with a phase."""
+    challenge = get_object_or_404(Challenge, slug=slug)
+    found = data.phase_file(challenge, phase, pk)
+    try:
+        return data.file_response(found.file, found.original_name)
+    except OSError:
+        return error_page(503, _UNREADABLE, **{"Retry-After": "60"})

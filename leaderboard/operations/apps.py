@@ -13,7 +13,7 @@ class OperationsConfig(AppConfig):
 
     def ready(self) -> None:
         # Connects the worker's heartbeat to Celery's signals (a no-op outside a worker).
-        from leaderboard.operations import heartbeat  # noqa: F401
+        from leaderboard.operations import checks, heartbeat  # noqa: F401
 
         # SQLite creates its database file but not the folder around it: the embedded mode's
         # var/ may not exist yet (a fresh clone's first manage.py migrate).

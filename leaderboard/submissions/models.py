@@ -82,12 +82,23 @@ class Submission(models.Model):
     #: the outcome (``scored``, ``scored-partial``, ``failed``: ``services.notify.outcome``)
     #: the team was last mailed about: a re-score that ends where the team is sends no mail.
     notified_status = models.CharField(max_length=16, blank=True, default="")
+    #: The client's key for one upload (the API's ``Idempotency-Key`` header): an upload sent
+    #: again with the same key, after a lost reply, is answered with this row, never stored
+    #: twice. Empty: none given (the web form).
+    idempotency_key = models.CharField(max_length=64, blank=True, default="")
 
     class Meta:
         ordering = ["-created_at"]
         indexes = [
             models.Index(fields=["team", "phase", "created_at"], name="submission_quota_idx"),
             models.Index(fields=["status", "lease_until"], name="submission_lease_idx"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["team", "phase", "idempotency_key"],
+                condition=~Q(idempotency_key=""),
+                name="submission_unique_idempotency_key",
+            ),
         ]
 
     def __str__(self) -> str:

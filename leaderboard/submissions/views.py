@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_POST
 
+from leaderboard.challenges import formats
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.ids import row_id
@@ -117,6 +118,7 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         "refused_count": sum(1 for v in verdicts if v["kind"] != "valid"),
         "valid_count": sum(1 for v in verdicts if v["kind"] == "valid"),
         "quotas": _quotas(selected, list(teams)),
+        "ways": formats.ways_in(selected, request.build_absolute_uri("/").rstrip("/")),
     }
     if retry_after is None:
         return render(request, "submissions/submit.html", context)

@@ -30,7 +30,7 @@ def create(request: HttpRequest) -> HttpResponse:
         except services.TeamError as exc:
             form.add_error("name", str(exc))
         else:
-            messages.success(request, f"Team {team.name} created.")
+            messages.success(request, f"{team.name} created.")
             return redirect("teams:detail", team.slug)
     return render(request, "teams/create.html", {"form": form, "confirmed": confirmed})
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -48,6 +49,10 @@ class Reference:
     def ids(self) -> tuple[str, ...]:
         """Dialogue ids as written in the file, in file order."""
         return tuple(self.parsed.original_ids.values())
+
+    def layout(self) -> tuple[tuple[str, int], ...]:
+        """Each dialogue's id as written and its number of user turns (for a sample file)."""
+        return tuple(zip(self.ids, map(len, self.facts.states), strict=True))
 
     def summary(self) -> dict[str, Any]:
         """Counts shown to organisers."""
@@ -149,10 +154,23 @@ def _check_unknown_slots(name: str, states: tuple[tuple[State, ...], ...], known
         )
 
 
+def _refuse_token_sequences(parsed: ParsedFile) -> None:
+    """A file of string states is another task's (DVD-DST's token sequences): say so before
+    its dialogue ids are compared with the reference's, which would only say they differ."""
+    for raw_id, turns in zip(parsed.original_ids.values(), parsed.dialogues.values(), strict=True):
+        if turns and isinstance(turns[0], str):
+            raise InvalidFile(
+                f"{parsed.name}: dialogue {quote(raw_id)}, turn 1: the state is a string, as in "
+                "a DVD-DST file (token sequences such as '<obj1> SIZE large'); this challenge "
+                "scores dstc11 states, {domain: {slot: value}} for each user turn."
+            )
+
+
 def load_prediction(source: Source, reference: Reference, options: Options) -> Prediction:
     """Read a prediction file and check it against the reference's dialogue ids and turn
     counts (see :func:`scoring.align.align`), then check and normalise every state."""
     parsed = read_file(source.data, source.name, reference.limit)
+    _refuse_token_sequences(parsed)
     gold = reference.parsed
     aligned = align(
         source.name,
@@ -167,6 +185,17 @@ def load_prediction(source: Source, reference: Reference, options: Options) -> P
     states = normalise_dialogues(source.name, shown, aligned.turns, options["profile"])
     _check_unknown_slots(source.name, states, reference.facts.slot_ref)
     return Prediction(parsed.format, states, aligned.missing_dialogues, aligned.missing_turns)
+
+
+def write_sample(layout: tuple[tuple[str, int], ...]) -> bytes:
+    """``gold-json`` with an empty state ``{}`` for every user turn."""
+    return _json_lines({dialogue_id: [{}] * turns for dialogue_id, turns in layout})
+
+
+def _json_lines(document: Mapping[str, Any]) -> bytes:
+    """One dialogue per line: small to download, easy to read and to fill in."""
+    rows = [f"{json.dumps(k)}: {json.dumps(v)}" for k, v in document.items()]
+    return ("{\n" + ",\n".join(rows) + "\n}\n").encode()
 
 
 def check_file(source: Source, options: Options) -> str:

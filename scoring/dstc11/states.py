@@ -95,7 +95,7 @@ def _normalise_domain(
 
 def _explain(name: str, raw_id: str, index: int, state: Any) -> None:
     """Raise the participant-facing error for a malformed state (the slow path)."""
-    where = f"{name}: dialogue {quote(raw_id)}, turn {index}"
+    where = f"{name}: dialogue {quote(raw_id)}, turn {index + 1}"  # counted from 1
     if not isinstance(state, dict):
         raise InvalidFile(
             f"{where}: expected a state object {{domain: {{slot: value}}}}, found "
@@ -125,7 +125,8 @@ def _check_unique_keys(name: str, raw_id: str, index: int, raw: RawTurn) -> None
             key = slot_key(domain, slot)
             if key in seen:
                 raise InvalidFile(
-                    f"{name}: dialogue {quote(raw_id)}, turn {index}: slot {quote(key)} is given "
-                    f"twice (as {quote(seen[key])} and {quote(domain + '-' + slot)}); give it once."
+                    f"{name}: dialogue {quote(raw_id)}, turn {index + 1}: slot {quote(key)} is "
+                    f"given twice (as {quote(seen[key])} and {quote(domain + '-' + slot)}); "
+                    "give it once."
                 )
             seen[key] = f"{domain}-{slot}"

@@ -7,7 +7,14 @@ from typing import Any
 
 from scoring.align import MISSING_POLICIES
 from scoring.dstc11.counting import count
-from scoring.dstc11.model import Prediction, Reference, check_file, load_prediction, load_reference
+from scoring.dstc11.model import (
+    Prediction,
+    Reference,
+    check_file,
+    load_prediction,
+    load_reference,
+    write_sample,
+)
 from scoring.formats import FORMATS
 from scoring.normalise import PROFILES
 from scoring.seen import SEEN_METRICS, TRAINING_FILE, seen_columns, seen_details
@@ -132,4 +139,5 @@ TASK = Task(
     read_prediction=load_prediction,
     check_file=check_file,
     compute=score,
+    write_sample=write_sample,
 )

@@ -188,7 +188,7 @@ def read_dvd(data: bytes, name: str, limit: Budget | None = None) -> DvdFile:
             )
         parsed = []
         for index, state in enumerate(states):
-            where = f"{name}: dialogue {quote(raw_id)}, turn {index}"
+            where = f"{name}: dialogue {quote(raw_id)}, turn {index + 1}"  # counted from 1
             kind = "token-sequence" if isinstance(state, str) else "dvd-json"
             if form is None:
                 form = kind

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +36,11 @@ class Reference:
     def sha256(self) -> str:
         return self.gold.sha256
 
+    def layout(self) -> tuple[tuple[str, int], ...]:
+        """Each dialogue's id as written and its number of turns (for a sample file)."""
+        ids = self.gold.original_ids
+        return tuple((ids[key], len(turns)) for key, turns in self.gold.turns.items())
+
     def summary(self) -> dict[str, Any]:
         """Counts shown to organisers."""
         turns = self.gold.turns
@@ -51,6 +57,12 @@ class Prediction:
     turns: tuple[tuple[DvdState, ...], ...]
     missing_dialogues: int
     missing_turns: int
+
+
+def write_sample(layout: tuple[tuple[str, int], ...]) -> bytes:
+    """``token-sequence`` with an empty state ``""`` for every turn, one dialogue per line."""
+    rows = [f"{json.dumps(k)}: {json.dumps([''] * n)}" for k, n in layout]
+    return ("{\n" + ",\n".join(rows) + "\n}\n").encode()
 
 
 def load_reference(gold: Source, files: Mapping[str, Source], options: Options) -> Reference:
@@ -142,4 +154,5 @@ TASK = Task(
     read_prediction=load_prediction,
     check_file=check_file,
     compute=score,
+    write_sample=write_sample,
 )

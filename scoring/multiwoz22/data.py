@@ -149,7 +149,8 @@ class _Reader:
                 raise self.fail(f"dialogue {quote(raw_id)}", "the dialogue has no 'turns' list.")
             user: list[Turn] = []
             for t, turn in enumerate(turns):
-                at = f"dialogue {quote(raw_id)}, turn {t}"
+                # turns counted from 1: the file's turn (user and system), then the user turn
+                at = f"dialogue {quote(raw_id)}, turn {t + 1}"
                 if not isinstance(turn, dict) or not isinstance(turn.get("speaker"), str):
                     raise self.fail(at, "expected a turn object with a 'speaker' string.")
                 if turn["speaker"].strip().upper() != "USER":
@@ -159,7 +160,7 @@ class _Reader:
                     raise self.fail(at, "the user turn has no 'frames' list.")
                 by_service: dict[str, Frame] = {}
                 for f, raw in enumerate(frames):
-                    frame = self.frame(raw, f"{at} (user turn {len(user)}), frame {f}")
+                    frame = self.frame(raw, f"{at} (user turn {len(user) + 1}), frame {f + 1}")
                     if frame.service in by_service:
                         raise self.fail(at, f"service {quote(frame.service)} has two frames.")
                     by_service[frame.service] = frame
@@ -184,7 +185,7 @@ class _Reader:
                 )
             user: list[Turn] = []
             for t, state in enumerate(turns):
-                at = f"dialogue {quote(raw_id)}, turn {t}"
+                at = f"dialogue {quote(raw_id)}, turn {t + 1}"
                 if not isinstance(state, dict):
                     raise self.fail(at, f"expected a state object, found {describe(state)}.")
                 slots: dict[str, dict[str, tuple[str, ...]]] = {}

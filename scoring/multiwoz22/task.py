@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -48,6 +49,11 @@ class Reference:
     def sha256(self) -> str:
         return self.gold.sha256
 
+    def layout(self) -> tuple[tuple[str, int], ...]:
+        """Each dialogue's id as written and its number of user turns (for a sample file)."""
+        ids = self.gold.original_ids
+        return tuple((ids[key], len(turns)) for key, turns in self.gold.turns.items())
+
     def summary(self) -> dict[str, Any]:
         """Counts shown to organisers."""
         turns = self.gold.turns
@@ -65,6 +71,18 @@ class Prediction:
     turns: tuple[tuple[Turn, ...], ...]
     missing_dialogues: int
     missing_turns: int
+
+
+def write_sample(layout: tuple[tuple[str, int], ...]) -> bytes:
+    """``sgd-dialogues`` with every user turn and no frame (an empty state in every service),
+    one dialogue per line."""
+    rows = [
+        json.dumps(
+            {"dialogue_id": dialogue_id, "turns": [{"speaker": "USER", "frames": []}] * turns}
+        )
+        for dialogue_id, turns in layout
+    ]
+    return ("[\n" + ",\n".join(rows) + "\n]\n").encode()
 
 
 def load_reference(gold: Source, files: Mapping[str, Source], options: Options) -> Reference:
@@ -209,11 +227,12 @@ TASK = Task(
         OptionSpec("missing", "Missing turns", "reject", MISSING_POLICIES),
     ),
     reference_files=(
-        FileSpec("schema", "Schema (schema.json)", required=True),
+        FileSpec("schema", "Schema (schema.json)", required=True, public=True),
         TRAINING_FILE,
     ),
     read_reference=load_reference,
     read_prediction=load_prediction,
     check_file=check_file,
     compute=score,
+    write_sample=write_sample,
 )

@@ -19,6 +19,10 @@ rule covers fails the test, so a new kind of command needs a new rule. What each
   copying a file out of or into it). scripts/containers-test runs these commands for real.
 - ``curl ... URL``: CHECKED: the URL's path resolves in the site's URL map.
 - ``cp A B``: RUN in a copy of A's directory. ``git pull --ff-only``: accepted as is.
+- ``kubectl ...``: CHECKED (no cluster here): every ``-f`` file is a manifest of
+  deploy/kubernetes (or a file an earlier ``cp`` of the page made), and a ``wait`` names a
+  Job those manifests define. tests/leaderboard/operations/test_kubernetes.py validates them.
+- ``scripts/NAME ...``: CHECKED: the script exists and is executable.
 """
 
 from __future__ import annotations
@@ -191,6 +195,9 @@ def prepare(directory: Path, page: Path) -> None:
 
 def run(line: str, directory: Path) -> None:
     args = argv(line)
+    # Environment variables set for the one command (TRACKBOARD_TOKEN=... trackboard ...).
+    while args and re.fullmatch(r"[A-Z_]+=\S*", args[0]):
+        args = args[1:]
     if args[:3] == ["python", "-m", "scoring"]:
         done = subprocess.run(
             [sys.executable, *args[1:]], cwd=directory, capture_output=True, text=True,
@@ -216,8 +223,35 @@ def run(line: str, directory: Path) -> None:
         shutil.copy(copy / args[1], copy / args[2])
     elif args == ["git", "pull", "--ff-only"]:
         pass
+    elif args[0] == "kubectl":
+        check_kubectl(args[1:], directory)
+    elif args[0].startswith("scripts/"):
+        script = ROOT / args[0]
+        assert script.is_file() and os.access(script, os.X_OK), f"{args[0]} is not a script"
     else:
         raise AssertionError(f"no rule runs or checks {line!r}; add one to this test")
+
+
+def check_kubectl(args: list[str], directory: Path) -> None:
+    files = [args[i + 1] for i, a in enumerate(args) if a == "-f"]
+    for name in files:
+        found = ROOT / name
+        copied = directory / "checkout" / name
+        assert found.exists() or copied.exists(), f"kubectl: {name} does not exist"
+        if found.is_dir():
+            assert list(found.glob("*.yaml")), f"kubectl: {name} has no manifest"
+    if "wait" in args:
+        (target,) = [a for a in args if a.startswith("job/")]
+        manifests = ROOT / "deploy" / "kubernetes"
+        jobs = {
+            doc["metadata"]["name"]
+            for path in manifests.glob("*.yaml")
+            for doc in yaml.safe_load_all(path.read_text())
+            if doc and doc["kind"] == "Job"
+        }
+        assert target.removeprefix("job/") in jobs, f"kubectl: no Job {target}"
+    else:
+        assert args[0] == "apply" and files, f"kubectl {' '.join(args)}: only apply -f is expected"
 
 
 @pytest.mark.django_db
@@ -303,7 +337,7 @@ def test_the_figures_the_participants_page_quotes_are_the_scorers(tmp_path):
     page = DOCS / "participants.md"
     prepare(tmp_path, page)
     quoted = re.search(r"JGA (\d+\.\d+) and SER (\d+\.\d+)", page.read_text())
-    first = argv(commands(page)[0])
+    first = argv(next(c for c in commands(page) if c.startswith("python -m scoring")))
     done = subprocess.run(
         [sys.executable, *first[1:], "--json"], cwd=tmp_path, capture_output=True, text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True,

@@ -101,39 +101,39 @@ def test_the_json_form_equals_the_token_form():
     [
         (
             ["<frame0> <obj1> SIZE large"],
-            "run.json: dialogue 'v1', turn 0: a segment needs two frame tokens, <frameN> <frameM>.",
+            "run.json: dialogue 'v1', turn 1: a segment needs two frame tokens, <frameN> <frameM>.",
         ),
         (
             ["<frame9> <frame3> <obj1>"],
-            "run.json: dialogue 'v1', turn 0: the segment starts at frame 9, after its end 3.",
+            "run.json: dialogue 'v1', turn 1: the segment starts at frame 9, after its end 3.",
         ),
         (
             ["SIZE large"],
-            "run.json: dialogue 'v1', turn 0: token 0 'SIZE': expected <objN> before the first "
+            "run.json: dialogue 'v1', turn 1: token 0 'SIZE': expected <objN> before the first "
             "slot.",
         ),
         (
             ["<obj1> WEIGHT heavy"],
-            "run.json: dialogue 'v1', turn 0: token 1 'WEIGHT': expected <objN> or a slot name "
+            "run.json: dialogue 'v1', turn 1: token 1 'WEIGHT': expected <objN> or a slot name "
             "(SIZE, COLOR, MATERIAL, SHAPE).",
         ),
         (
             ["<obj1> SIZE"],
-            "run.json: dialogue 'v1', turn 0: token 1 'SIZE': the slot has no value.",
+            "run.json: dialogue 'v1', turn 1: token 1 'SIZE': the slot has no value.",
         ),
         (
             [{"objects": {"1": {"weight": "heavy"}}}],
-            "run.json: dialogue 'v1', turn 0: object 1: unknown slot 'weight' (use size, color, "
+            "run.json: dialogue 'v1', turn 1: object 1: unknown slot 'weight' (use size, color, "
             "material, shape).",
         ),
         (
             [{"segment": [0], "objects": {}}],
-            "run.json: dialogue 'v1', turn 0: 'segment' must be [start, end] with non-negative "
+            "run.json: dialogue 'v1', turn 1: 'segment' must be [start, end] with non-negative "
             "integer frames, or null; found a JSON array.",
         ),
         (
             [GOLD, {"objects": {}}],
-            "run.json: dialogue 'v1', turn 1: the file mixes forms; this state is dvd-json, "
+            "run.json: dialogue 'v1', turn 2: the file mixes forms; this state is dvd-json, "
             "earlier ones token-sequence.",
         ),
     ],

@@ -63,13 +63,13 @@ def _score(data: bytes, reference: object, **options: str):
         ),
         (
             b'{"sng0001": [{}], "pmul0002": [{}]}',
-            "run.json: dialogue 'sng0001' has 1 user turns, the reference has 2 (turns 1 to 1 "
-            "are missing).",
+            # the second user turn is missing (turns are counted from 1)
+            "run.json: dialogue 'sng0001' has 1 user turns, the reference has 2 (turn 2 is "
+            "missing).",
         ),
         (
             b'{"sng0001": [{}, {}, {}], "pmul0002": [{}]}',
-            "run.json: dialogue 'sng0001' has 3 user turns, the reference has 2 (turn 2 onwards "
-            "is extra).",
+            "run.json: dialogue 'sng0001' has 3 user turns, the reference has 2 (turn 3 is extra).",
         ),
         (
             b'{"sng0001": [{}, {}], "SNG0001.json": [{}, {}], "pmul0002": [{}]}',
@@ -78,17 +78,17 @@ def _score(data: bytes, reference: object, **options: str):
         ),
         (
             b'{"sng0001": [{}, {"hotel": {"stars": 4}}], "pmul0002": [{}]}',
-            "run.json: dialogue 'sng0001', turn 1: slot 'hotel-stars': the value must be a "
+            "run.json: dialogue 'sng0001', turn 2: slot 'hotel-stars': the value must be a "
             "string, found the number 4.",
         ),
         (
             b'{"sng0001": [{}, {"hotel": {"stars": null}}], "pmul0002": [{}]}',
-            "run.json: dialogue 'sng0001', turn 1: slot 'hotel-stars': the value must be a "
+            "run.json: dialogue 'sng0001', turn 2: slot 'hotel-stars': the value must be a "
             "string, found null.",
         ),
         (
             b'{"sng0001": [{}, {"hotel": ["north"]}], "pmul0002": [{}]}',
-            "run.json: dialogue 'sng0001', turn 1: domain 'hotel': expected an object of slot "
+            "run.json: dialogue 'sng0001', turn 2: domain 'hotel': expected an object of slot "
             "values, found a JSON array.",
         ),
         (
@@ -104,7 +104,7 @@ def _score(data: bytes, reference: object, **options: str):
         (
             b'{"sng0001": [{}, {"hotel": {"day": "friday", "bookday": "monday"}}], '
             b'"pmul0002": [{}]}',
-            "run.json: dialogue 'sng0001', turn 1: slot 'hotel-day' is given twice (as "
+            "run.json: dialogue 'sng0001', turn 2: slot 'hotel-day' is given twice (as "
             "'hotel-day' and 'hotel-bookday'); give it once.",
         ),
         (
@@ -140,7 +140,7 @@ def _score(data: bytes, reference: object, **options: str):
         ),
         (
             b'{"sng0001": [{"state": {}}, {"hotel": {}}], "pmul0002": [{"state": {}}]}',
-            "run.json: dialogue 'sng0001', turn 1: expected an object with a 'state' object "
+            "run.json: dialogue 'sng0001', turn 2: expected an object with a 'state' object "
             "(MultiWOZ-evaluation format), found a JSON object.",
         ),
     ],

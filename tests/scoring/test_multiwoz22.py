@@ -255,28 +255,27 @@ def test_seen_and_unseen_jga_bracket_the_overall_jga():
     [
         (
             [dialogue("d1", [frame("hotal")])],
-            "run.json: dialogue 'd1', turn 0 (user turn 0), frame 0: service 'hotal' is not in "
+            "run.json: dialogue 'd1', turn 1 (user turn 1), frame 1: service 'hotal' is not in "
             "the schema.",
         ),
         (
             [dialogue("d1", [frame("hotel", {"hotel-stars": ["4"]})])],
-            "run.json: dialogue 'd1', turn 0 (user turn 0), frame 0: slot 'hotel-stars' is not a "
+            "run.json: dialogue 'd1', turn 1 (user turn 1), frame 1: slot 'hotel-stars' is not a "
             "slot of service 'hotel'.",
         ),
         (
             {"d1": [{"hotel-stars": "4"}]},
-            "run.json: dialogue 'd1', turn 0: slot 'hotel-stars' is not in the schema.",
+            "run.json: dialogue 'd1', turn 1: slot 'hotel-stars' is not in the schema.",
         ),
         (
             {"d1": [{"hotel-area": 4}]},
-            "run.json: dialogue 'd1', turn 0: slot 'hotel-area': expected a string or a list of "
+            "run.json: dialogue 'd1', turn 1: slot 'hotel-area': expected a string or a list of "
             "strings, found the number 4.",
         ),
         ({"d2": [{}]}, "run.json: 1 dialogue id(s) are not in the reference: d2."),
         (
             {"d1": []},
-            "run.json: dialogue 'd1' has 0 user turns, the reference has 1 (turns 0 to 0 are "
-            "missing).",
+            "run.json: dialogue 'd1' has 0 user turns, the reference has 1 (turn 1 is missing).",
         ),
     ],
 )

@@ -240,16 +240,16 @@ def test_every_task_checks_a_prediction_without_the_reference(task, data, found)
         (
             "dstc11",
             {"d1": [{"hotel": {"stars": 4}}]},
-            "run.json: dialogue 'd1', turn 0: slot 'hotel-stars': the value must be a string, "
+            "run.json: dialogue 'd1', turn 1: slot 'hotel-stars': the value must be a string, "
             "found the number 4.",
         ),
         (
             "multiwoz22",
             {"d1": [{"hotel-area": 4}]},
-            "run.json: dialogue 'd1', turn 0: slot 'hotel-area': expected a string or a list of "
+            "run.json: dialogue 'd1', turn 1: slot 'hotel-area': expected a string or a list of "
             "strings, found the number 4.",
         ),
-        ("dvd", {"d1": [4]}, "run.json: dialogue 'd1', turn 0: expected a state object"),
+        ("dvd", {"d1": [4]}, "run.json: dialogue 'd1', turn 1: expected a state object"),
     ],
 )
 def test_a_prediction_checked_without_the_reference_gets_the_scorers_message(task, data, message):
@@ -275,9 +275,11 @@ def test_the_cli_refuses_options_a_task_does_not_have(tmp_path):
 
 
 def _installed_scorer() -> str:
-    """The ``trackboard-score`` script as pyproject.toml declares it, run the way the installed
-    script runs it (import the entry point, call it with the arguments)."""
-    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    """The ``trackboard-score`` script as the participant package declares it
+    (participant/pyproject.toml), run the way the installed script runs it (import the entry
+    point, call it with the arguments)."""
+    project = (ROOT / "participant" / "pyproject.toml").read_text()
+    scripts = tomllib.loads(project)["project"]["scripts"]
     module, function = scripts["trackboard-score"].split(":")
     code = (
         f"import sys; sys.argv[0] = 'trackboard-score'; from {module} import {function}; "

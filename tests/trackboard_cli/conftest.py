@@ -64,20 +64,29 @@ class FakeSite:
     def __init__(self, pages: dict[str, object]) -> None:
         self.pages = pages
         self.requests: list[tuple[str, str]] = []
+        #: the body and the headers of each request, in order
+        self.bodies: list[bytes] = []
+        self.headers: list[dict[str, str]] = []
         site = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def _answer(self) -> None:
                 site.requests.append((self.command, self.path))
                 length = int(self.headers.get("Content-Length") or 0)
-                self.rfile.read(length)
+                site.bodies.append(self.rfile.read(length))
+                site.headers.append(dict(self.headers.items()))
                 path = self.path.split("?")[0].removeprefix("/api/v1/")
-                found = site.pages.get(path) if self.command == "GET" else None
+                # a POST's answer is under "POST path" (none: 404)
+                key = path if self.command == "GET" else f"{self.command} {path}"
+                found = site.pages.get(key)
+                status = 200
+                if isinstance(found, list):  # answers in turn: (status, JSON)
+                    status, found = found.pop(0) if len(found) > 1 else found[0]
                 body = json.dumps(
                     found if found is not None else {"error": {"code": "not_found",
                     "message": "Not found.", "details": {}}}
                 ).encode()  # fmt: skip
-                self.send_response(200 if found is not None else 404)
+                self.send_response(status if found is not None else 404)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()

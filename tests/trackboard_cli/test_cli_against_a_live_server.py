@@ -309,3 +309,32 @@ def test_an_unconfirmed_account_is_told_to_confirm_before_it_submits(
     assert "Confirm your e-mail address first" in result.stderr
     assert "/accounts/profile/" in result.stderr and "Traceback" not in result.stderr
     assert not Submission.objects.filter(team=team).exists()
+
+
+def test_sample_then_submit_with_the_token_only_in_the_environment(
+    live_server, run_cli, cli_env, tmp_path: Path, enqueued
+):
+    # tests/scoring/test_samples.py: three user turns, one with an empty gold state: the
+    # sample (every state empty) scores JGA 1/3 = 33.33
+    from tests.scoring.test_samples import DSTC11_GOLD
+
+    phase = make_phase("dstc11", json.dumps(DSTC11_GOLD).encode())
+    team = approved_team(phase)
+    cli_env["TRACKBOARD_URL"] = live_server.url
+    cli_env["TRACKBOARD_TOKEN"] = _token_from_profile_page(team.created_by)
+    assert not Path(cli_env["TRACKBOARD_CONFIG"]).exists()
+    target = f"{phase.challenge.slug}/{phase.slug}"
+
+    sample = run_cli("sample", target, "--output-dir", str(tmp_path), "--json")
+    assert sample.returncode == 0, sample.stderr
+    (written,) = json.loads(sample.stdout)
+    path = Path(written["path"])
+    assert written["condition"] == "test" and path.parent == tmp_path
+    assert json.loads(path.read_bytes()) == {"MUL0001.json": [{}, {}], "PMUL0002.json": [{}]}
+
+    args = [target, "--file", f"test={path}", "--method", "empty states"]
+    pk, out, err, code = _submit_and_wait(cli_env, args)
+    assert code == 0, (out, err)
+    results = json.loads(run_cli("results", str(pk), "--json").stdout)
+    assert results["results"]["test"]["metrics"]["jga"]["value"] == pytest.approx(100 / 3)
+    assert not Path(cli_env["TRACKBOARD_CONFIG"]).exists()

@@ -87,7 +87,7 @@ def _challenge(task: str, options: dict | None = None, phase_id: int = 3) -> dic
     """The parts of ``GET /api/v1/challenges/{slug}/`` the command reads."""
     return {
         "slug": "c",
-        "phases": [{"id": phase_id, "slug": "test"}],
+        "phases": [{"id": phase_id, "slug": "test", "conditions": [{"key": "test"}]}],
         "scoring": {"task": task, "options": options or {}},
     }
 
@@ -136,6 +136,39 @@ def test_submit_to_an_unknown_phase_id_exits_2_without_uploading(run_cli, fake_s
     result = run_cli("submit", "99", "--file", f"test={good}")
     assert result.returncode == 2 and "no phase 99" in result.stderr
     assert site.posts() == []
+
+
+def test_condition_keys_are_checked_against_the_phase_before_anything_is_uploaded(
+    run_cli, fake_site, tmp_path
+):
+    challenge = _challenge("dvd")
+    challenge["phases"][0]["conditions"] = [{"key": "test"}, {"key": "dev"}]
+    site = fake_site({"challenges/": {"results": [challenge]}, "challenges/c/": challenge})
+    good = tmp_path / "run.json"
+    good.write_text(json.dumps(DVD_PARTIAL))
+    for target in ("3", "c/test"):
+        result = run_cli("submit", target, "--file", f"tts={good}", "--file", f"test={good}")
+        assert result.returncode == 2 and "Traceback" not in result.stderr
+        assert "the phase has no condition 'tts' (its conditions: test, dev)" in result.stderr
+        assert "missing: --file dev=PATH" in result.stderr
+        assert "Nothing was uploaded" in result.stderr
+    assert site.posts() == []
+    # a phase taking partial submissions takes one condition
+    challenge["phases"][0]["allow_partial"] = True
+    result = run_cli("submit", "c/test", "--file", f"test={good}")
+    assert "missing:" not in result.stderr and "no condition" not in result.stderr
+    assert site.posts() == ["/api/v1/phases/3/submissions/"]  # (the stand-in site answers 404)
+
+
+def test_without_method_the_name_comes_from_the_file_and_is_said(run_cli, fake_site, tmp_path):
+    challenge = _challenge("dvd")
+    site = fake_site({"challenges/": {"results": [challenge]}, "challenges/c/": challenge})
+    good = tmp_path / "bert-tracker.json"
+    good.write_text(json.dumps(DVD_PARTIAL))
+    result = run_cli("submit", "c/test", "--file", f"test={good}")
+    assert "the method is named 'bert-tracker' after the file" in result.stderr
+    assert "Pass --method NAME" in result.stderr
+    assert site.bodies[-1].count(b'name="method_name"\r\n\r\nbert-tracker\r\n') == 1
 
 
 def test_a_task_this_installation_does_not_know_is_left_to_the_server(run_cli, fake_site, tmp_path):
@@ -233,9 +266,10 @@ def test_every_path_in_the_api_docs_is_served(client):
 
     text = (ROOT / "docs" / "api.md").read_text()
     paths = set(re.findall(r"`(?:GET|POST) (/api/v1/[^`]*)`", text))
-    assert len(paths) == 18  # 13 for every user, 5 for organisers
+    assert len(paths) == 20  # 15 for every user, 5 for organisers
     for path in paths:
         concrete = re.sub(r"\{slug\}", "dstc11", re.sub(r"\{id\}", "3", path))
+        concrete = concrete.replace("{condition}", "tts-verbatim")
         assert resolve(concrete).url_name != "not-found", path
 
 
@@ -262,10 +296,10 @@ def test_the_leaderboard_shows_rank_intervals_scored_submissions_and_the_detecta
 ):
     rows = [
         {"rank": 1, "rank_interval": [1, 2], "team": {"slug": "a", "name": "Alpha"},
-         "method_name": "m1", "submissions": 12,
+         "method_name": "m1", "submissions": 12, "group": "1\u20132",
          "metrics": {"jga": {"value": 45.1, "ci": [43.0, 47.2]}}},
         {"rank": 2, "rank_interval": [1, 2], "team": {"slug": "b", "name": "Beta"},
-         "method_name": "m2", "submissions": 3,
+         "method_name": "m2", "submissions": 3, "group": "1\u20132",
          "metrics": {"jga": {"value": 44.9, "ci": [42.8, 47.0]}}},
         {"rank": 3, "rank_interval": [3, 3], "team": {"slug": "c", "name": "Gamma"},
          "method_name": "m3", "submissions": 1,
@@ -285,9 +319,22 @@ def test_the_leaderboard_shows_rank_intervals_scored_submissions_and_the_detecta
     result = run_cli("leaderboard", "3", "--condition", "tts")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[1].split() == ["RANK", "95%", "RANKS", "TEAM", "METHOD", "JGA", "SCORED"]
-    assert lines[2].split() == ["1", "1-2", "Alpha", "m1", "45.10", "12"]
-    assert lines[4].split() == ["3", "3", "Gamma", "m3", "30.00", "1"]
+    assert lines[1].split() == [
+        "RANK", "95%", "RANKS", "GROUP", "TEAM", "METHOD", "JGA", "95%", "CI", "SCORED"
+    ]  # fmt: skip
+    assert lines[2].split() == [
+        "1",
+        "1-2",
+        "1\u20132",
+        "Alpha",
+        "m1",
+        "45.10",
+        "[43.00,",
+        "47.20]",
+        "12",
+    ]
+    assert lines[4].split() == ["3", "3", "-", "Gamma", "m3", "30.00", "[28.00,", "32.00]", "1"]
+    assert "GROUP: the ranks of the entries it is statistically tied with" in result.stdout
     assert "differences under 1.90 JGA points are not resolvable on this test set" in (
         result.stdout
     )
@@ -309,3 +356,103 @@ def test_table_refuses_an_unknown_format_before_asking_the_site(run_cli, fake_si
     result = run_cli("table", "3", "--format", "docx")
     assert result.returncode == 2 and "invalid choice: 'docx'" in result.stderr
     assert site.requests == []
+
+
+def test_the_environment_comes_before_the_saved_file(cli_env, monkeypatch, tmp_path):
+    from trackboard_cli import config
+
+    path = tmp_path / "saved.json"
+    path.write_text(json.dumps({"url": "https://saved.example", "token": "tb_saved"}))
+    monkeypatch.setenv("TRACKBOARD_CONFIG", str(path))
+    monkeypatch.setenv("TRACKBOARD_TOKEN", "tb_env")
+    monkeypatch.delenv("TRACKBOARD_URL", raising=False)
+    assert config.load() == config.Config("https://saved.example", "tb_env")
+    monkeypatch.setenv("TRACKBOARD_URL", "https://ci.example")
+    path.unlink()
+    assert config.load() == config.Config("https://ci.example", "tb_env")
+    monkeypatch.delenv("TRACKBOARD_TOKEN")
+    monkeypatch.delenv("TRACKBOARD_URL")
+    with pytest.raises(config.ConfigError, match="or set TRACKBOARD_URL and TRACKBOARD_TOKEN"):
+        config.load()
+
+
+def test_every_command_takes_json():
+    parser = _parser()
+    commands = next(a for a in parser._actions if a.dest == "command").choices
+    for name, command in commands.items():
+        flags = {flag for action in command._actions for flag in action.option_strings}
+        assert "--json" in flags, name
+
+
+def test_submit_json_prints_the_submission_and_keeps_progress_on_stderr(
+    run_cli, fake_site, tmp_path
+):
+    challenge = _challenge("dvd")
+    answer = {"id": 7, "status": "queued", "method_name": "run"}
+    fake_site({"challenges/": {"results": [challenge]}, "challenges/c/": challenge,
+               "POST phases/3/submissions/": answer})  # fmt: skip
+    good = tmp_path / "run.json"
+    good.write_text(json.dumps(DVD_PARTIAL))
+    result = run_cli("submit", "c/test", "--file", f"test={good}", "--method", "run", "--json")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == answer
+    assert "Submission 7 received (queued)." in result.stderr
+
+
+def test_help_texts_are_plain_and_name_the_program_as_started():
+    import sys
+
+    help_text = subprocess.run(
+        [*trackboard_command(), "--help"], capture_output=True, text=True, check=True
+    ).stdout
+    assert "``" not in help_text and "The trackboard command:" in help_text
+    script = Path(sys.executable).with_name("trackboard-score")
+    scorer = subprocess.run([str(script), "--help"], capture_output=True, text=True, check=True)
+    assert scorer.stdout.startswith("usage: trackboard-score ")
+    module = subprocess.run(
+        [sys.executable, "-m", "scoring", "--help"], capture_output=True, text=True, check=True
+    )
+    assert module.stdout.startswith("usage: python -m scoring ")
+
+
+def test_results_of_a_revealed_split_phase_label_each_part(run_cli, fake_site):
+    def values(jga):
+        return {"jga": {"value": jga, "ci": [jga - 1, jga + 1]}}
+
+    submission = {
+        "id": 5, "status": "scored", "results_visible": True, "ci_level": 0.95,
+        "metrics": [{"name": "jga", "label": "JGA"}],
+        "results": {"tts": {"part": "all", "signature": "dstc11|x", "metrics": values(40.0),
+                            "parts": {"public": values(50.0), "private": values(30.0)}}},
+    }  # fmt: skip
+    fake_site({"submissions/5/": submission})
+    result = run_cli("results", "5")
+    assert result.returncode == 0, result.stderr
+    rows = [line.split() for line in result.stdout.splitlines()]
+    assert ["CONDITION", "PART", "JGA", "95%", "CI"] in rows
+    assert ["tts", "whole", "40.00", "[39.00,", "41.00]"] in rows
+    assert ["tts", "public", "50.00", "[49.00,", "51.00]"] in rows
+    assert ["tts", "private", "30.00", "[29.00,", "31.00]"] in rows
+    assert "private = the part the final ranking ranks" in result.stdout
+
+
+def test_an_upload_whose_reply_was_lost_is_sent_again_with_the_same_key(
+    run_cli, fake_site, tmp_path, cli_env
+):
+    cli_env["TRACKBOARD_RETRY_PAUSE"] = "0"
+    challenge = _challenge("dvd")
+    unavailable = {"error": {"code": "unavailable", "message": "Try again.", "details": {}}}
+    answer = {"id": 8, "status": "queued"}
+    pages = {"challenges/": {"results": [challenge]}, "challenges/c/": challenge}
+    site = fake_site({**pages, "POST phases/3/submissions/": [(503, unavailable), (201, answer)]})
+    good = tmp_path / "run.json"
+    good.write_text(json.dumps(DVD_PARTIAL))
+    result = run_cli("submit", "c/test", "--file", f"test={good}", "--method", "m")
+    assert result.returncode == 0, result.stderr
+    assert "Sending the upload again (same key)" in result.stderr
+    assert "Submission 8 received" in result.stdout
+    posts = [
+        h for (method, _), h in zip(site.requests, site.headers, strict=True) if method == "POST"
+    ]
+    keys = [h.get("Idempotency-Key") for h in posts]
+    assert len(keys) == 2 and keys[0] == keys[1] and len(keys[0]) == 32

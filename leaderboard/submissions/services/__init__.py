@@ -17,6 +17,7 @@ from leaderboard.submissions.services.intake import (
     TooManyRejected,
     TransientScoringError,
     quota_usage,
+    replayed,
     submit,
 )
 from leaderboard.submissions.services.processing import (
@@ -42,6 +43,7 @@ __all__ = [
     "quota_usage",
     "reap_expired_leases",
     "recompute_parts",
+    "replayed",
     "rescore",
     "rescore_all",
     "run_scoring",

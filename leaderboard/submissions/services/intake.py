@@ -133,6 +133,7 @@ def submit(
     url: str = "",
     is_baseline: bool = False,
     enqueue: bool = True,
+    idempotency_key: str = "",
 ) -> Submission:
     """Validate, store, charge and enqueue one submission.
 
@@ -141,7 +142,15 @@ def submit(
     ``SubmissionRejected``; only the last records a row (status ``invalid``, not charged).
     ``enqueue=False`` leaves the queued row for the caller to score synchronously with
     ``run_scoring`` (the ``demo`` command does).
+
+    With an ``idempotency_key`` (the client's key for this upload), an upload the team already
+    sent with that key returns the stored submission (``replayed``): a retry after a lost
+    reply is neither stored nor charged twice.
     """
+    if idempotency_key:
+        earlier = replayed(team, phase, idempotency_key)
+        if earlier is not None:
+            return earlier
     if user is not None and not address_confirmed(user):
         raise AddressNotConfirmed(UNCONFIRMED)
     if not phase.is_open():
@@ -184,12 +193,17 @@ def submit(
             # The Participation row is the team's quota lock for this challenge: concurrent
             # uploads of one team queue here, so the count below cannot be raced.
             Participation.objects.select_for_update().get(pk=participation.pk)
+            earlier = replayed(team, phase, idempotency_key) if idempotency_key else None
+            if earlier is not None:  # the same upload, committed while this one was checked
+                _delete(stored)
+                return earlier
             _check_quota(team, phase)
             submission = Submission.objects.create(
                 **identity,
                 status=Submission.Status.QUEUED,
                 charged=True,
                 lease_until=Submission.resend_time(),
+                idempotency_key=idempotency_key,
             )
             SubmissionFile.objects.bulk_create(
                 SubmissionFile(
@@ -222,6 +236,13 @@ def submit(
         _delete(stored)
         raise
     return submission
+
+
+def replayed(team: Team, phase: Phase, idempotency_key: str) -> Submission | None:
+    """The submission the team stored with this key, if any."""
+    return Submission.objects.filter(
+        team=team, phase=phase, idempotency_key=idempotency_key
+    ).first()
 
 
 def _committed_with(stored: list[str]) -> tuple[bool, Submission | None]:

@@ -86,5 +86,8 @@ def test_the_challenge_page_shows_each_page_with_its_section(client):
 def test_a_page_without_text_has_no_section(client):
     phase = phase_with_references(GOLD_BYTES)
     page = client.get(reverse("challenges:detail", args=[phase.challenge.slug])).text
-    assert 'id="page-data"' not in page and 'href="#page-terms"' not in page
+    assert 'id="page-terms"' not in page and 'href="#page-terms"' not in page
+    # the data section stays: it lists each condition's sample submission
+    data = page[page.index('id="page-data"') : page.index('id="rules-heading"')]
+    assert "Sample submission, Tts-Verbatim" in data and 'class="prose"' not in data
     assert "No rules published yet." in page

@@ -46,6 +46,7 @@ GRANTED = {
     "view_phase", "add_phase", "change_phase",
     "view_condition", "add_condition", "change_condition",
     "view_reference", "add_reference", "change_reference",
+    "view_phasefile", "add_phasefile", "change_phasefile", "delete_phasefile",
     "view_team",
     "view_participation", "change_participation",
     "view_submission", "change_submission",
@@ -385,7 +386,7 @@ def test_every_model_with_a_challenge_is_scoped(two):
     alpha, _ = two
     for (app, name), _path in CHALLENGE_PATHS.items():
         model = apps.get_model(app, name)
-        assert rows_of(model, alpha.challenge).exists() or name in ("snapshot",), name
+        assert rows_of(model, alpha.challenge).exists() or name in ("snapshot", "phasefile"), name
     assert Condition.objects.filter(phase__challenge=alpha.challenge).count() == 3
 
 

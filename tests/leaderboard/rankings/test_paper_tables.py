@@ -432,3 +432,19 @@ def test_errors_of_a_public_split_phase_are_for_organisers_only(db):
     assert staff.get(export).json()["errors"] is not None
     board = Client().get(reverse("rankings:leaderboard", args=[phase.challenge.slug, phase.slug]))
     assert "errors across teams" not in board.text and "compare two entries" in board.text
+
+
+def test_a_rank_group_is_spelled_with_an_en_dash_in_markdown_and_two_hyphens_in_latex(
+    three_teams,
+):
+    import dataclasses
+
+    board = leaderboard(three_teams, "public")
+    tied = []
+    for condition in board.conditions:
+        rows = [dataclasses.replace(r, group="1\u20132") for r in condition.rows]
+        tied.append(dataclasses.replace(condition, rows=rows))
+    board = dataclasses.replace(board, conditions=tied)
+    assert "<sup>1\u20132</sup>" in render(board, "markdown")
+    assert "<sup>1-2</sup>" not in render(board, "markdown")
+    assert "\\textsuperscript{1--2}" in render(board, "latex")

@@ -6,10 +6,11 @@ from dataclasses import dataclass
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.files.base import ContentFile
 from django.test import Client
 
 from leaderboard.api.services import create_token
-from leaderboard.challenges.models import Reference
+from leaderboard.challenges.models import PhaseFile, Reference
 from leaderboard.operations.heartbeat import beat, scheduler_beat
 from leaderboard.submissions import services
 from leaderboard.teams.models import Membership
@@ -41,6 +42,7 @@ class World:
     submission: object
     token: object
     users: dict
+    phase_file: object = None
 
     def client(self, actor: str, **kwargs) -> Client:
         client = Client(**kwargs)
@@ -76,6 +78,12 @@ class World:
                 f"api:organise-{name}": {"pk": phase.pk}
                 for name in ("submissions", "results", "archive", "snapshots", "files")
             },
+            "api:sample": {"pk": phase.pk, "condition": KEYS[0]},
+            "api:not-found": {"rest": "nothing-here/"},
+            "challenges:sample": {"condition": KEYS[0]},
+            # the world's references have no public file (a dstc11 gold alone)
+            "challenges:reference_file": {"condition": KEYS[0], "name": "training_values"},
+            "challenges:phase_file": {"pk": self.phase_file.pk},
             "accounts:token-revoke": {"pk": self.token.pk},
             "challenges:review_reference": {
                 "pk": Reference.objects.filter(condition__phase=phase).values_list("pk", flat=True)[
@@ -123,4 +131,7 @@ def world(db, isolation, enqueued) -> World:
         "organiser": organiser,
         "superuser": superuser,
     }
-    return World(phase=phase, team=team, submission=submission, token=token, users=users)
+    phase_file = PhaseFile(phase=phase, title="Inputs", original_name="inputs.txt", size=3)
+    phase_file.file.save("inputs.txt", ContentFile(b"abc"), save=False)
+    phase_file.save()
+    return World(phase, team, submission, token, users, phase_file)

@@ -51,6 +51,11 @@ EXPECTED: dict[str, str] = {
     "challenges:list": PUBLIC,
     "challenges:detail": PUBLIC,
     "challenges:register": POST_ONLY,
+    # what a participant starts from: a condition's sample (empty states), a file published
+    # with the phase; a reference file only when the task marks it public (none here)
+    "challenges:sample": PUBLIC,
+    "challenges:phase_file": PUBLIC,
+    "challenges:reference_file": "44444444",
     "rankings:leaderboard": PUBLIC,
     # Exports carry what each reader may see (this phase's results are public).
     "rankings:export-json": PUBLIC,
@@ -96,8 +101,13 @@ EXPECTED: dict[str, str] = {
     "teams:anonymous": POST_ONLY,
     "teams:rename": POST_ONLY,
     "teams:list_members": POST_ONLY,
+    # the API's index (at /api/ and /api/v1/) and Redoc's script without its remote logo
+    "api-root": PUBLIC,
+    "api:index": PUBLIC,
+    "api:redoc-bundle": PUBLIC,
     "api:challenges": PUBLIC,
     "api:challenge": PUBLIC,
+    "api:sample": PUBLIC,
     "api:leaderboard": PUBLIC,
     "api:table": PUBLIC,
     # without two entries of the board the request is invalid (400), for everyone alike

@@ -16,6 +16,7 @@ PRODUCTION_ENV = {
     "DEBUG": "false",
     "SECRET_KEY": "k" * 20 + "-production-test-key-not-used-anywhere-0123456789abcdef",
     "ALLOWED_HOSTS": "trackboard.example.org",
+    "TRACKBOARD_SITE_URL": "https://trackboard.example.org",
 }
 
 
@@ -42,6 +43,21 @@ def test_check_deploy_is_clean_with_production_settings(tmp_path):
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
+
+
+def test_check_deploy_warns_when_mail_links_would_lead_to_another_host(tmp_path):
+    env = {**PRODUCTION_ENV, "TRACKBOARD_VAR_DIR": str(tmp_path)}
+    env.pop("TRACKBOARD_SITE_URL")  # the default, http://localhost:8000
+    result = _manage("check", "--deploy", "--fail-level", "WARNING", **env)
+    assert result.returncode != 0
+    assert "trackboard.W001" in result.stderr and "'localhost'" in result.stderr
+
+
+def test_scripts_run_builds_mail_links_on_the_address_it_serves():
+    # the one setting: scripts/run exports it from its own address unless the caller set it
+    text = (ROOT / "scripts" / "run").read_text()
+    assert 'export TRACKBOARD_SITE_URL="${TRACKBOARD_SITE_URL:-http://$ADDR}"' in text
+    assert text.index("TRACKBOARD_SITE_URL") < text.index("runserver")
 
 
 @pytest.mark.parametrize(
