@@ -6,12 +6,13 @@ from django.contrib import admin
 from django.urls import include, path
 
 from leaderboard.accounts.views import ResetConfirmView, ResetView
-from leaderboard.operations.health import healthz, readyz
+from leaderboard.operations.health import healthz, livez, readyz
 
 handler500 = "leaderboard.views.server_error"
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("livez", livez, name="livez"),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
     path("api/v1/", include("leaderboard.api.urls")),

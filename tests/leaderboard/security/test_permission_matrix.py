@@ -24,6 +24,7 @@ TEAM_ONLY = "44422444"  # another team's submission is a 404, even to a superuse
 TEAM_OR_ORGANISER = "44422424"
 
 EXPECTED: dict[str, str] = {
+    "livez": PUBLIC,
     "healthz": PUBLIC,
     "readyz": PUBLIC,
     "login": PUBLIC,
