@@ -19,6 +19,10 @@ rule covers fails the test, so a new kind of command needs a new rule. What each
   copying a file out of or into it). scripts/containers-test runs these commands for real.
 - ``curl ... URL``: CHECKED: the URL's path resolves in the site's URL map.
 - ``cp A B``: RUN in a copy of A's directory. ``git pull --ff-only``: accepted as is.
+- ``[NAME=value ...] scripts/serve`` and ``[NAME=value ...] docker/nginx/render TEMPLATE OUT``:
+  CHECKED: the script exists and is executable, it reads every variable the line sets, and
+  the template exists. scripts/serve runs for real in
+  tests/leaderboard/operations/test_front_door.py (the render inside it).
 """
 
 from __future__ import annotations
@@ -189,6 +193,27 @@ def prepare(directory: Path, page: Path) -> None:
             (directory / ref).write_text(json.dumps(make_gold(8, seed=len(ref))))
 
 
+#: The repository's scripts a page may run with variables before them.
+SCRIPTS = ("scripts/serve", "docker/nginx/render")
+
+
+def _script(args: list[str]) -> str | None:
+    words = [a for a in args if not re.fullmatch(r"[A-Z_][A-Z0-9_]*=.*", a)]
+    return words[0] if words and words[0] in SCRIPTS else None
+
+
+def check_script(script: str, args: list[str]) -> None:
+    path = ROOT / script
+    assert path.is_file() and os.access(path, os.X_OK), f"{script} is not an executable file"
+    text = path.read_text()
+    for word in args:
+        if (name := re.fullmatch(r"([A-Z_][A-Z0-9_]*)=.*", word)) is not None:
+            assert re.search(rf"\${{?{name[1]}\b", text), f"{script} does not read {name[1]}"
+    rest = args[args.index(script) + 1 :]
+    if script == "docker/nginx/render":
+        assert len(rest) == 2 and (ROOT / rest[0]).is_file(), rest
+
+
 def run(line: str, directory: Path) -> None:
     args = argv(line)
     if args[:3] == ["python", "-m", "scoring"]:
@@ -216,6 +241,8 @@ def run(line: str, directory: Path) -> None:
         shutil.copy(copy / args[1], copy / args[2])
     elif args == ["git", "pull", "--ff-only"]:
         pass
+    elif (script := _script(args)) is not None:
+        check_script(script, args)
     else:
         raise AssertionError(f"no rule runs or checks {line!r}; add one to this test")
 

@@ -90,7 +90,13 @@ def test_data_lives_in_named_volumes(compose):
 
 @pytest.mark.parametrize(
     "dockerfile",
-    ["Dockerfile", "base/python.Dockerfile", "base/postgres.Dockerfile", "base/redis.Dockerfile"],
+    [
+        "Dockerfile",
+        "nginx.Dockerfile",
+        "base/python.Dockerfile",
+        "base/postgres.Dockerfile",
+        "base/redis.Dockerfile",
+    ],
 )
 def test_the_dockerfiles_pass_hadolint(dockerfile):
     hadolint = Path(sys.executable).with_name("hadolint")
