@@ -4,7 +4,8 @@ clients stalled in their headers and twenty stalled in an upload's body leave a 
 upload answered (each pool has two threads: without the proxy's buffering, two stalled
 clients would hold it); nginx cuts the stalled headers off. An unchanged board answers 304 to a
 conditional GET through nginx; a second anonymous read is served from nginx's cache without
-reaching the app, a signed-in read never is. The script stops everything it started on INT
+reaching the app, a signed-in read never is; the API's board and the embeddable board are
+cached the same way. The script stops everything it started on INT
 and on HUP (TERM after every test).
 """
 
@@ -236,4 +237,14 @@ def test_boards_answer_304_and_anonymous_reads_come_from_the_cache(stack, settin
     anonymous = requests.get(url, timeout=10)
     assert anonymous.headers["X-Cache-Status"] == "HIT"
     assert team.created_by.username.encode() not in anonymous.content
+
+    # The API's public board and the embeddable board go through the same cache, and the
+    # API's is open to other sites' pages.
+    for other in (f"/api/v1/phases/{phase.pk}/leaderboard/", path + "embed/"):
+        seen = [requests.get(stack.base + other, timeout=10) for _ in range(2)]
+        assert [r.status_code for r in seen] == [200, 200], other
+        assert [r.headers["X-Cache-Status"] for r in seen] == ["MISS", "HIT"], other
+    assert seen[0].headers["X-Frame-Options"] == "DENY"  # the challenge lists no site
+    api = requests.get(f"{stack.base}/api/v1/phases/{phase.pk}/leaderboard/", timeout=10)
+    assert api.headers["Access-Control-Allow-Origin"] == "*"
     stops_everything(stack, signal.SIGHUP, 129)

@@ -51,6 +51,7 @@ EXPECTED: dict[str, str] = {
     "challenges:detail": PUBLIC,
     "challenges:register": POST_ONLY,
     "rankings:leaderboard": PUBLIC,
+    "rankings:embed": PUBLIC,
     # Exports carry what each reader may see (this phase's results are public).
     "rankings:export-json": PUBLIC,
     "rankings:export-csv": PUBLIC,
