@@ -125,6 +125,7 @@ COMPOSE_OPTIONS = {
     "run": {"--rm": 0},
     "exec": {"-T": 0},
     "cp": {},
+    "restart": {},
 }
 
 
@@ -296,7 +297,7 @@ def test_a_command_without_a_rule_fails_the_check(tmp_path):
     with pytest.raises(AssertionError, match="no rule"):
         run("rm -rf /", tmp_path)
     with pytest.raises(AssertionError, match="no service"):
-        check_compose(["docker", "compose", "-f", "docker/compose.yml", "up", "-d", "nginx"])
+        check_compose(["docker", "compose", "-f", "docker/compose.yml", "up", "-d", "haproxy"])
     with pytest.raises(ParserExit):
         check_manage(["backup_challenge", "only-a-slug"])
 
