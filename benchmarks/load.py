@@ -1,29 +1,43 @@
-"""Load: gunicorn (production settings, DEBUG off) + Celery workers + Postgres + Redis on
-loopback, driven by concurrent leaderboard readers and uploaders of 7,372-turn files.
+"""Load through the front door: nginx (docker/nginx/nginx.conf) before gunicorn (production
+settings, DEBUG off), Celery workers, Postgres and Redis on loopback, driven as a challenge
+sees it: anonymous readers of the public board and its API, signed-in readers, and uploads of
+real-size files arriving at a set rate.
 
 The board holds ``--teams`` teams x 3 conditions of results of ``--dialogues`` dialogues each
 (default 1,000, a real DSTC11 result's size). The servers run as ``docs/operators.md`` deploys
-them, with the production configuration (``leaderboard/gunicorn.py``): ``--instances``
-instances of the readers' server on one address (SO_REUSEPORT: the kernel spreads connections
-between them), ``--web-workers`` processes of ``--web-threads`` threads each, and the uploads'
-server apart on the next port (``--upload-workers`` x ``--upload-threads``), where the HTTPS
-proxy of a deployment routes the uploads; the Celery workers are split between the queue of new
-submissions and the queues of re-scores and of the boards' builds (``TRACKBOARD_RESCORE_QUEUE``,
-``TRACKBOARD_BOARD_QUEUE``).
+them: nginx on ``--port`` with the repository's configuration (rendered by
+docker/nginx/render), ``--instances`` instances of the readers' gunicorn on the next port
+(SO_REUSEPORT: the kernel spreads connections between them), ``--web-workers`` processes of
+``--web-threads`` threads each, and the uploads' gunicorn on the port after
+(``--upload-workers`` x ``--upload-threads``), where nginx routes the uploads; the Celery
+workers are split between the queue of new submissions and the queues of re-scores and of the
+boards' builds (``TRACKBOARD_RESCORE_QUEUE``, ``TRACKBOARD_BOARD_QUEUE``).
 
-    .venv/bin/python benchmarks/load.py                      # 60 s, 200 readers, 20 uploaders
-    .venv/bin/python benchmarks/load.py --duration 10 --readers 20 --uploaders 2   # smoke
+The load, for ``--duration`` seconds, all through nginx:
+
+- ``--readers`` anonymous readers, closed loop, alternating the public board's page and the
+  API's board: driven by ``wrk`` (Debian's package; a Python client would itself be the limit
+  at these rates), whose CPU is printed like the rest;
+- ``--signed-in`` signed-in readers, closed loop, the same two addresses with a session
+  cookie (never cacheable), from this process (asyncio);
+- uploads arriving open loop at ``--upload-rate`` a second (default 0.5: 1,800 an hour), each
+  3 x 7,372 turns (a real system output's size), spread over ``--uploaders`` teams.
+
+    .venv/bin/python benchmarks/load.py                      # the defaults, 60 s
+    .venv/bin/python benchmarks/load.py --duration 10 --readers 20 --signed-in 2 \
+        --saturation ""                                     # smoke
 
 It uses its own database (``--database-url``, dropped and created) and Redis database number
 (``--redis-url``, flushed: give it a number nothing else uses), starts every process itself and
-stops them all at the end. Prints p50/p95/p99 latency per endpoint, throughput, errors,
-submissions accepted vs scored, upload-to-scored times under load, the CPU each part of the
-run used (the servers, the workers, Postgres, Redis, the load generator) and per read and per
-upload, how far the stored board trailed the phase (sampled every ``SAMPLE_SECONDS``: how many
-builds ended after a change before one showed it, and how long that took), then, with the load
-gone and the board built: the answer to a conditional GET of the unchanged board (304), the
-server time of a warm page and of a build of the board, and upload-to-scored times of single
-uploads to an idle worker. Figures, not assertions: see benchmarks/README.md.
+stops them all at the end. Prints per class: requests/s, p50/p95/p99 latency and errors;
+submissions accepted vs scored and upload-to-scored p50/p95; the CPU each part of the run used
+(nginx, the servers, the workers, Postgres, Redis, wrk, this process) and per read and per
+upload; how far the stored board trailed the phase (sampled every ``SAMPLE_SECONDS``); then,
+with the load gone: a conditional GET of the unchanged board through nginx (304), the server
+time of a warm page and of a build of the board, upload-to-scored times of single uploads to an
+idle worker, and a saturation run: uploads alone at each rate of ``--saturation`` for
+``--saturation-seconds``, until upload-to-scored p95 passes ``SATURATION_P95`` seconds. Figures,
+not assertions: see benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -32,7 +46,9 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import secrets
+import shutil
 import signal
 import statistics
 import subprocess
@@ -60,6 +76,7 @@ def seed(args: argparse.Namespace, workdir: Path) -> None:
 
     django.setup()
     from django.core.management import call_command
+    from django.test import Client
 
     from leaderboard.api.services import create_token
     from leaderboard.challenges.models import Challenge
@@ -67,7 +84,12 @@ def seed(args: argparse.Namespace, workdir: Path) -> None:
     from tests.fixturedata import fixture_bytes
     from tests.leaderboard import bulk
     from tests.leaderboard.boards import leaderboard
-    from tests.leaderboard.factories import ParticipationFactory, TeamFactory, phase_with_references
+    from tests.leaderboard.factories import (
+        ParticipationFactory,
+        TeamFactory,
+        UserFactory,
+        phase_with_references,
+    )
 
     call_command("migrate", verbosity=0)
     gold_bytes = fixture_bytes(FIXTURE_GOLD)
@@ -82,6 +104,14 @@ def seed(args: argparse.Namespace, workdir: Path) -> None:
         team = TeamFactory(name=f"Uploader {n}", slug=f"uploader-{n}")
         ParticipationFactory(team=team, challenge=phase.challenge)
         tokens.append(create_token(team.created_by, "load")[1])
+    # The signed-in readers' sessions, made with the site's own SECRET_KEY (this process has
+    # the benchmark's environment).
+    sessions = []
+    for n in range(max(args.signed_in, 1)):
+        browser = Client()
+        user = UserFactory(username=f"reader-{n}")
+        browser.force_login(type(user).objects.get(pk=user.pk))  # the stored password hash
+        sessions.append(browser.cookies["sessionid"].value)
     (workdir / "prediction.json").write_bytes(
         json.dumps(make_prediction(gold, 0.1, seed=3)).encode()
     )
@@ -93,6 +123,7 @@ def seed(args: argparse.Namespace, workdir: Path) -> None:
                 "phase": phase.pk,
                 "path": f"/challenges/{phase.challenge.slug}/{phase.slug}/leaderboard/",
                 "tokens": tokens,
+                "sessions": sessions,
                 "turns": turns,
             }
         )
@@ -218,40 +249,97 @@ class Stats:
 
 
 async def reader_loop(port, seed_info, stats: Stats, stop: float, n: int) -> None:
+    """A signed-in reader: the page and the API's board in turn, with a session cookie."""
     endpoints = [
-        ("leaderboard page", seed_info["path"]),
-        ("leaderboard api", f"/api/v1/phases/{seed_info['phase']}/leaderboard/"),
+        ("signed-in page", seed_info["path"]),
+        ("signed-in api", f"/api/v1/phases/{seed_info['phase']}/leaderboard/"),
     ]
+    cookie = {"Cookie": f"sessionid={seed_info['sessions'][n % len(seed_info['sessions'])]}"}
     i = n
     while time.monotonic() < stop:
         name, path = endpoints[i % 2]
         i += 1
         started = time.perf_counter()
         try:
-            status, _ = await request(port, "GET", path, {"Accept-Encoding": "identity"})
+            status, _ = await request(port, "GET", path, {"Accept-Encoding": "gzip", **cookie})
         except OSError as exc:
             status = 0
             stats.errors[name].append(repr(exc))
         stats.record(name, started, status, {200})
 
 
-async def uploader_loop(port, seed_info, body_files, stats: Stats, stop: float, n: int) -> None:
-    """Posts to ``port``: the uploads' server."""
-    token = seed_info["tokens"][n]
-    while time.monotonic() < stop:
-        ctype, body = multipart({"method_name": f"load {n}"}, body_files)
-        started_wall, started = time.time(), time.perf_counter()
-        try:
-            status, payload = await request(
-                port, "POST", f"/api/v1/phases/{seed_info['phase']}/submissions/",
-                {"Authorization": f"Bearer {token}", "Content-Type": ctype}, body,
-            )  # fmt: skip
-        except OSError as exc:
-            status, payload = 0, b""
-            stats.errors["upload"].append(repr(exc))
-        stats.record("upload", started, status, {201})
-        if status == 201:
-            stats.accepted.append((json.loads(payload)["id"], started_wall))
+async def upload_once(port, seed_info, body_files, stats: Stats, n: int) -> None:
+    """One upload, through nginx (which sends it to the uploads' server)."""
+    token = seed_info["tokens"][n % len(seed_info["tokens"])]
+    ctype, body = multipart({"method_name": f"load {n}"}, body_files)
+    started_wall, started = time.time(), time.perf_counter()
+    try:
+        status, payload = await request(
+            port, "POST", f"/api/v1/phases/{seed_info['phase']}/submissions/",
+            {"Authorization": f"Bearer {token}", "Content-Type": ctype}, body,
+        )  # fmt: skip
+    except OSError as exc:
+        status, payload = 0, b""
+        stats.errors["upload"].append(repr(exc))
+    stats.record("upload", started, status, {201})
+    if status == 201:
+        stats.accepted.append((json.loads(payload)["id"], started_wall))
+
+
+async def uploads_open_loop(port, seed_info, body_files, stats, stop: float, rate: float) -> None:
+    """Uploads arriving at ``rate`` a second whatever the answers take (open loop)."""
+    if rate <= 0:
+        return
+    pending, n, start = [], 0, time.monotonic()
+    while (due := start + n / rate) < stop:
+        await asyncio.sleep(max(0.0, due - time.monotonic()))
+        pending.append(asyncio.create_task(upload_once(port, seed_info, body_files, stats, n)))
+        n += 1
+    await asyncio.gather(*pending)
+
+
+#: wrk's script: the anonymous readers alternate the page and the API's board, and its summary
+#: prints the percentiles and errors as one JSON line.
+WRK_SCRIPT = """
+local paths = {"%(page)s", "%(api)s"}
+local n = 0
+request = function()
+  n = n + 1
+  return wrk.format("GET", paths[n %% 2 + 1], {["Accept-Encoding"] = "gzip",
+    ["X-Forwarded-Proto"] = "https"})
+end
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format('WRK {"requests": %%d, "seconds": %%f, "p50": %%f, "p95": %%f, ' ..
+    '"p99": %%f, "status": %%d, "connect": %%d, "read": %%d, "write": %%d, "timeout": %%d}\\n',
+    summary.requests, summary.duration / 1e6, latency:percentile(50) / 1e3,
+    latency:percentile(95) / 1e3, latency:percentile(99) / 1e3, e.status, e.connect, e.read,
+    e.write, e.timeout))
+end
+"""
+
+
+async def anonymous_readers(args, seed_info, workdir: Path) -> dict:
+    """``wrk`` with ``--readers`` connections for ``--duration`` seconds; its summary, and the
+    CPU seconds it used."""
+    script = workdir / "readers.lua"
+    script.write_text(WRK_SCRIPT % {
+        "page": seed_info["path"], "api": f"/api/v1/phases/{seed_info['phase']}/leaderboard/"
+    })  # fmt: skip
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    process = await asyncio.create_subprocess_exec(
+        "wrk", "-t2", f"-c{args.readers}", f"-d{args.duration:g}s", "--timeout", "10s",
+        "-s", str(script), f"http://127.0.0.1:{args.port}/",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+    )  # fmt: skip
+    out, _ = await process.communicate()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    line = next((x for x in out.decode().splitlines() if x.startswith("WRK ")), None)
+    if line is None:
+        raise SystemExit(f"wrk printed no summary:\n{out.decode()}")
+    found = json.loads(line[4:])
+    found["cpu"] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return found
 
 
 def percentiles(values: list[float]) -> str:
@@ -272,7 +360,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--duration", type=float, default=60.0)
     parser.add_argument("--readers", type=int, default=200)
-    parser.add_argument("--uploaders", type=int, default=20)
+    parser.add_argument("--signed-in", type=int, default=20, help="signed-in readers")
+    parser.add_argument("--upload-rate", type=float, default=0.5, help="uploads a second")
+    parser.add_argument("--uploaders", type=int, default=20, help="teams the uploads come from")
+    parser.add_argument(
+        "--saturation", default="0.5,1,1.5,2,3", help="upload rates of the saturation run"
+    )
+    parser.add_argument("--saturation-seconds", type=float, default=30.0)
     parser.add_argument("--teams", type=int, default=500)
     parser.add_argument("--dialogues", type=int, default=1000, help="per result on the board")
     parser.add_argument("--instances", type=int, default=2, help="gunicorn instances")
@@ -309,6 +403,14 @@ def main() -> None:
         print(json.dumps(measure(info["phase"], info["path"], args.rebuilds)))
         return
 
+    nginx = shutil.which("nginx") or (
+        "/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None
+    )
+    missing = [
+        what for what, found in (("nginx", nginx), ("wrk", shutil.which("wrk"))) if not found
+    ]
+    if missing:
+        raise SystemExit(f"missing: {', '.join(missing)} (Debian: apt-get install nginx wrk)")
     workdir = Path(tempfile.mkdtemp(prefix="trackboard-load-"))
     env = {
         **os.environ,
@@ -352,7 +454,8 @@ def main() -> None:
         t0 = time.monotonic()
         subprocess.run(
             [python, __file__, "--_seed", str(workdir), "--teams", str(args.teams),
-             "--uploaders", str(args.uploaders), "--dialogues", str(args.dialogues)],
+             "--uploaders", str(args.uploaders), "--signed-in", str(args.signed_in),
+             "--dialogues", str(args.dialogues)],
             env=env, cwd=ROOT, check=True,
         )  # fmt: skip
         seed_info = json.loads((workdir / "seed.json").read_text())
@@ -361,9 +464,9 @@ def main() -> None:
               f"{time.monotonic() - t0:.1f} s")  # fmt: skip
         logs = workdir / "logs"
         logs.mkdir()
-        servers = [(f"web-{n}", args.port, args.web_workers, args.web_threads)
+        servers = [(f"web-{n}", args.port + 1, args.web_workers, args.web_threads)
                    for n in range(args.instances)]  # fmt: skip
-        servers.append(("uploads", args.port + 1, args.upload_workers, args.upload_threads))
+        servers.append(("uploads", args.port + 2, args.upload_workers, args.upload_threads))
         for label, port, workers, threads in servers:
             log = open(logs / f"gunicorn-{label}.log", "wb")  # noqa: SIM115
             command = [python, "-m", "gunicorn", "--config", "python:leaderboard.gunicorn",
@@ -399,26 +502,37 @@ def main() -> None:
                     stderr=subprocess.STDOUT,
                 )
             )
-        _wait_for_server(args.port)
-        _wait_for_server(args.port + 1)
+        front = _start_nginx(nginx, args, workdir, logs)
+        processes.append(front)
+        for port in (args.port + 1, args.port + 2, args.port):
+            _wait_for_server(port)
         time.sleep(3)  # let the workers connect
+        for path in (seed_info["path"], f"/api/v1/phases/{seed_info['phase']}/leaderboard/"):
+            status, head, _ = asyncio.run(response(args.port, path, {}))
+            if status != 200:
+                raise SystemExit(f"{path} through nginx: HTTP {status} {head}")
         body_files = {key: (workdir / "prediction.json").read_bytes() for key in KEYS}
-        before = cpu_seconds(args, name)
+        before = cpu_seconds(args, name, front.pid)
         sampler = BoardSampler(args.database_url, seed_info["phase"])
         sampler.start()
-        stats = asyncio.run(_drive(args, seed_info, body_files))
-        driven = cpu_seconds(args, name)
-        _report_requests(stats, args)
+        stats, anonymous = asyncio.run(_drive(args, seed_info, body_files, workdir))
+        driven = cpu_seconds(args, name, front.pid)
+        driven["wrk (anonymous readers)"] = anonymous["cpu"]
+        _report_requests(stats, anonymous, args)
         accepted = [pk for pk, _ in stats.accepted]
         times = _drain(args, env, workdir, accepted)
         sampler.settle(args.drain)
         sampler.stop()
         _report_scoring(stats, times)
         sampler.report()
-        _report_cpu(stats, before, driven, cpu_seconds(args, name))
+        drained = cpu_seconds(args, name, front.pid)
+        drained["wrk (anonymous readers)"] = anonymous["cpu"]
+        _report_cpu(stats, anonymous, before, driven, drained)
         _report_idle_board(args, env, workdir, seed_info)
         if args.idle_uploads:
             _idle_uploads(args, env, workdir, seed_info, body_files)
+        if args.saturation:
+            _saturation(args, env, workdir, seed_info, body_files)
     finally:
         for process in processes:
             if process.poll() is None:
@@ -447,29 +561,63 @@ def _wait_for_server(port: int) -> None:
     raise SystemExit("gunicorn did not answer /healthz")
 
 
-async def _drive(args, seed_info, body_files) -> Stats:
+def _start_nginx(nginx: str, args, workdir: Path, logs: Path) -> subprocess.Popen:
+    """nginx with the repository's configuration, before the servers started above; the
+    clients stand in for the TLS proxy in front of it (their X-Forwarded-Proto is passed on)."""
+    state = workdir / "nginx"
+    state.mkdir()
+    (workdir / "static").mkdir(exist_ok=True)
+    conf = state / "nginx.conf"
+    render_env = {
+        **os.environ,
+        "NGINX_LISTEN": f"127.0.0.1:{args.port}",
+        "NGINX_WEB": f"127.0.0.1:{args.port + 1}",
+        "NGINX_UPLOADS": f"127.0.0.1:{args.port + 2}",
+        "NGINX_STATIC_ROOT": str(workdir / "static"),
+        "NGINX_STATE": str(state),
+        "NGINX_ACCESS_LOG": "off",
+        "NGINX_FORWARDED_PROTO": "$http_x_forwarded_proto",
+    }
+    render = ROOT / "docker" / "nginx" / "render"
+    subprocess.run([str(render), str(ROOT / "docker/nginx/nginx.conf"), str(conf)],
+                   env=render_env, check=True)  # fmt: skip
+    settings = "daemon off;" + (" user root root;" if os.geteuid() == 0 else "")
+    return subprocess.Popen(
+        [nginx, "-e", "stderr", "-p", str(state), "-c", str(conf), "-g", settings],
+        stdout=open(logs / "nginx.log", "wb"),
+        stderr=subprocess.STDOUT,
+    )
+
+
+async def _drive(args, seed_info, body_files, workdir: Path) -> tuple[Stats, dict]:
     stats = Stats()
     stop = time.monotonic() + args.duration
     started = time.monotonic()
-    tasks = [reader_loop(args.port, seed_info, stats, stop, n) for n in range(args.readers)]
-    tasks += [
-        uploader_loop(args.port + 1, seed_info, body_files, stats, stop, n)
-        for n in range(args.uploaders)
-    ]
-    await asyncio.gather(*tasks)
+    tasks = [reader_loop(args.port, seed_info, stats, stop, n) for n in range(args.signed_in)]
+    tasks.append(uploads_open_loop(args.port, seed_info, body_files, stats, stop, args.upload_rate))
+    anonymous, *_ = await asyncio.gather(anonymous_readers(args, seed_info, workdir), *tasks)
     stats.elapsed = time.monotonic() - started  # type: ignore[attr-defined]
-    return stats
+    return stats, anonymous
 
 
-def _report_requests(stats: Stats, args) -> None:
+def _report_requests(stats: Stats, anonymous: dict, args) -> None:
     elapsed = stats.elapsed  # type: ignore[attr-defined]
-    print(f"\ndriven for {elapsed:.1f} s: {args.readers} readers, {args.uploaders} uploaders")
-    for endpoint in sorted(stats.latency):
-        values = stats.latency[endpoint]
-        errors = stats.errors.get(endpoint, [])
-        print(f"  {endpoint:18s} {len(values):6d} req  {len(values) / elapsed:7.1f} req/s  "
-              f"{percentiles(values)}  errors {len(errors)}"
-              + (f" ({sorted(set(errors))[:5]})" if errors else ""))  # fmt: skip
+    print(f"\ndriven for {elapsed:.1f} s through nginx: {args.readers} anonymous readers (wrk), "
+          f"{args.signed_in} signed-in readers, uploads at {args.upload_rate:g}/s")  # fmt: skip
+    errors = sum(anonymous[k] for k in ("status", "connect", "read", "write", "timeout"))
+    print(f"  {'anonymous (page+api)':22s} {anonymous['requests']:6d} req  "
+          f"{anonymous['requests'] / anonymous['seconds']:7.1f} req/s  p50 {anonymous['p50']:8.1f} "
+          f"ms  p95 {anonymous['p95']:8.1f} ms  p99 {anonymous['p99']:8.1f} ms  errors {errors}"
+          + (f" ({ {k: anonymous[k] for k in ('status', 'connect', 'read', 'write', 'timeout')} })"
+             if errors else ""))  # fmt: skip
+    signed = [e for e in stats.latency if e.startswith("signed-in")]
+    classes = {"signed-in (page+api)": signed, "upload": ["upload"]}
+    for label, endpoints in classes.items():
+        values = [v for e in endpoints for v in stats.latency[e]]
+        errors_seen = [x for e in endpoints for x in stats.errors.get(e, [])]
+        print(f"  {label:22s} {len(values):6d} req  {len(values) / elapsed:7.1f} req/s  "
+              f"{percentiles(values)}  errors {len(errors_seen)}"
+              + (f" ({sorted(set(errors_seen))[:5]})" if errors_seen else ""))  # fmt: skip
 
 
 def _times(env, workdir, ids) -> dict:
@@ -491,19 +639,63 @@ def _drain(args, env, workdir, ids) -> dict:
         time.sleep(2)
 
 
-def _report_scoring(stats: Stats, times: dict) -> None:
+def _scoring(stats: Stats, times: dict) -> tuple[dict[str, int], int, list[float]]:
+    """Submissions by status, accepted ones without a row, and upload-to-scored delays."""
     by_status: dict[str, int] = defaultdict(int)
     for status, _, _ in times.values():
         by_status[status] += 1
     started = dict(stats.accepted)
     delays = [scored - started[pk] for pk, (_, scored, _) in times.items() if scored]
-    lost = len(stats.accepted) - len(times)
-    print(f"  submissions accepted {len(stats.accepted)}, by status {dict(by_status)}, "
-          f"missing rows {lost}")  # fmt: skip
+    return dict(by_status), len(stats.accepted) - len(times), delays
+
+
+def _quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _report_scoring(stats: Stats, times: dict) -> None:
+    by_status, missing, delays = _scoring(stats, times)
+    print(f"  submissions accepted {len(stats.accepted)}, by status {by_status}, "
+          f"missing rows {missing}")  # fmt: skip
     if delays:
-        p95 = sorted(delays)[min(len(delays) - 1, int(0.95 * len(delays)))]
-        print(f"  upload-to-scored under load: median {statistics.median(delays):.1f} s, "
-              f"p95 {p95:.1f} s, max {max(delays):.1f} s")  # fmt: skip
+        print(f"  upload-to-scored under load: p50 {statistics.median(delays):.1f} s, "
+              f"p95 {_quantile(delays, 0.95):.1f} s, max {max(delays):.1f} s")  # fmt: skip
+
+
+#: The saturation run's bound: the highest rate whose upload-to-scored p95 stays under it.
+SATURATION_P95 = 10.0
+
+
+def _saturation(args, env, workdir, seed_info, body_files) -> None:
+    """Uploads alone, open loop, at each rate of ``--saturation`` for
+    ``--saturation-seconds``, each drained before the next; stops at the first rate whose
+    upload-to-scored p95 passes ``SATURATION_P95`` (or loses or fails an upload)."""
+    rates = [float(x) for x in args.saturation.split(",") if x.strip()]
+    print(f"\nsaturation: uploads alone, open loop, {args.saturation_seconds:g} s a rate, "
+          f"until upload-to-scored p95 passes {SATURATION_P95:g} s")  # fmt: skip
+    highest = None
+    for rate in rates:
+        stats = Stats()
+        stop = time.monotonic() + args.saturation_seconds
+        asyncio.run(uploads_open_loop(args.port, seed_info, body_files, stats, stop, rate))
+        times = _drain(args, env, workdir, [pk for pk, _ in stats.accepted])
+        by_status, missing, delays = _scoring(stats, times)
+        refused = len(stats.latency["upload"]) - len(stats.accepted)
+        p95 = _quantile(delays, 0.95) if delays else float("inf")
+        print(
+            f"  {rate:4g}/s: {len(stats.accepted)} accepted, {refused} refused, {by_status}, "
+            f"missing {missing}; upload-to-scored p50 "
+            f"{statistics.median(delays) if delays else float('nan'):.1f} s, p95 {p95:.1f} s"
+        )
+        ok = p95 <= SATURATION_P95 and not refused and not missing
+        if not ok or set(by_status) != {"scored"}:
+            break
+        highest = rate
+    print(
+        f"  saturation rate: {highest if highest is not None else 'below ' + str(rates[0])}"
+        f"/s (the highest rate tried whose p95 stayed under {SATURATION_P95:g} s)"
+    )
 
 
 #: How often the board's trail behind the phase is sampled during the run.
@@ -584,45 +776,59 @@ def _report_idle_board(args, env, workdir, seed_info) -> None:
     """With the load gone: a conditional GET of the unchanged board (on the readers' server),
     then the server time of a warm page and of cold rebuilds (in a child process)."""
     path = seed_info["path"]
-    status, head, _ = asyncio.run(response(args.port, path, {}))
+    # nginx may first answer with the entry it kept from the load (STALE) while it fetches the
+    # board built since in the background: ask until its entry is the current one.
+    for _ in range(20):
+        status, head, _ = asyncio.run(response(args.port, path, {}))
+        if head.get("x-cache-status") == "HIT":
+            break
+        time.sleep(0.5)
     tag = head.get("etag", "")
-    again, _, body = asyncio.run(response(args.port, path, {"If-None-Match": tag}))
-    print(f"\nconditional GET of the unchanged board: HTTP {status} with ETag {tag}, then "
-          f"HTTP {again} with If-None-Match ({len(body)} bytes of body)")  # fmt: skip
+    again, second, body = asyncio.run(response(args.port, path, {"If-None-Match": tag}))
+    print(f"\nconditional GET of the unchanged board, through nginx: HTTP {status} with ETag "
+          f"{tag} (X-Cache-Status {head.get('x-cache-status')}), then HTTP {again} with "
+          f"If-None-Match ({len(body)} bytes of body, X-Cache-Status "
+          f"{second.get('x-cache-status')})")  # fmt: skip
     (workdir / "measure.json").write_text(json.dumps(seed_info))
     out = subprocess.run(
         [sys.executable, __file__, "--_measure", str(workdir / "measure.json"),
          "--rebuilds", str(args.rebuilds)],
-        env=env, cwd=ROOT, capture_output=True, text=True, check=True,
+        env=env, cwd=ROOT, capture_output=True, text=True,
     )  # fmt: skip
+    if out.returncode != 0:
+        print(f"server time: not measured ({out.stderr.strip().splitlines()[-1:]})")
+        return
     figures = json.loads(out.stdout.strip().splitlines()[-1])
     print(f"server time: a build of the board {figures['rebuild']:.1f} ms (median of "
           f"{args.rebuilds}), warm page {figures['warm']:.2f} ms (median of 20)")  # fmt: skip
 
 
 COMPONENTS = (
+    "nginx",
     "readers' servers",
     "uploads' server",
     "worker, new submissions",
     "worker, re-scores and boards",
     "postgres (this database)",
     "redis",
-    "load generator",
+    "wrk (anonymous readers)",
+    "this process (signed-in, uploads)",
 )
 
 
-def cpu_seconds(args, database: str) -> dict[str, float]:
+def cpu_seconds(args, database: str, nginx: int) -> dict[str, float]:
     """CPU seconds (user + system) used so far by each component of the run, from
-    ``/proc/<pid>/stat`` (every thread of a process counts): the servers and workers this
-    script started, the Postgres backends of its database, Redis, and this process, which
-    drives the load."""
+    ``/proc/<pid>/stat`` (every thread of a process counts): nginx (its master ``nginx`` and
+    the master's children), the servers and workers this script started, the Postgres backends
+    of its database, Redis, and this process, which drives the signed-in readers and the
+    uploads. wrk's is added by the caller (it has exited by then)."""
     tick = os.sysconf("SC_CLK_TCK")
     found = dict.fromkeys(COMPONENTS, 0.0)
     marks = {
-        f"127.0.0.1:{args.port} ": COMPONENTS[0],
         f"127.0.0.1:{args.port + 1} ": COMPONENTS[1],
-        "--hostname=load-0@": COMPONENTS[2],
-        "--hostname=load-1@": COMPONENTS[3],
+        f"127.0.0.1:{args.port + 2} ": COMPONENTS[2],
+        "--hostname=load-0@": COMPONENTS[3],
+        "--hostname=load-1@": COMPONENTS[4],
     }
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
@@ -634,35 +840,44 @@ def cpu_seconds(args, database: str) -> dict[str, float]:
             continue  # gone meanwhile
         seconds = (int(fields[11]) + int(fields[12])) / tick  # utime, stime
         label = next((label for mark, label in marks.items() if mark in command), None)
+        if label is None and nginx in (int(entry.name), int(fields[1])):
+            label = COMPONENTS[0]
         if label is None and command.startswith("postgres: ") and f" {database} " in command:
-            label = COMPONENTS[4]
-        if label is None and command.startswith("redis-server"):
             label = COMPONENTS[5]
+        if label is None and command.startswith("redis-server"):
+            label = COMPONENTS[6]
         if label is not None:
             found[label] += seconds
     mine = os.times()
-    found[COMPONENTS[6]] = mine.user + mine.system
+    found[COMPONENTS[8]] = mine.user + mine.system
     return found
 
 
-def _report_cpu(stats: Stats, before: dict, driven: dict, drained: dict) -> None:
+def _report_cpu(stats: Stats, anonymous: dict, before: dict, driven: dict, drained: dict) -> None:
     """Where the two cores went while the load ran, and per unit of work."""
     elapsed = stats.elapsed  # type: ignore[attr-defined]
     print(f"\nCPU while the load ran ({elapsed:.1f} s; cores busy = CPU s / elapsed s), and "
           "until every submission was scored:")  # fmt: skip
     for label in COMPONENTS:
         used, total = driven[label] - before[label], drained[label] - before[label]
-        print(f"  {label:32s} {used:7.1f} s  {used / elapsed:5.2f} cores   "
+        print(f"  {label:34s} {used:7.1f} s  {used / elapsed:5.2f} cores   "
               f"until scored {total:7.1f} s")  # fmt: skip
     busy = sum(driven[label] - before[label] for label in COMPONENTS)
-    print(f"  {'all':32s} {busy:7.1f} s  {busy / elapsed:5.2f} cores")
-    reads = sum(len(stats.latency[e]) for e in stats.latency if e != "upload")
+    print(f"  {'all':34s} {busy:7.1f} s  {busy / elapsed:5.2f} cores")
+    signed = sum(len(stats.latency[e]) for e in stats.latency if e.startswith("signed-in"))
+    anon = anonymous["requests"]
+    server = driven[COMPONENTS[1]] - before[COMPONENTS[1]]
+    front = driven[COMPONENTS[0]] - before[COMPONENTS[0]]
+    if signed:
+        # Anonymous reads reach the servers only to revalidate nginx's entries: a handful.
+        print(f"  per signed-in read: readers' servers {1000 * server / signed:.2f} ms of CPU "
+              f"(all of their CPU over the {signed} signed-in reads)")  # fmt: skip
+    if anon:
+        print(f"  per anonymous read: nginx {1000 * front / anon:.3f} ms, wrk "
+              f"{1000 * anonymous['cpu'] / anon:.3f} ms of CPU")  # fmt: skip
     uploads = len(stats.accepted)
-    if reads:
-        server = driven[COMPONENTS[0]] - before[COMPONENTS[0]]
-        print(f"  per read: readers' servers {1000 * server / reads:.2f} ms of CPU")
     if uploads:
-        per = {label: (drained[label] - before[label]) / uploads for label in COMPONENTS[1:4]}
+        per = {label: (drained[label] - before[label]) / uploads for label in COMPONENTS[2:5]}
         shares = ", ".join(f"{label} {seconds:.2f} s" for label, seconds in per.items())
         print(f"  per accepted upload, until scored: {shares}")
 
@@ -674,7 +889,7 @@ def _idle_uploads(args, env, workdir, seed_info, body_files) -> None:
         started = time.time()
         status, payload = asyncio.run(
             request(
-                args.port + 1, "POST", f"/api/v1/phases/{seed_info['phase']}/submissions/",
+                args.port, "POST", f"/api/v1/phases/{seed_info['phase']}/submissions/",
                 {"Authorization": f"Bearer {seed_info['tokens'][0]}", "Content-Type": ctype},
                 body,
             )

@@ -7,7 +7,7 @@ from django.urls import include, path
 
 from leaderboard.accounts.views import ResetConfirmView, ResetView
 from leaderboard.api.views import Index as ApiIndex
-from leaderboard.operations.health import healthz, readyz
+from leaderboard.operations.health import healthz, livez, readyz
 from leaderboard.operations.metrics import metrics
 
 handler400 = "leaderboard.views.bad_request"
@@ -15,6 +15,7 @@ handler500 = "leaderboard.views.server_error"
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("livez", livez, name="livez"),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
     path("metrics", metrics, name="metrics"),

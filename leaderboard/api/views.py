@@ -187,6 +187,8 @@ class PhaseLeaderboard(APIView):
             shareable="HTTP_AUTHORIZATION" not in request.META,
             vary=("Authorization", "Accept"),
             compress=False,
+            # read by pages of other sites: the anonymous answer only, without credentials
+            cors=True,
         )
 
     def _answer(self, request: Request, phase: Phase, found: Stored) -> tuple[Any, dict[str, str]]:

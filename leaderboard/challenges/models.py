@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.models import F, Q
 from django.dispatch import Signal
@@ -20,6 +22,25 @@ board_changed = Signal()
 
 #: ``scorer_options`` keys that set the bootstrap (the others are the task's options).
 RESAMPLING_KEYS = ("n_boot", "level", "seed")
+
+#: An origin a board may be framed by: scheme, host and an optional port, nothing more.
+ORIGIN = re.compile(r"https?://[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?", re.IGNORECASE)
+
+
+def origins(text: str) -> list[str]:
+    """The origins of ``text``, one a line (blank lines skipped)."""
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def validate_origins(text: str) -> None:
+    """Each line an origin (``https://workshop.example.org``, a port allowed): no path, no
+    wildcard, nothing a Content-Security-Policy would read otherwise."""
+    for n, origin in enumerate(origins(text), 1):
+        if not ORIGIN.fullmatch(origin):
+            raise ValidationError(
+                f"Line {n} ({origin[:80]!r}) is not an origin: write the scheme and the host, "
+                "with a port if any, e.g. https://workshop.example.org, one a line."
+            )
 
 
 class Challenge(models.Model):
@@ -56,6 +77,14 @@ class Challenge(models.Model):
     organisers = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="organised_challenges"
     )
+    #: the sites that may show the boards' embeddable view in a frame; empty: none may.
+    embed_origins = models.TextField(
+        blank=True,
+        validators=[validate_origins],
+        verbose_name="sites that may embed the board",
+        help_text="one origin a line, e.g. https://workshop.example.org; the embeddable "
+        "public board (…/leaderboard/embed/) may be framed by these sites only",
+    )
     created = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -67,6 +96,10 @@ class Challenge(models.Model):
     def is_organised_by(self, user: AbstractBaseUser | AnonymousUser) -> bool:
         """Whether ``user`` organises this challenge (being staff is not enough)."""
         return bool(user.is_authenticated) and self.organisers.filter(pk=user.pk).exists()
+
+    def frame_ancestors(self) -> str:
+        """The CSP ``frame-ancestors`` source list of the embeddable board."""
+        return " ".join(origins(self.embed_origins)) or "'none'"
 
     def scoring_task(self) -> Task:
         """The ``scoring.Task`` of this challenge."""

@@ -1,12 +1,16 @@
-"""``/healthz`` (database, broker, storage) and ``/readyz`` (migrations applied, apps ready, a
-worker alive, the scheduler running).
+"""``/livez`` (the process answers), ``/healthz`` (database, broker, storage) and ``/readyz``
+(migrations applied, apps ready, a worker alive, the scheduler running).
 
-``/healthz`` is liveness: the web process and what it talks to answer. ``/readyz`` is
-readiness to score: it also fails while no Celery worker has sent a heartbeat for
-``heartbeat.STALE`` (``operations.heartbeat``), naming ``worker``, and while the scheduler's
-periodic task has not run for ``heartbeat.scheduler_stale()``, naming ``scheduler``.
+``/livez`` is the liveness probe of an orchestrator: it checks nothing beyond the process
+answering, so a Redis or database outage (which restarting the web processes cannot mend, and
+which the site rides out: "When a service fails" in docs/operators.md) never gets them
+restarted. ``/healthz`` is the site's health: the web process and what it talks to answer; for
+monitoring and the containers' health checks. ``/readyz`` is readiness to score: it also fails
+while no Celery worker has sent a heartbeat for ``heartbeat.STALE``
+(``operations.heartbeat``), naming ``worker``, and while the scheduler's periodic task has not
+run for ``heartbeat.scheduler_stale()``, naming ``scheduler``.
 
-Both answer JSON: 200 with ``"status": "ok"``, or 503 naming each check that failed. The
+All three answer JSON: 200 with ``"status": "ok"``, or 503 naming each check that failed. The
 bodies carry no connection strings or tracebacks (they are public); the reason goes to the log.
 """
 
@@ -54,6 +58,11 @@ CHECKS: dict[str, Callable[[], None]] = {
     "broker": check_broker,
     "storage": check_storage,
 }
+
+
+def livez(request: HttpRequest) -> JsonResponse:
+    """200 whenever this process answers a request; no dependency is checked."""
+    return JsonResponse({"status": "ok"})
 
 
 def healthz(request: HttpRequest) -> JsonResponse:

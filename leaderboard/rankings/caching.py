@@ -18,6 +18,11 @@ else is ``private``: signed-in readers (their name and a CSRF token are on the p
 see more), and hidden phases, whoever asks. Every such response has ``Vary: Cookie`` (and the
 API's ``Authorization, Accept``), so a shared cache never hands a signed-in answer to anyone else.
 
+CORS: the reader exports and the API's board are open to pages of any site (``cors``): a
+public answer (the one a shared cache may keep) carries ``Access-Control-Allow-Origin: *``,
+without ``Allow-Credentials``, so a browser hands another site only what any anonymous reader
+gets, and never an answer made for a signed-in reader's cookies.
+
 Compression: responses that hold no secret are gzipped (the API's and the exports' JSON and
 CSV, and the anonymous page, which has no form). A signed-in page holds a CSRF token beside text
 a reader can choose (the query string in the log-in link): it is sent uncompressed (BREACH).
@@ -82,6 +87,7 @@ def respond(
     shareable: bool = True,
     vary: tuple[str, ...] = (),
     compress: bool = True,
+    cors: bool = False,
 ) -> HttpResponseBase:
     """Every board response's conditional GET: 304 when the client holds the validator of
     the stored public board this viewer would be shown, else ``make(stored)`` (None for a
@@ -89,7 +95,7 @@ def respond(
     made is kept in the cache under its validator, and the next reader of the same board with
     the same rights gets it without loading the board (for addresses the pages link to, never
     a query string a reader invents: the caller decides). ``shareable=False``: never for a
-    shared cache, whoever asks."""
+    shared cache, whoever asks. ``cors``: a public answer may be read by pages of any site."""
     user = request.user
     known = state(phase) if access(phase, user).board else None
     tag = etag(phase, user, known, *variant)
@@ -104,7 +110,9 @@ def respond(
             if keep and response.status_code == 200:
                 cache.set(cache_key("response", tag), response, settings.LEADERBOARD_CACHE_SECONDS)
     shared = shareable and public(phase, user)
-    return finish(request, response, tag=tag, shared=shared, vary=vary, compress=compress)
+    return finish(
+        request, response, tag=tag, shared=shared, vary=vary, compress=compress, cors=cors
+    )
 
 
 def countdown(phase: Phase) -> str:
@@ -123,10 +131,14 @@ def finish(
     shared: bool,
     vary: tuple[str, ...] = (),
     compress: bool = True,
+    cors: bool = False,
 ) -> HttpResponseBase:
-    """Set the validator, ``Cache-Control`` and ``Vary`` of a board response (a 304 too), then
-    compress it if ``compress`` and the client accepts gzip."""
+    """Set the validator, ``Cache-Control`` and ``Vary`` of a board response (a 304 too), with
+    ``cors`` the CORS header of a shared one, then compress it if ``compress`` and the client
+    accepts gzip."""
     response["ETag"] = tag
+    if cors and shared:
+        response["Access-Control-Allow-Origin"] = "*"
     if shared:
         patch_cache_control(
             response,

@@ -8,6 +8,7 @@ app_name = "rankings"
 _PHASE = "challenges/<slug:slug>/<slug:phase>/"
 urlpatterns = [
     path(f"{_PHASE}leaderboard/", views.phase_leaderboard, name="leaderboard"),
+    path(f"{_PHASE}leaderboard/embed/", views.embed, name="embed"),
     path(f"{_PHASE}leaderboard.json", views.export_json, name="export-json"),
     path(f"{_PHASE}leaderboard.csv", views.export_csv, name="export-csv"),
     # the paper tables and the readers' analyses (leaderboard.analyses), named in this namespace

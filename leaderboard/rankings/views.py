@@ -5,6 +5,7 @@ published snapshots, the reveal's preview and confirmation, and the exports. Eve
 from __future__ import annotations
 
 import json
+import re
 
 from django.conf import settings
 from django.contrib import messages
@@ -16,6 +17,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.utils.cache import add_never_cache_headers
+from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_http_methods
 
 from leaderboard.analyses import exports
@@ -33,6 +35,8 @@ REFRESH_SECONDS = 1
 REFRESH_CLOSED_SECONDS = 10
 #: Rows of each table on the page; ``?all=1`` shows every row.
 TABLE_LIMIT = 20
+#: Rows of each table of the embeddable board.
+EMBED_LIMIT = 10
 
 
 def _phase(slug: str, phase: str) -> Phase:
@@ -65,6 +69,48 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
         # kept for the addresses the page links to, not for any query string a reader invents
         keep=set(request.GET) <= {"fragment", "all"},
     )
+
+
+@xframe_options_exempt
+def embed(request: HttpRequest, slug: str, phase: str) -> HttpResponseBase:
+    """The embeddable public board: each condition's first ``EMBED_LIMIT`` rows (rank, team,
+    the primary metric), no navigation, framed only by the sites the challenge lists
+    (``Challenge.embed_origins``; none: ``frame-ancestors 'none'`` as everywhere else). It is
+    the public board whoever asks (a framed page gets no cookies from another site anyway), so
+    it goes through the same conditional GET and shared cache as the page."""
+    selected = _phase(slug, phase)
+    challenge = selected.challenge
+    ancestors = challenge.frame_ancestors()
+
+    def make(found: Stored | None) -> HttpResponse:
+        board = found.board if found is not None else None
+        columns = board.columns if board is not None else ()
+        context = {
+            "phase": selected,
+            "challenge": challenge,
+            "primary": challenge.scoring_task().metric(challenge.primary),
+            "visible": found is not None,
+            "board": board,
+            "stored": found,
+            "limit": EMBED_LIMIT,
+            # the ranked column: first or second of the board's (``rankings.board.columns``)
+            "at": next((i for i, c in enumerate(columns) if c.primary), 0),
+        }
+        return render(request, "rankings/embed.html", context)
+
+    response = caching.respond(
+        request,
+        selected,
+        make,
+        # the sites allowed are part of the answer (its header): a new list, a new validator
+        variant=("embed", ancestors),
+        keep=not request.GET,
+    )
+    policy = re.sub(r"\s*frame-ancestors [^;]*;?", "", settings.CONTENT_SECURITY_POLICY)
+    response["Content-Security-Policy"] = f"{policy.rstrip('; ')}; frame-ancestors {ancestors}"
+    if ancestors == "'none'":
+        response["X-Frame-Options"] = "DENY"
+    return response
 
 
 def _page(
@@ -227,7 +273,7 @@ def _export(request: HttpRequest, selected: Phase, kind: str) -> HttpResponseBas
         response["Content-Disposition"] = f'attachment; filename="{name}"'
         return response
 
-    return caching.respond(request, selected, make, variant=(kind,))
+    return caching.respond(request, selected, make, variant=(kind,), cors=True)
 
 
 @login_required

@@ -1,11 +1,12 @@
-"""Every page a reader, a participant and an organiser sees, on the demo challenges of all three
-tasks, at a phone's size (390x844, a touch screen) and a desktop's (1366x900): no page wider
-than the screen, no console error, no chart toolbar on the phone, no chart whose tick labels
-overlap, no "minus zero" anywhere, no serious or critical accessibility violation (axe-core,
-from the ``axe-playwright-python`` package, which carries ``axe.min.js``: nothing is
-downloaded); the overview shows every condition's primary metric with its interval and the
-secondary metric without sideways scrolling on the desktop. Screenshots of the leaderboard,
-result and challenge pages at both sizes go to ``artifacts/screenshots/pages/``.
+"""Every page a reader, a participant and an organiser sees (the embeddable board of each task's
+first phase too), on the demo challenges of all three tasks, at a phone's size (390x844, a touch
+screen) and a desktop's (1366x900): no page wider than the screen, no console error, no chart
+toolbar on the phone, no chart whose tick labels overlap, no "minus zero" anywhere, no serious
+or critical accessibility violation (axe-core, from the ``axe-playwright-python`` package, which
+carries ``axe.min.js``: nothing is downloaded); the overview shows every condition's primary
+metric with its interval and the secondary metric without sideways scrolling on the desktop.
+Screenshots of the leaderboard, result and challenge pages at both sizes go to
+``artifacts/screenshots/pages/``.
 
 One browser for the session, one context per role and size (logged in once), one page per
 context reused for every visit: the test costs a second or two per page and size (mostly
@@ -131,10 +132,12 @@ def _pages() -> dict[str, list[tuple[str, str]]]:
         if task == "dstc11":
             participant.append((f"challenge-{task}", base))
             organiser.append((f"challenge-{task}", base))
-        for phase in Phase.objects.filter(challenge__slug=slug).order_by("order"):
+        for n, phase in enumerate(Phase.objects.filter(challenge__slug=slug).order_by("order")):
             board = f"{base}{phase.slug}/leaderboard/"
             name = f"{task}-{phase.slug}"
             reader.append((f"leaderboard-{name}", board))
+            if n == 0:  # the embeddable board, once a task
+                reader.append((f"embed-{name}", f"{board}embed/"))
             if task == "dstc11":
                 reader.append((f"snapshots-{name}", f"{base}{phase.slug}/snapshots/"))
             if phase.results_visibility == Phase.Visibility.HIDDEN:

@@ -23,6 +23,10 @@ rule covers fails the test, so a new kind of command needs a new rule. What each
   deploy/kubernetes (or a file an earlier ``cp`` of the page made), and a ``wait`` names a
   Job those manifests define. tests/leaderboard/operations/test_kubernetes.py validates them.
 - ``scripts/NAME ...``: CHECKED: the script exists and is executable.
+- ``[NAME=value ...] scripts/serve`` and ``[NAME=value ...] docker/nginx/render TEMPLATE OUT``:
+  CHECKED: the script exists and is executable, it reads every variable the line sets, and
+  the template exists. scripts/serve runs for real in
+  tests/leaderboard/operations/test_front_door.py (the render inside it).
 """
 
 from __future__ import annotations
@@ -125,6 +129,7 @@ COMPOSE_OPTIONS = {
     "run": {"--rm": 0},
     "exec": {"-T": 0},
     "cp": {},
+    "restart": {},
 }
 
 
@@ -193,8 +198,30 @@ def prepare(directory: Path, page: Path) -> None:
             (directory / ref).write_text(json.dumps(make_gold(8, seed=len(ref))))
 
 
+#: The repository's scripts a page may run with variables before them.
+SCRIPTS = ("scripts/serve", "docker/nginx/render")
+
+
+def _script(args: list[str]) -> str | None:
+    words = [a for a in args if not re.fullmatch(r"[A-Z_][A-Z0-9_]*=.*", a)]
+    return words[0] if words and words[0] in SCRIPTS else None
+
+
+def check_script(script: str, args: list[str]) -> None:
+    path = ROOT / script
+    assert path.is_file() and os.access(path, os.X_OK), f"{script} is not an executable file"
+    text = path.read_text()
+    for word in args:
+        if (name := re.fullmatch(r"([A-Z_][A-Z0-9_]*)=.*", word)) is not None:
+            assert re.search(rf"\${{?{name[1]}\b", text), f"{script} does not read {name[1]}"
+    rest = args[args.index(script) + 1 :]
+    if script == "docker/nginx/render":
+        assert len(rest) == 2 and (ROOT / rest[0]).is_file(), rest
+
+
 def run(line: str, directory: Path) -> None:
-    args = argv(line)
+    raw = argv(line)
+    args = list(raw)
     # Environment variables set for the one command (TRACKBOARD_TOKEN=... trackboard ...).
     while args and re.fullmatch(r"[A-Z_]+=\S*", args[0]):
         args = args[1:]
@@ -225,9 +252,13 @@ def run(line: str, directory: Path) -> None:
         pass
     elif args[0] == "kubectl":
         check_kubectl(args[1:], directory)
+    elif (script := _script(raw)) is not None:
+        check_script(script, raw)
     elif args[0].startswith("scripts/"):
-        script = ROOT / args[0]
-        assert script.is_file() and os.access(script, os.X_OK), f"{args[0]} is not a script"
+        script_path = ROOT / args[0]
+        assert script_path.is_file() and os.access(script_path, os.X_OK), (
+            f"{args[0]} is not a script"
+        )
     else:
         raise AssertionError(f"no rule runs or checks {line!r}; add one to this test")
 
@@ -303,7 +334,7 @@ def test_a_command_without_a_rule_fails_the_check(tmp_path):
     with pytest.raises(AssertionError, match="no rule"):
         run("rm -rf /", tmp_path)
     with pytest.raises(AssertionError, match="no service"):
-        check_compose(["docker", "compose", "-f", "docker/compose.yml", "up", "-d", "nginx"])
+        check_compose(["docker", "compose", "-f", "docker/compose.yml", "up", "-d", "haproxy"])
     with pytest.raises(ParserExit):
         check_manage(["backup_challenge", "only-a-slug"])
 

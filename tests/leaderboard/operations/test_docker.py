@@ -17,7 +17,7 @@ import yaml
 from tests.conftest import ROOT, require
 
 DOCKER = ROOT / "docker"
-LONG_RUNNING = ("postgres", "redis", "web", "uploads", "worker", "mail-worker", "beat")
+LONG_RUNNING = ("postgres", "redis", "web", "uploads", "nginx", "worker", "mail-worker", "beat")
 APP = ("migrate", "web", "uploads", "worker", "mail-worker", "beat")
 
 
@@ -76,11 +76,20 @@ def test_the_commands_are_gunicorn_a_scalable_worker_and_one_beat(compose):
     assert not any(part.startswith(("--queues", "-Q")) for part in services["worker"]["command"])
     # --scale worker=N needs no fixed container name or host port on the worker.
     assert "container_name" not in services["worker"] and "ports" not in services["worker"]
-    assert services["web"]["ports"]
-    # uploads: the same server on its own port, with its own processes
+    # uploads: the same server, with its own processes
     assert services["uploads"]["command"] == services["web"]["command"]
-    assert services["uploads"]["ports"] != services["web"]["ports"]
     assert "WEB_CONCURRENCY" in services["uploads"]["environment"]
+
+
+def test_nginx_is_the_front_door_built_from_the_app_image_after_its_pools(compose):
+    nginx = compose["services"]["nginx"]
+    assert nginx["build"]["dockerfile"] == "docker/nginx.Dockerfile"
+    assert nginx["build"]["args"]["APP_IMAGE"] == compose["services"]["web"]["image"]
+    for pool in ("web", "uploads"):
+        assert nginx["depends_on"][pool]["condition"] == "service_healthy"
+    text = (DOCKER / "nginx.Dockerfile").read_text()
+    assert "COPY --from=app /srv/trackboard/static" in text
+    assert "NGINX_WEB=web:8000" in text and "NGINX_UPLOADS=uploads:8000" in text
 
 
 def test_data_lives_in_named_volumes(compose):
@@ -95,7 +104,13 @@ def test_data_lives_in_named_volumes(compose):
 
 @pytest.mark.parametrize(
     "dockerfile",
-    ["Dockerfile", "base/python.Dockerfile", "base/postgres.Dockerfile", "base/redis.Dockerfile"],
+    [
+        "Dockerfile",
+        "nginx.Dockerfile",
+        "base/python.Dockerfile",
+        "base/postgres.Dockerfile",
+        "base/redis.Dockerfile",
+    ],
 )
 def test_the_dockerfiles_pass_hadolint(dockerfile):
     hadolint = Path(sys.executable).with_name("hadolint")
@@ -137,20 +152,21 @@ def test_compose_1_29_reads_the_file_with_the_example_settings(tmp_path):
         url = services[name]["environment"]["DATABASE_URL"]
         assert url == f"postgres://trackboard:{password[1]}@postgres:5432/trackboard", name
         assert services[name]["environment"]["SECRET_KEY"] == "change-me", name
-    assert services["web"]["ports"] in (
-        ["127.0.0.1:8000:8000/tcp"],
-        [{"host_ip": "127.0.0.1", "published": 8000, "target": 8000, "protocol": "tcp"}],
+    assert services["nginx"]["ports"] in (
+        ["127.0.0.1:8000:8080/tcp"],
+        [{"host_ip": "127.0.0.1", "published": 8000, "target": 8080, "protocol": "tcp"}],
     )
     assert services["postgres"]["image"] == "postgres:17-bookworm"
     assert services["web"]["build"]["args"]["BASE_IMAGE"] == "python:3.11-slim-bookworm"
 
 
 def test_the_published_port_is_on_loopback_by_default(compose):
-    """The site trusts the proxy's headers: only the proxy on this host may reach gunicorn."""
-    assert compose["services"]["web"]["ports"] == [
-        "${TRACKBOARD_BIND_ADDRESS:-127.0.0.1}:${TRACKBOARD_PORT:-8000}:8000"
+    """The site trusts the proxy's headers: only the proxy on this host may reach nginx, and
+    only nginx reaches gunicorn."""
+    assert compose["services"]["nginx"]["ports"] == [
+        "${TRACKBOARD_BIND_ADDRESS:-127.0.0.1}:${TRACKBOARD_PORT:-8000}:8080"
     ]
-    for name in ("postgres", "redis", "worker", "beat", "migrate"):
+    for name in ("postgres", "redis", "web", "uploads", "worker", "beat", "migrate"):
         assert "ports" not in compose["services"][name], name
 
 

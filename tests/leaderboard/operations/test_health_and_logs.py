@@ -1,5 +1,6 @@
-"""/healthz names the failing dependency with a 503; /readyz waits for migrations (and a
-worker); JSON logs; the settings of the operations block fail loudly on bad values."""
+"""/livez answers whatever is down; /healthz names the failing dependency with a 503; /readyz
+waits for migrations (and a worker); JSON logs; the settings of the operations block fail
+loudly on bad values."""
 
 from __future__ import annotations
 
@@ -16,6 +17,21 @@ from leaderboard.operations.logs import JsonFormatter
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.django_db
+
+
+def test_livez_answers_200_without_a_query_while_every_dependency_fails(
+    client, monkeypatch, django_assert_num_queries
+):
+    def broken() -> None:
+        raise OSError("down")
+
+    for name in ("database", "broker", "storage"):
+        monkeypatch.setitem(health.CHECKS, name, broken)
+    assert client.get("/healthz").status_code == 503
+    with django_assert_num_queries(0):
+        response = client.get("/livez")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok"}
 
 
 def test_healthz_is_ok_when_database_broker_and_storage_answer(client):

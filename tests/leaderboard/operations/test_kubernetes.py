@@ -5,6 +5,7 @@ commands, probes on the health URLs the app serves, one beat, a worker per queue
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import kubernetes_validate
@@ -72,7 +73,12 @@ def test_a_broken_manifest_is_refused():
 
 def test_everything_is_in_one_namespace_and_every_app_container_runs_one_image():
     assert set(_named("Namespace")) == {"trackboard"}
-    workloads = [*_named("Deployment").values(), *_named("Job").values()]
+    # every app container (nginx has its own image, built on the app's)
+    workloads = [
+        w
+        for w in [*_named("Deployment").values(), *_named("Job").values()]
+        if w["metadata"]["name"] != "nginx"
+    ]
     images = {_container(w)["image"] for w in workloads}
     assert len(images) == 1
     for _, doc in DOCUMENTS:
@@ -89,8 +95,13 @@ def test_the_settings_they_set_are_settings_the_app_reads():
     known = settings_variables() | {"WEB_CONCURRENCY", "WEB_THREADS"}  # read by gunicorn.py
     names = set(_named("ConfigMap")["trackboard"]["data"])
     names |= set(_named("Secret")["trackboard"]["stringData"])
-    for workload in _named("Deployment").values():
-        names |= {e["name"] for e in _container(workload).get("env", [])}
+    render = (ROOT / "docker" / "nginx" / "render").read_text()
+    for name, workload in _named("Deployment").items():
+        env = {e["name"] for e in _container(workload).get("env", [])}
+        if name == "nginx":  # read by docker/nginx/render
+            assert [v for v in env if not re.search(rf"\${{?{v}\b", render)] == []
+        else:
+            names |= env
     assert sorted(names - known) == []
 
 
@@ -104,6 +115,24 @@ def test_web_and_uploads_run_compose_s_server_with_probes_on_the_health_urls(com
             assert http["path"] == path, (name, probe)
             assert {"name": "X-Forwarded-Proto", "value": "https"} in http["httpHeaders"]
             resolve(path)  # the app serves it
+
+
+def test_nginx_is_the_front_door_to_web_and_uploads(compose):
+    nginx = _container(_named("Deployment")["nginx"])
+    env = {e["name"]: e["value"] for e in nginx["env"]}
+    services = _named("Service")
+    for name in ("web", "uploads"):
+        port = services[name]["spec"]["ports"][0]["port"]
+        assert env[f"NGINX_{name.upper()}"] == f"{name}:{port}"
+    assert nginx["livenessProbe"]["httpGet"]["path"] == "/livez"
+    assert services["nginx"]["spec"]["ports"][0]["targetPort"] == "http"
+    # the variables compose gives nginx, and the listen port of its image
+    assert set(compose["services"]["nginx"]["environment"]) <= {
+        *env,
+        "TRACKBOARD_MAX_REQUEST_BYTES",
+    }
+    dockerfile = (ROOT / "docker" / "nginx.Dockerfile").read_text()
+    assert f"NGINX_LISTEN={nginx['ports'][0]['containerPort']}" in dockerfile
 
 
 def test_one_beat_a_worker_per_queue_and_the_migration_as_a_job(compose):
@@ -123,7 +152,7 @@ def test_one_beat_a_worker_per_queue_and_the_migration_as_a_job(compose):
     }
     read = set()
     for name, deployment in deployments.items():
-        command = _container(deployment)["command"]
+        command = _container(deployment).get("command", [])
         if command[:4] == ["celery", "-A", "leaderboard", "worker"]:
             read.add(command[command.index("-Q") + 1])
             assert "exec" in _container(deployment)["livenessProbe"], name

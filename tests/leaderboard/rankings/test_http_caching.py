@@ -1,7 +1,8 @@
 """HTTP caching of the boards (``rankings.caching``): the validator and 304 of the page, its
 tables, the exports and the API's board, all made from the stored board; ``Cache-Control``
 public for anonymous readers of a visible board only, private for signed-in readers and hidden
-phases; ``Vary``; compression."""
+phases; ``Vary``; compression; CORS for any site on the public exports and the API's board,
+without credentials."""
 
 from __future__ import annotations
 
@@ -84,6 +85,32 @@ def test_signed_in_readers_are_never_answered_from_a_shared_cache(client, phase,
     assert "public" not in control and "private" in control
     assert "no-cache" in control or "no-store" in control
     assert "cookie" in _vary(response)
+
+
+@pytest.mark.parametrize("kind", ["json", "csv", "api"])
+def test_the_public_exports_and_api_board_may_be_read_by_any_site_without_credentials(
+    client, phase, kind
+):
+    url = _urls(phase)[kind]
+    response = client.get(url, HTTP_ORIGIN="https://workshop.example.org")
+    assert response["Access-Control-Allow-Origin"] == "*"
+    assert "Access-Control-Allow-Credentials" not in response
+    again = client.get(url, HTTP_IF_NONE_MATCH=response["ETag"])
+    assert again.status_code == 304 and again["Access-Control-Allow-Origin"] == "*"
+    # what a signed-in reader's cookies get is never open to another site
+    log_in(client, UserFactory())
+    assert "Access-Control-Allow-Origin" not in client.get(url)
+
+
+@pytest.mark.parametrize("kind", ["page", "fragment"])
+def test_the_page_is_not_open_to_other_sites(client, phase, kind):
+    assert "Access-Control-Allow-Origin" not in client.get(_urls(phase)[kind])
+
+
+def test_a_hidden_board_is_not_open_to_other_sites(client, phase):
+    Phase.objects.filter(pk=phase.pk).update(results_visibility=Phase.Visibility.HIDDEN)
+    for kind in ("json", "csv", "api"):
+        assert "Access-Control-Allow-Origin" not in client.get(_urls(phase)[kind]), kind
 
 
 def test_the_signed_in_page_is_not_revalidated_and_not_compressed(client, phase):

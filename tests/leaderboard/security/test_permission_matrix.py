@@ -24,6 +24,7 @@ TEAM_ONLY = "44422444"  # another team's submission is a 404, even to a superuse
 TEAM_OR_ORGANISER = "44422424"
 
 EXPECTED: dict[str, str] = {
+    "livez": PUBLIC,
     "healthz": PUBLIC,
     "readyz": PUBLIC,
     # off until the operator sets a metrics token (then a bearer token, not a role)
@@ -57,6 +58,7 @@ EXPECTED: dict[str, str] = {
     "challenges:phase_file": PUBLIC,
     "challenges:reference_file": "44444444",
     "rankings:leaderboard": PUBLIC,
+    "rankings:embed": PUBLIC,
     # Exports carry what each reader may see (this phase's results are public).
     "rankings:export-json": PUBLIC,
     "rankings:export-csv": PUBLIC,
