@@ -112,6 +112,7 @@ class PhaseSerializer(PhaseSummarySerializer):
             "has_split",
             "split_fraction",
             "max_final_selections",
+            "post_challenge",
             "conditions",
         ]
 

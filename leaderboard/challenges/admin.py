@@ -6,13 +6,16 @@ marks the leaderboards of its challenge changed (a title, a label or the dates s
 change of the
 scoring settings (task, ranked metric, scorer options) re-queues every scored submission
 concerned; a change of a phase's split re-computes every stored Result's public and private
-figures in the same save; a phase's results visibility is locked once it has scored
+figures in the same save (allowed only until results have been shown); once revealed, a
+phase's dates are fixed (``Phase.refusals``) and late submissions go to a post-challenge phase
+(the phase list's action); a phase's results visibility is locked once it has scored
 submissions. A reference version that would change stored scores is stored inactive and
 activated from its review page (``organisers.views.review_reference``), which shows its
 impact first."""
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from django import forms
@@ -25,9 +28,13 @@ from leaderboard.challenges import roles
 from leaderboard.challenges.config import LADDER_NEEDS_SPLIT, scoring_problems
 from leaderboard.challenges.models import Challenge, Condition, Phase, Reference
 from leaderboard.challenges.references import check_reference
-from leaderboard.challenges.services import activate_reference, add_reference
+from leaderboard.challenges.services import (
+    PostChallengeError,
+    activate_reference,
+    add_reference,
+    open_post_challenge,
+)
 from leaderboard.submissions.impact import needs_review
-from leaderboard.submissions.models import Submission
 from leaderboard.submissions.services import recompute_parts, rescore_all
 from scoring import TASKS, ScoringError
 
@@ -176,32 +183,27 @@ class ConditionInline(admin.TabularInline):
 
 
 class PhaseForm(forms.ModelForm):
-    """Results visibility cannot change once the phase has scored submissions: publishing
-    hidden results is the reveal's job, and hiding published ones would not unpublish them."""
+    """A phase's life is one-way (``Phase.refusals``): once revealed its dates are fixed, the
+    split is fixed once results have been shown, the results visibility once it has scored
+    submissions; each refusal is an error on its field saying why."""
 
     class Meta:
         model = Phase
         fields = "__all__"
-
-    def clean_results_visibility(self) -> str:
-        value: str = self.cleaned_data["results_visibility"]
-        phase = self.instance
-        if (
-            phase.pk is not None
-            and value != phase.results_visibility
-            and phase.submissions.filter(status=Submission.Status.SCORED).exists()
-        ):
-            raise forms.ValidationError(
-                "results visibility is locked once the phase has scored submissions; "
-                "publish hidden results with the reveal instead."
-            )
-        return value
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         fraction = cleaned.get("split_fraction")
         if cleaned.get("ladder") and fraction is not None and fraction >= 1:
             self.add_error("ladder", LADDER_NEEDS_SPLIT)
+        stored = Phase.objects.filter(pk=self.instance.pk).first() if self.instance.pk else None
+        if stored is not None:
+            draft = copy.copy(stored)
+            for name, value in cleaned.items():
+                if name in self.fields and hasattr(draft, name):
+                    setattr(draft, name, value)
+            for name, problem in draft.refusals(stored).items():
+                self.add_error(name if name in self.fields else None, problem)
         return cleaned
 
 
@@ -211,10 +213,10 @@ class PhaseAdmin(OrganiserScoped):
     list_filter = ("challenge", "results_visibility", "revealed")
     prepopulated_fields = {"slug": ("name",)}
     # ``revealed`` is set by the reveal action (which also freezes the snapshot), never by hand.
-    readonly_fields = ("revealed",)
+    readonly_fields = ("revealed", "post_challenge")
     form = PhaseForm
     inlines = [ConditionInline]
-    actions = ["reveal", "rescore"]
+    actions = ["reveal", "rescore", "post_challenge"]
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
@@ -239,6 +241,20 @@ class PhaseAdmin(OrganiserScoped):
         return HttpResponseRedirect(
             reverse("rankings:reveal", args=[phase.challenge.slug, phase.slug])
         )
+
+    @admin.action(description="Open a post-challenge phase for late submissions (after a reveal)")
+    def post_challenge(self, request: HttpRequest, queryset: Any) -> None:
+        for phase in queryset.select_related("challenge"):
+            try:
+                post = open_post_challenge(phase)
+            except (PostChallengeError, OSError, ScoringError) as exc:
+                self.message_user(request, f"{phase.name}: {exc}", level="error")
+                continue
+            self.message_user(
+                request,
+                f"{post.name} is open until {post.closes_at:%Y-%m-%d %H:%M} UTC (change its "
+                f"closing date on its page); {phase.name} stays closed and revealed.",
+            )
 
     @admin.action(description="Re-score every scored submission (after a scorer change)")
     def rescore(self, request: HttpRequest, queryset: Any) -> None:

@@ -1,15 +1,26 @@
-"""Challenge workflows: adding reference versions and making an older one active again.
+"""Challenge workflows: adding reference versions, making an older one active again, and
+opening a post-challenge phase after a reveal.
 
 Both change what every scored submission of the condition should be scored against; their
 callers re-score (``submissions.services.rescore_all``)."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.core.files.base import ContentFile
 from django.db import transaction
+from django.utils import timezone
+from django.utils.text import slugify
 
 from leaderboard.challenges.models import Condition, Phase, Reference, ReferenceFile
-from leaderboard.challenges.references import ExtraFiles, check_reference, remember, summarise
+from leaderboard.challenges.references import (
+    ExtraFiles,
+    check_reference,
+    read_files,
+    remember,
+    summarise,
+)
 from leaderboard.storage import private_storage, random_name, sha256_of
 
 
@@ -78,3 +89,59 @@ def activate_reference(reference: Reference) -> None:
         )
         Reference.objects.filter(pk=reference.pk).update(active=True)
         Phase.changed(reference.condition.phase_id)
+
+
+class PostChallengeError(ValueError):
+    """A post-challenge phase cannot be opened; the message says why."""
+
+
+def open_post_challenge(phase: Phase, closes_at: dt.datetime | None = None) -> Phase:
+    """Open a post-challenge phase after ``phase``'s reveal, for late submissions: the same
+    conditions, a copy of each active reference version, results public on the whole
+    reference (the reveal has published the private part), one final selection, open from
+    now until ``closes_at`` (a year by default). ``phase`` itself stays closed and revealed;
+    what is submitted here is ranked here only, marked post-challenge.
+
+    Raises ``PostChallengeError`` when ``phase`` is not revealed."""
+    if not phase.revealed:
+        raise PostChallengeError(
+            f"{phase.name} is not revealed yet; a post-challenge phase follows the reveal."
+        )
+    now = timezone.now()
+    closes_at = closes_at or now + dt.timedelta(days=365)
+    if closes_at <= now:
+        raise PostChallengeError("the post-challenge phase must close in the future.")
+    taken = set(phase.challenge.phases.values_list("slug", flat=True))
+    slug, n = slugify(f"{phase.slug}-post"), 2
+    while slug in taken:
+        slug, n = slugify(f"{phase.slug}-post-{n}"), n + 1
+    # Storage reads stay outside the transaction; each copy is checked as an upload is.
+    copies = []
+    for condition in phase.conditions.all():
+        reference = condition.active_reference()
+        if reference is not None:
+            gold, files = read_files(reference)
+            copies.append((condition, gold, str(reference.summary.get("name", "")), files))
+    with transaction.atomic():
+        post = Phase.objects.create(
+            challenge=phase.challenge,
+            name=f"{phase.name} (post-challenge)",
+            slug=slug,
+            order=phase.order + 1,
+            opens_at=now,
+            closes_at=closes_at,
+            daily_quota=phase.daily_quota,
+            total_quota=phase.total_quota,
+            allow_partial=phase.allow_partial,
+            results_visibility=Phase.Visibility.PUBLIC,
+            max_final_selections=1,
+            post_challenge=True,
+        )
+        made = {
+            c.pk: Condition.objects.create(phase=post, key=c.key, label=c.label, order=c.order)
+            for c in phase.conditions.all()
+        }
+        Phase.changed(post.pk)
+    for condition, gold, name, files in copies:
+        add_reference(made[condition.pk], gold, name or "reference.json", files)
+    return post
