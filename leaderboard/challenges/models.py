@@ -250,10 +250,7 @@ class Phase(models.Model):
                         "the split is locked once results of the phase have been shown: a new "
                         "split would tell a team its score on the dialogues that changed part."
                     )
-        if (
-            self.results_visibility != stored.results_visibility
-            and stored._has_scored()
-        ):
+        if self.results_visibility != stored.results_visibility and stored._has_scored():
             problems["results_visibility"] = (
                 "results visibility is locked once the phase has scored submissions; "
                 "publish hidden results with the reveal instead."
