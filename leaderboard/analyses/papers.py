@@ -53,6 +53,17 @@ def choice(name: str, value: str) -> bool:
     return CHOICES[text]
 
 
+def statement(has_split: bool, part: str, snapshot: int | None) -> str:
+    """Which board a table or an export shows, in words, for its caption or header: the live
+    board's public part of the split, the private part of snapshot N (the final ranking), or
+    the whole reference (a phase without a split)."""
+    if snapshot is None:
+        where = "public part of the split" if has_split and part == "public" else "whole reference"
+        return f"live board, {where}"
+    where = "private part of the split" if has_split else "whole reference"
+    return f"final ranking (snapshot {snapshot}), {where}"
+
+
 def _name(row: Row) -> str:
     """An entrant's line label: the team, and for a baseline its method (a team may enter
     several baselines, each ranked on its own)."""
