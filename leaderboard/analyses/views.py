@@ -29,7 +29,7 @@ from django.utils.cache import add_never_cache_headers
 
 from leaderboard.analyses.crossteam import analyse, may_see
 from leaderboard.analyses.pairwise import PairedCondition, PairError, compare, requested_pair
-from leaderboard.analyses.papers import TableError, choice, statement
+from leaderboard.analyses.papers import TableError, choice, statement, view
 from leaderboard.analyses.papers import render as render_table
 from leaderboard.analyses.robustness import changes, chart
 from leaderboard.challenges.models import Phase
@@ -118,10 +118,11 @@ def _list(text: str | None) -> list[str]:
 
 def requested_table(phase: Phase, user: Any, params: Mapping[str, str], fmt: str) -> str:
     """The paper table a request asks for (``board``, ``snapshot``, ``conditions``,
-    ``metrics``, ``rank_intervals``), for the page and the API alike: ``Http404`` when the
+    ``metrics``, ``rank_intervals``, ``view``), for the page and the API alike: ``Http404`` when the
     reader may not see that board, ``TableError`` for an option the board does not have or a
     value an option does not take."""
     intervals = choice("rank_intervals", params.get("rank_intervals", ""))
+    lines = view(params.get("view", ""))
     shown = requested_board(phase, user, params)
     return render_table(
         shown.board,
@@ -130,6 +131,7 @@ def requested_table(phase: Phase, user: Any, params: Mapping[str, str], fmt: str
         metrics=_list(params.get("metrics")),
         caption=f"{phase.challenge.title}, {phase.name}: {shown.statement(phase)}",
         rank_intervals=intervals,
+        view=lines,
     )
 
 

@@ -304,6 +304,14 @@ def test_table_asks_for_rank_intervals(run_cli, fake_site):
     assert set(path.split("?")[1].split("&")) == {"as=markdown", "rank_intervals=yes"}
 
 
+def test_table_asks_for_the_per_condition_view(run_cli, fake_site):
+    site = fake_site({"phases/3/table/": {"format": "markdown", "table": "| x |\n"}})
+    result = run_cli("table", "3", "--format", "markdown", "--per-condition")
+    assert result.returncode == 0, result.stderr
+    ((_, path),) = site.requests
+    assert set(path.split("?")[1].split("&")) == {"as=markdown", "view=per-condition"}
+
+
 def test_table_refuses_an_unknown_format_before_asking_the_site(run_cli, fake_site):
     site = fake_site({})
     result = run_cli("table", "3", "--format", "docx")
