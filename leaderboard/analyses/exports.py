@@ -20,6 +20,7 @@ from typing import Any
 from leaderboard.analyses.crossteam import analyse, may_see
 from leaderboard.analyses.papers import statement
 from leaderboard.analyses.robustness import changes
+from leaderboard.challenges import audit
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.rankings.board import Leaderboard, team_label
@@ -298,4 +299,6 @@ def archive(phase: Phase) -> dict[str, Any]:
             for s in phase.snapshots.order_by("number")
         ],
         "reported": reported_rows(phase, organiser=True),
+        # what organisers and operators did to the phase and to its challenge as a whole
+        "audit": [e.describe() for e in audit.entries(challenge, phase)],
     }

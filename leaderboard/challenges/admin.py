@@ -24,7 +24,7 @@ from django.db import models
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 
-from leaderboard.challenges import roles
+from leaderboard.challenges import audit, roles
 from leaderboard.challenges.config import LADDER_NEEDS_SPLIT, scoring_problems
 from leaderboard.challenges.models import Challenge, Condition, Phase, Reference
 from leaderboard.challenges.references import check_reference
@@ -94,6 +94,31 @@ def _phases_of(obj: models.Model) -> list[int]:
         roles.challenge_path(model), flat=True
     )
     return list(Phase.objects.filter(challenge_id__in=challenges).values_list("pk", flat=True))
+
+
+def _record_changes(
+    request: HttpRequest, form: Any, action: str, challenge: Any, phase: Any
+) -> None:
+    """The audit entry of an admin save: each changed field's value before and after (the
+    admin saves in one transaction, this entry in it)."""
+    names = [n for n in form.changed_data if n in form.cleaned_data]
+    if not names:
+        return
+    before = {n: _plain(form.initial.get(n)) for n in names}
+    after = {n: _plain(form.cleaned_data[n]) for n in names}
+    audit.record(
+        challenge, action, actor=request.user, phase=phase, subject=str(form.instance),
+        before=before, after=after,
+    )  # fmt: skip
+
+
+def _plain(value: Any) -> Any:
+    """A form value as JSON keeps it: users and rows by name, lists of them as lists."""
+    if isinstance(value, list | tuple) or hasattr(value, "model"):
+        return sorted(str(v) for v in value)
+    if isinstance(value, models.Model):
+        return str(value)
+    return value
 
 
 #: list filters that follow a foreign key without a ``__`` in their name
@@ -167,9 +192,11 @@ class ChallengeAdmin(OrganiserScoped):
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         challenge = form.instance
+        if change:
+            _record_changes(request, form, "challenge-changed", challenge, None)
         if change and {"task", "primary_metric", "scorer_options"} & set(form.changed_data):
             # Each Result's values and ranking columns were computed with the old settings.
-            n = len(rescore_all(challenge=challenge))
+            n = len(rescore_all(challenge=challenge, actor=request.user))
             self.message_user(
                 request,
                 f"The scoring settings changed: {n} submission(s) queued for re-scoring.",
@@ -221,6 +248,8 @@ class PhaseAdmin(OrganiserScoped):
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         phase = form.instance
+        if change:
+            _record_changes(request, form, "phase-changed", phase.challenge_id, phase)
         if change and {"split_fraction", "split_seed"} & set(form.changed_data):
             # Each Result's public and private figures were computed on the old split: they
             # are computed again from the stored per-dialogue figures in this same save.
@@ -246,7 +275,7 @@ class PhaseAdmin(OrganiserScoped):
     def post_challenge(self, request: HttpRequest, queryset: Any) -> None:
         for phase in queryset.select_related("challenge"):
             try:
-                post = open_post_challenge(phase)
+                post = open_post_challenge(phase, actor=request.user)
             except (PostChallengeError, OSError, ScoringError) as exc:
                 self.message_user(request, f"{phase.name}: {exc}", level="error")
                 continue
@@ -258,7 +287,7 @@ class PhaseAdmin(OrganiserScoped):
 
     @admin.action(description="Re-score every scored submission (after a scorer change)")
     def rescore(self, request: HttpRequest, queryset: Any) -> None:
-        n = sum(len(rescore_all(phase=phase)) for phase in queryset)
+        n = sum(len(rescore_all(phase=phase, actor=request.user)) for phase in queryset)
         self.message_user(request, f"{n} submission(s) queued for re-scoring.")
 
 
@@ -347,9 +376,10 @@ class ReferenceAdmin(OrganiserScoped):
             form.cleaned_data["upload"].name,
             form.cleaned_data["files"],
             active=not needs_review(draft),
+            actor=request.user,
         )
         if created.active:
-            rescore_all(condition=created.condition, include_failed=True)
+            rescore_all(condition=created.condition, include_failed=True, actor=request.user)
         obj.pk = created.pk
         obj.refresh_from_db()
 
@@ -389,8 +419,10 @@ class ReferenceAdmin(OrganiserScoped):
             self.message_user(request, "That version is already the active one.")
             return None
         if not needs_review(reference):
-            activate_reference(reference)
-            n = len(rescore_all(condition=reference.condition, include_failed=True))
+            activate_reference(reference, actor=request.user)
+            n = len(
+                rescore_all(condition=reference.condition, include_failed=True, actor=request.user)
+            )
             self.message_user(request, f"Activated; {n} submission(s) queued for re-scoring.")
             return None
         return _review(reference)

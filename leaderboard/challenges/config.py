@@ -40,6 +40,7 @@ from django.utils.dateparse import parse_datetime
 from django.utils.text import slugify
 
 import scoring
+from leaderboard.challenges import audit
 from leaderboard.challenges.models import RESAMPLING_KEYS, Challenge, Condition, Phase
 from leaderboard.challenges.references import ExtraFiles, check_reference, summarise
 from leaderboard.challenges.services import add_reference
@@ -445,6 +446,11 @@ def create_challenge(config: dict[str, Any], base_dir: Path, plan: Plan | None =
             slug=plan.slug, **{k: spec[k] for k in CHALLENGE_FIELDS if k in spec}
         )
         challenge.organisers.set(users)
+        audit.record(
+            challenge, "challenge-created", actor_name="operator (create_challenge)",
+            subject=challenge.slug,
+            after={"phases": list(plan.phases), "organisers": sorted(plan.organisers)},
+        )  # fmt: skip
         for p, phase in enumerate(phases):
             created = Phase.objects.create(
                 challenge=challenge,

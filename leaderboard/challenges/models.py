@@ -11,6 +11,7 @@ from django.db.models import F, Q
 from django.dispatch import Signal
 from django.utils import timezone
 
+from leaderboard.challenges.audit import AuditEntry as AuditEntry  # registered with the app
 from leaderboard.storage import private_storage, reference_upload_to
 from scoring import NAMES, Resampling, Task, get_task
 

@@ -10,6 +10,7 @@ from django.db.models import Count, Min
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
+from leaderboard.challenges import audit
 from leaderboard.challenges.models import Challenge
 from leaderboard.submissions.models import Submission
 
@@ -114,3 +115,28 @@ def phases(challenge: Challenge) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+#: how many of the newest audit entries the dashboard lists (the API and the archive: all)
+AUDIT_SHOWN = 50
+
+
+def audit_rows(challenge: Challenge) -> list[dict[str, Any]]:
+    """The newest audit entries of the challenge as the dashboard lists them: each with its
+    changes in words ("split_seed: 2023 -> 7")."""
+    rows = []
+    for entry in audit.entries(challenge, limit=AUDIT_SHOWN):
+        keys = list(dict.fromkeys([*entry.before, *entry.after]))
+        change = "; ".join(
+            f"{k}: {_short(entry.before[k])} \u2192 {_short(entry.after.get(k))}"
+            if k in entry.before
+            else f"{k}: {_short(entry.after[k])}"
+            for k in keys
+        )
+        rows.append({"entry": entry, "label": audit.ACTIONS.get(entry.action), "change": change})
+    return rows
+
+
+def _short(value: Any) -> str:
+    text = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+    return text if len(text) <= 120 else text[:117] + "..."

@@ -45,6 +45,7 @@ def organise(request: HttpRequest, slug: str) -> HttpResponse:
         ).select_related("team"),
         "workers": alive_workers(),
         "last_heartbeat": last_heartbeat(),
+        "audit": dashboard.audit_rows(challenge),
     }
     return render(request, "organisers/organise.html", context)
 
@@ -62,7 +63,7 @@ def decide(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         Participation.Status.APPROVED if decision == "approve" else Participation.Status.REJECTED
     )
     try:
-        set_participation_status(participation, status)
+        set_participation_status(participation, status, actor=request.user)
     except TeamError as exc:
         messages.error(request, f"{participation.team.name}: {exc}")
     else:
@@ -77,14 +78,14 @@ def rescore_phase(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     selected = get_object_or_404(challenge.phases, slug=phase)
     if request.POST.get("failed") == "1":
         failed = selected.submissions.filter(status=Submission.Status.FAILED)
-        n = sum(rescore(s, include_failed=True) for s in failed)
+        n = sum(rescore(s, include_failed=True, actor=request.user) for s in failed)
         messages.success(
             request,
             f"{n} failed submission(s) of {selected.name} queued for scoring again; they "
             "count against no quota.",
         )
     else:
-        ids = rescore_all(phase=selected)
+        ids = rescore_all(phase=selected, actor=request.user)
         messages.success(
             request, f"{len(ids)} submission(s) of {selected.name} queued for re-scoring."
         )
@@ -107,8 +108,8 @@ def review_reference(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             messages.info(request, f"{condition.label}: that version is already the active one.")
             return redirect("challenges:organise", challenge.slug)
         previous = condition.active_reference()
-        activate_reference(reference)
-        ids = rescore_all(condition=condition, include_failed=True)
+        activate_reference(reference, actor=request.user)
+        ids = rescore_all(condition=condition, include_failed=True, actor=request.user)
         kept = (
             f" The previous version {previous.sha256[:12]} is kept: activate it again below "
             "to go back."
@@ -148,5 +149,5 @@ def phase_files(request: HttpRequest, slug: str, phase: str) -> StreamingHttpRes
     selected = get_object_or_404(challenge.phases, slug=phase)
     submissions = selected.submissions.select_related("team").order_by("pk")
     return downloads.zip_response(
-        request, submissions, f"{challenge.slug}-{selected.slug}-files.zip"
+        request, submissions, f"{challenge.slug}-{selected.slug}-files.zip", phase=selected
     )

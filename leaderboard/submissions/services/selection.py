@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
+from leaderboard.challenges import audit
 from leaderboard.challenges.models import Phase
 from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Participation
@@ -40,4 +41,9 @@ def select_final(submission: Submission, user: AbstractBaseUser, selected: bool)
                 )
         Submission.objects.filter(pk=submission.pk).update(selected_for_final=selected)
         Phase.changed(phase.pk)
+        audit.record(
+            phase.challenge_id, "final-selection", actor=user, phase=phase,
+            subject=f"{submission.team.name}: submission {submission.pk}",
+            after={"selected": selected},
+        )  # fmt: skip
     submission.selected_for_final = selected

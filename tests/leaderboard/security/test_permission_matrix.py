@@ -114,6 +114,7 @@ EXPECTED: dict[str, str] = {
     "api:organise-archive": "44444424",
     "api:organise-snapshots": "44444424",
     "api:organise-files": "44444424",
+    "api:organise-audit": "44444424",
     "api:schema": PUBLIC,
     "api:docs": PUBLIC,
     "api:redoc": PUBLIC,

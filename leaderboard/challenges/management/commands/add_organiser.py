@@ -15,7 +15,7 @@ from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
-from leaderboard.challenges import roles
+from leaderboard.challenges import audit, roles
 from leaderboard.challenges.models import Challenge
 
 
@@ -41,6 +41,10 @@ class Command(BaseCommand):
                 if user is None:
                     raise CommandError(f"no user {options['username']!r}")
                 challenge.organisers.remove(user)
+                audit.record(
+                    challenge, "organiser-removed", actor_name="operator (add_organiser)",
+                    subject=user.username,
+                )  # fmt: skip
                 if not user.organised_challenges.exists():
                     user.groups.remove(group)
                     if not user.is_superuser:
@@ -58,6 +62,10 @@ class Command(BaseCommand):
             User.objects.filter(pk=user.pk).update(is_staff=True)
             user.groups.add(group)
             challenge.organisers.add(user)
+            audit.record(
+                challenge, "organiser-added", actor_name="operator (add_organiser)",
+                subject=user.username,
+            )  # fmt: skip
         self.stdout.write(
             f"{user.username} organises {challenge.slug}: staff, in the {roles.GROUP} group"
         )
