@@ -112,8 +112,8 @@ def test_the_migration_moves_the_lists_to_arrays_and_back_with_the_same_numbers(
         _migrate(BEFORE)
         _migrate(AFTER)
         # read as the schema is at this migration (later ones add columns)
-        after_result = MigrationLoader(connection).project_state(AFTER).apps.get_model(
-            "submissions", "Result"
+        after_result = (
+            MigrationLoader(connection).project_state(AFTER).apps.get_model("submissions", "Result")
         )
         rows = list(after_result.objects.order_by("condition__order"))
         for row, old in zip(rows, OLD, strict=True):
