@@ -175,7 +175,7 @@ def reader_csv(data: dict[str, Any]) -> str:
             for row in condition["rows"]:
                 cells = dict(zip(shown, row["cells"], strict=True))
                 writer.writerow(
-                    [name, shows, condition["key"], row["rank"], row["group"],
+                    [name, shows, _safe(condition["key"]), row["rank"], row["group"],
                      _safe(row["team_name"]), _safe(row["method_name"]), row["submission_id"],
                      row["is_baseline"],
                      *(_num(v) for n in names for v in cells.get(n, (None, None, None))),
@@ -204,9 +204,9 @@ def reader_csv(data: dict[str, Any]) -> str:
             writer.writerow(statistic(name, key, "mean_rank_change", found["mean_rank_change"]))
     for row in reported:
         writer.writerow(
-            ["reported (not scored here)", "", row["condition"], "", "", "", _safe(row["label"]),
-             "", "", *values_only(row["metrics"]), *empty_row, *empty_statistic, "",
-             _safe(row["source"])]
+            ["reported (not scored here)", "", _safe(row["condition"]), "", "", "",
+             _safe(row["label"]), "", "", *values_only(row["metrics"]), *empty_row,
+             *empty_statistic, "", _safe(row["source"])]
         )  # fmt: skip
     return out.getvalue()
 

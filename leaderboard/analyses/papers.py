@@ -386,6 +386,9 @@ def _latex(board: Leaderboard, table: Table, caption: str) -> str:
 
 
 def _md_escape(text: str) -> str:
+    """``text`` as Markdown prints it literally: its markup characters escaped, and HTML
+    (which Markdown passes through) written as entities, so ``<b>pipe</b>`` stays text."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
 
 

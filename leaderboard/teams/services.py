@@ -13,7 +13,7 @@ from django.utils.text import slugify
 
 from leaderboard.challenges import audit
 from leaderboard.challenges.models import Challenge, Phase
-from leaderboard.teams import names
+from leaderboard.teams import names, queue
 from leaderboard.teams.models import Membership, Participation, Team, new_invite_code
 
 #: Slugs that would shadow a team page URL (/teams/new/, /teams/join/).
@@ -319,7 +319,10 @@ def register(
                 f"{', '.join(taken)} already {verb} to another approved team of "
                 f"{challenge.title}: a person may be in one approved team per challenge."
             )
-        return Participation.objects.create(team=team, challenge=challenge, status=status)
+        created = Participation.objects.create(team=team, challenge=challenge, status=status)
+        if status == Participation.Status.PENDING:
+            queue.enqueue_pending(created.pk)
+        return created
 
 
 def set_participation_status(
@@ -340,6 +343,8 @@ def set_participation_status(
             )
         before = Participation.objects.get(pk=participation.pk).status
         Participation.objects.filter(pk=participation.pk).update(status=status)
+        if status != before and status != Participation.Status.PENDING:
+            queue.enqueue_decision(participation.pk)
         audit.record(
             participation.challenge_id, "registration", actor=actor,
             subject=participation.team.name, before={"status": before}, after={"status": status},

@@ -74,7 +74,7 @@ class World:
             "api:submit": {"pk": phase.pk},
             **{
                 f"api:organise-{name}": {"pk": phase.pk}
-                for name in ("submissions", "results", "archive", "snapshots", "files")
+                for name in ("submissions", "results", "archive", "snapshots", "files", "audit")
             },
             "accounts:token-revoke": {"pk": self.token.pk},
             "challenges:review_reference": {

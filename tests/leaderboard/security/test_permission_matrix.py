@@ -68,6 +68,8 @@ EXPECTED: dict[str, str] = {
     "rankings:reveal": "34444424",
     "challenges:organise": "34444424",
     "challenges:decide": "34444444",
+    # the list of organisers and its add/remove form: the challenge's organisers only
+    "challenges:co_organisers": "34444424",
     "challenges:rescore": "34444444",
     # a reference version's impact: its organisers, and superusers sent there by the admin
     "challenges:review_reference": "34444422",
