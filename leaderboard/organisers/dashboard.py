@@ -6,13 +6,13 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, Min
+from django.db.models import Count, Exists, Min, OuterRef
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from leaderboard.challenges import audit
 from leaderboard.challenges.models import Challenge
-from leaderboard.submissions.models import Submission
+from leaderboard.submissions.models import Result, Submission, SubmissionFile
 
 DAYS = 14
 
@@ -23,6 +23,10 @@ class QueueHealth:
     scoring: int
     oldest_queued_age: dt.timedelta | None
     failed_24h: int
+    #: (phase name, condition label, files) of scored or failed submissions that the
+    #: condition's active reference refuses (no current Result there): a reference's doing,
+    #: not a failure of the submission, which "failed" does not count
+    refused: tuple[tuple[str, str, int], ...] = ()
 
 
 def queue_health(challenge: Challenge, now: dt.datetime | None = None) -> QueueHealth:
@@ -43,7 +47,28 @@ def queue_health(challenge: Challenge, now: dt.datetime | None = None) -> QueueH
         scoring=counts.get(Submission.Status.SCORING, 0),
         oldest_queued_age=None if oldest is None else now - oldest,
         failed_24h=failed,
+        refused=refused_by_references(challenge),
     )
+
+
+def refused_by_references(challenge: Challenge) -> tuple[tuple[str, str, int], ...]:
+    """Per condition with any: the files of scored or failed submissions that have no current
+    Result there, i.e. that its active reference version refuses (a version that lacks a
+    dialogue, another dialogue set)."""
+    scored_there = Result.objects.filter(
+        submission_id=OuterRef("submission_id"), condition_id=OuterRef("condition_id"), current=True
+    )
+    rows = (
+        SubmissionFile.objects.filter(
+            submission__phase__challenge=challenge,
+            submission__status__in=[Submission.Status.SCORED, Submission.Status.FAILED],
+        )
+        .exclude(Exists(scored_there))
+        .values_list("condition__phase__name", "condition__label", "condition__key")
+        .annotate(n=Count("pk"))
+        .order_by("condition__phase__order", "condition__order")
+    )
+    return tuple((phase, label or key, n) for phase, label, key, n in rows)
 
 
 def per_day(challenge: Challenge, now: dt.datetime | None = None) -> list[tuple[dt.date, int]]:

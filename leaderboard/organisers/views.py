@@ -113,6 +113,17 @@ def review_reference(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             messages.info(request, f"{condition.label}: that version is already the active one.")
             return redirect("challenges:organise", challenge.slug)
         previous = condition.active_reference()
+        try:
+            consequences = reference_impact(reference).consequences
+        except OSError:
+            consequences = ["a stored file could not be read to check what it would do"]
+        if consequences and request.POST.get("confirm") != "yes":
+            messages.error(
+                request,
+                f"Nothing was activated: {'; '.join(consequences)}. Tick the box that says "
+                "so to activate it anyway.",
+            )
+            return redirect("challenges:review_reference", challenge.slug, reference.pk)
         activate_reference(reference, actor=request.user)
         ids = rescore_all(condition=condition, include_failed=True, actor=request.user)
         kept = (
