@@ -20,6 +20,7 @@ from leaderboard.challenges.models import Phase, Reference
 from leaderboard.rankings.compute import compute
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Result, Submission
+from tests.leaderboard.boards import built
 from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references, upload
 from tests.leaderboard.web import GOLD, GOLD_BYTES, log_in, scored_submission
 
@@ -102,6 +103,14 @@ def test_a_version_lacking_a_dialogue_shows_its_impact_and_can_be_undone(
     by_key = {b.key: [round(_jga(board, r), 2) for r in b.rows] for b in board.conditions}
     assert by_key[KEY] == []
     assert by_key["human-verbatim"] == [75.0, 75.0]
+    # an empty condition ranks nobody: no overview row, never a rank 1 shared without means
+    assert board.overview == ()
+    phase = built(phase)
+    api = client.get(f"/api/v1/phases/{phase.pk}/leaderboard/").json()
+    assert api["results"] == [] and api["count"] == 0
+    page = client.get(reverse("rankings:leaderboard", args=[phase.challenge.slug, phase.slug]))
+    assert "The overview ranks nobody" in page.text
+    assert f"({condition.label} has none)" in page.text
     detail = client.get(reverse("submissions:detail", args=[runs[0].pk])).text
     assert "What went wrong" in detail and "sng0002" in detail
     # the dashboard counts what the reference refuses (the runs are scored, not failed)
