@@ -157,6 +157,12 @@ def _parser() -> argparse.ArgumentParser:
         help="start each condition with the rank and its 95%% interval",
     )
     table.add_argument("--json", action="store_true", help="print the API's JSON")
+    table.add_argument(
+        "--per-condition",
+        action="store_true",
+        help="each condition's column is the team's best there (default: one line per "
+        "system, the team's overview submission on every condition)",
+    )
     table.set_defaults(handler=cmd_table)
 
     results = command("results", help="one submission's scores")
@@ -722,6 +728,7 @@ def cmd_table(args: argparse.Namespace) -> int:
         "conditions": args.conditions,
         "metrics": args.metrics,
         "rank_intervals": "yes" if args.rank_intervals else None,
+        "view": "per-condition" if args.per_condition else None,
     }
     found = client.get(f"phases/{target['id']}/table/", params)
     if args.json:

@@ -82,7 +82,8 @@ class TokenForm(forms.Form):
 class MailForm(forms.Form):
     submission_mail = forms.BooleanField(
         required=False,
-        label="E-mail me about my team's submissions",
-        help_text="One message when a submission is scored or fails, and when that changes; "
-        "none when organisers re-score it to the same outcome.",
+        label="E-mail me about my teams",
+        help_text="One message when a submission is scored or fails, and when that changes "
+        "(none when organisers re-score it to the same outcome); when a team's registration "
+        "is approved or refused; and, for organisers, when a registration waits for approval.",
     )

@@ -18,7 +18,9 @@ import io
 from typing import Any
 
 from leaderboard.analyses.crossteam import analyse, may_see
+from leaderboard.analyses.papers import statement
 from leaderboard.analyses.robustness import changes
+from leaderboard.challenges import audit
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.rankings.board import Leaderboard, team_label
@@ -62,6 +64,7 @@ def reader_export(phase: Phase, user: Any, found: Stored | None = None) -> dict[
     if snapshot is not None:
         data = shown_data(snapshot)
         final = {
+            "shows": statement(phase.has_split, "private", snapshot.number),
             "snapshot": snapshot.number,
             "published_at": snapshot.published_at.isoformat(),
             **data,
@@ -76,7 +79,11 @@ def reader_export(phase: Phase, user: Any, found: Stored | None = None) -> dict[
     public = _analyses(phase, user, board) if board is not None else {}
     return {
         **_phase_info(phase),
-        "public": serialise(board) if board is not None else None,
+        "public": (
+            {**serialise(board), "shows": statement(phase.has_split, board.part, None)}
+            if board is not None
+            else None
+        ),
         # when the public board was built, and whether a newer one is on its way
         "built_at": found.built_at.isoformat() if found and found.built_at else None,
         "updating": found.behind if found is not None else False,
@@ -99,7 +106,9 @@ STATISTIC_COLUMNS = ("statistic", "statistic_value", "statistic_low", "statistic
 
 
 def reader_csv(data: dict[str, Any]) -> str:
-    """One line per ranked entry: board (public/final), condition (or overview), then the
+    """One line per ranked entry: board (public/final) and what it shows (``shows``: the live
+    board's public part of the split, the private part of snapshot N, or the whole reference;
+    ``papers.statement``), condition (or overview), then the
     entry and every metric of the boards with its interval (empty where it has none), its
     rank interval, the scored submissions behind it and, on the final board, its move from
     the public part (public rank, places gained, public-part score of the primary metric and
@@ -119,11 +128,12 @@ def reader_csv(data: dict[str, Any]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     metric_header = [f"{n}{suffix}" for n in names for suffix in ("", "_low", "_high")]
     writer.writerow(
-        ["board", "condition", "rank", "group", "team", "method", "submission_id", "baseline",
-         *metric_header, *ROW_COLUMNS, *STATISTIC_COLUMNS, "signature", "source"]
+        ["board", "shows", "condition", "rank", "group", "team", "method", "submission_id",
+         "baseline", *metric_header, *ROW_COLUMNS, *STATISTIC_COLUMNS, "signature", "source"]
     )  # fmt: skip
     empty_row = [""] * len(ROW_COLUMNS)
     empty_statistic = [""] * len(STATISTIC_COLUMNS)
+    shows_of = {name: board.get("shows", "") for name, board in boards}
 
     def values_only(values: dict[str, Any]) -> list[str]:
         # a value without an interval (overview means, reported figures)
@@ -142,10 +152,12 @@ def reader_csv(data: dict[str, Any]) -> str:
 
     def statistic(name: str, key: str, label: str, value: Any, low: Any = None,
                   high: Any = None) -> list[Any]:  # fmt: skip
-        return [name, key, "", "", "", "", "", "", *([""] * len(metric_header)), *empty_row,
-                label, _num(value), _num(low), _num(high), "", ""]  # fmt: skip
+        return [name, shows_of[name], key, "", "", "", "", "", "",
+                *([""] * len(metric_header)), *empty_row, label, _num(value), _num(low),
+                _num(high), "", ""]  # fmt: skip
 
     for name, board in boards:
+        shows = shows_of[name]
         shown = [c["name"] for c in board["columns"]]
         shakeups = {s["key"]: s for s in board.get("shakeups") or ()}
         moves = {
@@ -154,7 +166,7 @@ def reader_csv(data: dict[str, Any]) -> str:
         for row in board["overview"]:
             means = dict(zip(shown[:2], row["means"], strict=False))
             writer.writerow(
-                [name, "overview", row["rank"], "", _safe(row["team_name"]),
+                [name, shows, "overview", row["rank"], "", _safe(row["team_name"]),
                  _safe(row["method_name"]), row["submission_id"], row["is_baseline"],
                  *values_only(means), *extra(row, moves.get("overview", {})), *empty_statistic,
                  "", ""]
@@ -163,8 +175,9 @@ def reader_csv(data: dict[str, Any]) -> str:
             for row in condition["rows"]:
                 cells = dict(zip(shown, row["cells"], strict=True))
                 writer.writerow(
-                    [name, condition["key"], row["rank"], row["group"], _safe(row["team_name"]),
-                     _safe(row["method_name"]), row["submission_id"], row["is_baseline"],
+                    [name, shows, _safe(condition["key"]), row["rank"], row["group"],
+                     _safe(row["team_name"]), _safe(row["method_name"]), row["submission_id"],
+                     row["is_baseline"],
                      *(_num(v) for n in names for v in cells.get(n, (None, None, None))),
                      *extra(row, moves.get(condition["key"], {})), *empty_statistic,
                      row["signature"], ""]
@@ -191,9 +204,9 @@ def reader_csv(data: dict[str, Any]) -> str:
             writer.writerow(statistic(name, key, "mean_rank_change", found["mean_rank_change"]))
     for row in reported:
         writer.writerow(
-            ["reported (not scored here)", row["condition"], "", "", "", _safe(row["label"]), "",
-             "", *values_only(row["metrics"]), *empty_row, *empty_statistic, "",
-             _safe(row["source"])]
+            ["reported (not scored here)", "", _safe(row["condition"]), "", "", "",
+             _safe(row["label"]), "", "", *values_only(row["metrics"]), *empty_row,
+             *empty_statistic, "", _safe(row["source"])]
         )  # fmt: skip
     return out.getvalue()
 
@@ -286,4 +299,6 @@ def archive(phase: Phase) -> dict[str, Any]:
             for s in phase.snapshots.order_by("number")
         ],
         "reported": reported_rows(phase, organiser=True),
+        # what organisers and operators did to the phase and to its challenge as a whole
+        "audit": [e.describe() for e in audit.entries(challenge, phase)],
     }

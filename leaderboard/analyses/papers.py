@@ -1,6 +1,12 @@
 """Paper tables: a board (the live public one or a published snapshot) as LaTeX or Markdown.
 
-One line per entrant (a team, or each baseline method), one group of columns per condition:
+One line per system: by default (``view=system``) each entrant's (a team's, or each baseline
+method's) overview submission, named "team (method)", on every condition; where the team's
+best on a condition is another of its submissions, that cell is still this system's figures
+(the board's first two metrics, without a rank group) marked with a double dagger, and the
+notes say so. ``view=per-condition`` is the other reading, asked for explicitly: each
+condition's column is the team's best there, and the notes name the method of each where a
+team's differ. One group of columns per condition:
 the primary metric with its interval, then the other chosen metrics. The best value of each
 column is bold (every value equal to it at the two decimals shown); the entrant's rank group
 on that condition is a superscript on the primary value; baselines carry a dagger; the
@@ -17,15 +23,18 @@ The LaTeX needs ``\\usepackage{booktabs}`` in the paper's preamble.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from leaderboard.numbers import score
-from leaderboard.rankings.board import Column, ConditionBoard, Leaderboard, Row
+from leaderboard.rankings.board import Column, ConditionBoard, Entry, Leaderboard, OverviewRow, Row
 
 FORMATS = ("latex", "markdown")
 #: How a request says whether a table shows rank intervals (``choice``).
 CHOICES = {"yes": True, "no": False, "": False}
+#: How a table's lines are read (``view``): one system each, or each condition's best.
+VIEWS = ("system", "per-condition")
 
 
 class TableError(ValueError):
@@ -43,6 +52,13 @@ class Table:
     signatures: tuple[str, ...]
     #: each condition starts with the rank and its interval
     rank_intervals: bool = False
+    view: str = "system"
+    #: (entrant name, condition key) of a system's cells where the team's best on that
+    #: condition is another of its submissions (``view=system``)
+    substituted: frozenset[tuple[str, str]] = frozenset()
+    #: per entrant whose condition rows are different submissions (``view=per-condition``):
+    #: "method: conditions; method: conditions"
+    mixed: tuple[tuple[str, str], ...] = ()
 
 
 def choice(name: str, value: str) -> bool:
@@ -53,10 +69,47 @@ def choice(name: str, value: str) -> bool:
     return CHOICES[text]
 
 
+def statement(has_split: bool, part: str, snapshot: int | None) -> str:
+    """Which board a table or an export shows, in words, for its caption or header: the live
+    board's public part of the split, the private part of snapshot N (the final ranking), or
+    the whole reference (a phase without a split)."""
+    if snapshot is None:
+        where = "public part of the split" if has_split and part == "public" else "whole reference"
+        return f"live board, {where}"
+    where = "private part of the split" if has_split else "whole reference"
+    return f"final ranking (snapshot {snapshot}), {where}"
+
+
+def view(value: str) -> str:
+    """A table's ``view`` as a request gives it ("" is the system view)."""
+    text = value.strip().lower() or VIEWS[0]
+    if text not in VIEWS:
+        raise TableError(f"view takes {' or '.join(VIEWS)}, not {value[:20]!r}.")
+    return text
+
+
 def _name(row: Row) -> str:
-    """An entrant's line label: the team, and for a baseline its method (a team may enter
-    several baselines, each ranked on its own)."""
+    """An entrant's line label in the per-condition view: the team, and for a baseline its
+    method (a team may enter several baselines, each ranked on its own)."""
     return f"{row.team_name} ({row.method_name})" if row.is_baseline else row.team_name
+
+
+def _system(entry: Entry) -> str:
+    """A system's line label: its team and its method."""
+    return f"{entry.team_name} ({entry.method_name})" if entry.method_name else entry.team_name
+
+
+def _stand_in(board: Leaderboard, entry: OverviewRow, key: str) -> Row | None:
+    """``entry``'s own figures on condition ``key`` as a row, when the condition's board ranks
+    another of the team's submissions: the board's first two metrics with their intervals
+    (what the overview keeps of every condition), no rank group, no other metric."""
+    cells = entry.cells.get(key)
+    if cells is None:
+        return None
+    empty = (None, None, None)
+    values = tuple(cells[i] if i < len(cells) else empty for i in range(len(board.columns)))
+    fields = {f.name: getattr(entry, f.name) for f in dataclasses.fields(Entry)}
+    return Row(**fields, signature="", submissions=None, group="", cells=values)
 
 
 def select(
@@ -64,10 +117,11 @@ def select(
     conditions: Sequence[str] = (),
     metrics: Sequence[str] = (),
     rank_intervals: bool = False,
+    view: str = "system",
 ) -> Table:
     """The parts of ``board`` a table shows: ``conditions`` by key (default every one) and
     ``metrics`` by name (default the primary metric and the next column); the primary metric
-    always comes first."""
+    always comes first; lines by ``view`` (see the module's docstring)."""
     known = {c.key: c for c in board.conditions}
     unknown = [k for k in conditions if k not in known]
     if unknown:
@@ -89,12 +143,39 @@ def select(
     rows: dict[str, dict[str, Row]] = {}
     entrants: dict[str, bool] = {}
     signatures: dict[str, None] = {}
-    for condition in chosen:
-        for row in condition.rows:
-            name = _name(row)
-            entrants.setdefault(name, row.is_baseline)
-            rows.setdefault(name, {})[condition.key] = row
-            signatures.setdefault(row.signature, None)
+    substituted: set[tuple[str, str]] = set()
+    mixed: list[tuple[str, str]] = []
+    if view == "system":
+        ranked = {c.key: {r.submission_id: r for r in c.rows} for c in chosen}
+        for entry in board.overview:
+            name = _system(entry)
+            entrants.setdefault(name, entry.is_baseline)
+            line = rows.setdefault(name, {})
+            for condition in chosen:
+                found = ranked[condition.key].get(entry.submission_id)
+                if found is None:
+                    found = _stand_in(board, entry, condition.key)
+                    if found is None:
+                        continue
+                    substituted.add((name, condition.key))
+                line[condition.key] = found
+                signatures.setdefault(found.signature, None)
+    else:
+        for condition in chosen:
+            for row in condition.rows:
+                name = _name(row)
+                entrants.setdefault(name, row.is_baseline)
+                rows.setdefault(name, {})[condition.key] = row
+                signatures.setdefault(row.signature, None)
+        labels = {c.key: c.label for c in chosen}
+        for name, line in rows.items():
+            methods: dict[str, list[str]] = {}
+            for key, row in line.items():
+                methods.setdefault(row.method_name or "unnamed", []).append(labels[key])
+            if len(methods) > 1:
+                mixed.append(
+                    (name, "; ".join(f"{m} on {', '.join(ks)}" for m, ks in methods.items()))
+                )
     return Table(
         columns=tuple(shown),
         conditions=chosen,
@@ -102,6 +183,9 @@ def select(
         rows=rows,
         signatures=tuple(s for s in signatures if s),
         rank_intervals=rank_intervals,
+        view=view,
+        substituted=frozenset(substituted),
+        mixed=tuple(mixed),
     )
 
 
@@ -132,11 +216,12 @@ def render(
     metrics: Sequence[str] = (),
     caption: str = "",
     rank_intervals: bool = False,
+    view: str = "system",
 ) -> str:
     """The table of ``board`` in ``fmt`` (``latex`` or ``markdown``)."""
     if fmt not in FORMATS:
         raise TableError(f"Unknown table format {fmt!r}: use {' or '.join(FORMATS)}.")
-    table = select(board, conditions, metrics, rank_intervals)
+    table = select(board, conditions, metrics, rank_intervals, view)
     if fmt == "latex":
         return _latex(board, table, caption)
     return _markdown(board, table, caption)
@@ -148,8 +233,9 @@ def _cells(board: Leaderboard, table: Table, name: str, fmt: str) -> list[str]:
     out: list[str] = []
     for condition in table.conditions:
         row = table.rows[name].get(condition.key)
+        stand_in = (name, condition.key) in table.substituted
         if table.rank_intervals:
-            out.append(_rank(row, latex))
+            out.append(_rank(None if stand_in else row, latex))
         for column in table.columns:
             if row is None:
                 out.append("--" if latex else "—")
@@ -172,6 +258,8 @@ def _cells(board: Leaderboard, table: Table, name: str, fmt: str) -> list[str]:
             if column.primary and low is not None and high is not None:
                 interval = f"[{score(low)}, {score(high)}]"
                 text += f" {{\\scriptsize {interval}}}" if latex else f" {interval}"
+            if column.primary and stand_in:
+                text += "$^\\ddagger$" if latex else " \u2021"
             out.append(text)
     return out
 
@@ -197,10 +285,27 @@ def _arrow(column: Column, latex: bool) -> str:
 
 
 def _notes(table: Table) -> list[str]:
-    notes = [
+    if table.view == "system":
+        notes = [
+            "One line per system: each team's overview submission (its best across the "
+            "conditions), named by its method, on every condition."
+        ]
+        if table.substituted:
+            notes.append(
+                "\u2021 the team's best on this condition is another of its submissions (the "
+                "per-condition view shows it); the figures are this system's, without a "
+                "rank group."
+            )
+    else:
+        notes = [
+            "Per condition: each team's best submission on that condition, which may be "
+            "different systems of one team."
+        ]
+        notes += [f"{name}: {methods}." for name, methods in table.mixed]
+    notes.append(
         "Primary metric with its bootstrap interval; superscripts are rank groups "
         "(entries the paired test cannot tell apart); best value per column in bold."
-    ]
+    )
     if table.rank_intervals:
         notes.append(
             "Rank with its 95% interval over resamples of the dialogues (where the entry ranks "
@@ -269,7 +374,10 @@ def _latex(board: Leaderboard, table: Table, caption: str) -> str:
     lines.append("\\par\\smallskip")
     lines.append(
         "{\\footnotesize "
-        + " ".join(latex_escape(n).replace("\u2020", "$^\\dagger$") for n in _notes(table))
+        + " ".join(
+            latex_escape(n).replace("\u2020", "$^\\dagger$").replace("\u2021", "$^\\ddagger$")
+            for n in _notes(table)
+        )
         + "}"
     )
     if caption:
@@ -279,6 +387,9 @@ def _latex(board: Leaderboard, table: Table, caption: str) -> str:
 
 
 def _md_escape(text: str) -> str:
+    """``text`` as Markdown prints it literally: its markup characters escaped, and HTML
+    (which Markdown passes through) written as entities, so ``<b>pipe</b>`` stays text."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*").replace("_", "\\_")
 
 

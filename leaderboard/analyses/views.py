@@ -29,7 +29,7 @@ from django.utils.cache import add_never_cache_headers
 
 from leaderboard.analyses.crossteam import analyse, may_see
 from leaderboard.analyses.pairwise import PairedCondition, PairError, compare, requested_pair
-from leaderboard.analyses.papers import TableError, choice
+from leaderboard.analyses.papers import TableError, choice, statement, view
 from leaderboard.analyses.papers import render as render_table
 from leaderboard.analyses.robustness import changes, chart
 from leaderboard.challenges.models import Phase
@@ -51,6 +51,11 @@ class Shown:
     board: Leaderboard
     snapshot: Snapshot | None = None
 
+    def statement(self, phase: Phase) -> str:
+        """Which board this is, as every table and export states it (``papers.statement``)."""
+        number = None if self.snapshot is None else self.snapshot.number
+        return statement(phase.has_split, self.board.part, number)
+
     def query(self) -> dict[str, str]:
         """The query that asks for this board again (the pairwise form carries it)."""
         if self.snapshot is None:
@@ -65,6 +70,12 @@ def shown_board(phase: Phase, user: object, which: str = "", number: int | None 
     rights = access(phase, user)
     if which not in ("", "public", "final"):
         raise Http404
+    if number is not None:
+        # A named snapshot is that snapshot or nothing, never another board.
+        found = phase.snapshots.filter(number=number).first() if rights.snapshots else None
+        if which == "public" or found is None:
+            raise Http404
+        return Shown(load(found), found)
     if which in ("", "final") and rights.snapshots:
         found = (
             phase.snapshots.filter(number=number).first() if number is not None else latest(phase)
@@ -76,21 +87,29 @@ def shown_board(phase: Phase, user: object, which: str = "", number: int | None 
     raise Http404
 
 
+def snapshot_number(params: Mapping[str, str]) -> int | None:
+    """The ``snapshot`` a request names (None when it names none); Http404 for a value that
+    is not a snapshot's number (``abc``, ``-1``, ``1.5``): it names no board."""
+    text = params.get("snapshot")
+    if text is None or text == "":
+        return None
+    if not (text.isascii() and text.isdigit()) or len(text) > 9:
+        raise Http404
+    return int(text)
+
+
 def requested_board(phase: Phase, user: Any, params: Mapping[str, str]) -> Shown:
     """The board a request asks for (``board``, ``snapshot``), for every page and API view of
-    this module alike (see ``shown_board``)."""
-    number = params.get("snapshot", "")
-    return shown_board(
-        phase, user, params.get("board", ""), int(number) if number.isdigit() else None
-    )
+    this module alike (see ``shown_board``): a snapshot that does not exist, or a malformed
+    number, is Http404, never another board."""
+    return shown_board(phase, user, params.get("board", ""), snapshot_number(params))
 
 
 def requested_final(phase: Phase, user: Any, params: Mapping[str, str]) -> Shown:
     """The published snapshot a request asks for (``snapshot``, default the latest): a
     shake-up is only on a snapshot's board. Http404 before the reveal (and for a snapshot
     that does not exist)."""
-    number = params.get("snapshot", "")
-    return shown_board(phase, user, "final", int(number) if number.isdigit() else None)
+    return shown_board(phase, user, "final", snapshot_number(params))
 
 
 def _list(text: str | None) -> list[str]:
@@ -99,17 +118,20 @@ def _list(text: str | None) -> list[str]:
 
 def requested_table(phase: Phase, user: Any, params: Mapping[str, str], fmt: str) -> str:
     """The paper table a request asks for (``board``, ``snapshot``, ``conditions``,
-    ``metrics``, ``rank_intervals``), for the page and the API alike: ``Http404`` when the
+    ``metrics``, ``rank_intervals``, ``view``), for the page and the API alike: ``Http404`` when the
     reader may not see that board, ``TableError`` for an option the board does not have or a
     value an option does not take."""
     intervals = choice("rank_intervals", params.get("rank_intervals", ""))
+    lines = view(params.get("view", ""))
+    shown = requested_board(phase, user, params)
     return render_table(
-        requested_board(phase, user, params).board,
+        shown.board,
         fmt,
         conditions=_list(params.get("conditions")),
         metrics=_list(params.get("metrics")),
-        caption=f"{phase.challenge.title}, {phase.name}",
+        caption=f"{phase.challenge.title}, {phase.name}: {shown.statement(phase)}",
         rank_intervals=intervals,
+        view=lines,
     )
 
 

@@ -3,7 +3,8 @@
 Every endpoint answers only the organisers of the phase's challenge (anyone else, superusers
 included, gets ``404 not_found`` as for a phase that does not exist) and shows hidden results
 too: a phase's submissions, every Result, the archive (``analyses.exports.archive``), the
-published snapshots as stored, and every submission's files as a streamed zip."""
+published snapshots as stored, every submission's files as a streamed zip, and the audit
+log (``challenges.audit``) of the phase and of its challenge as a whole."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from leaderboard.analyses.exports import archive
+from leaderboard.challenges import audit
 from leaderboard.challenges.models import Phase
 from leaderboard.submissions import downloads
 from leaderboard.submissions.models import Submission
@@ -121,6 +123,18 @@ class PhaseSnapshots(APIView):
 
 
 @extend_schema(
+    summary="Organisers: the audit log of a phase and of its challenge as a whole",
+    tags=["organisers"],
+    responses={200: OpenApiTypes.OBJECT},
+)
+class PhaseAudit(APIView):
+    def get(self, request: Request, pk: int) -> Response:
+        phase = organised_phase(request, pk)
+        rows = audit.entries(phase.challenge, phase)
+        return Response({"phase": pk, "entries": [e.describe() for e in rows]})
+
+
+@extend_schema(
     summary="Organisers: every submission's files of a phase as a zip (streamed)",
     tags=["organisers"],
     responses={(200, "application/zip"): OpenApiTypes.BINARY},
@@ -130,4 +144,4 @@ class PhaseFiles(APIView):
         phase = organised_phase(request, pk)
         rows = phase.submissions.select_related("team").order_by("pk")
         name = f"{phase.challenge.slug}-{phase.slug}-files.zip"
-        return downloads.zip_response(request, rows, name)
+        return downloads.zip_response(request, rows, name, phase=phase)

@@ -109,6 +109,13 @@ def _which(shown: Shown) -> dict[str, Any]:
             enum=["yes", "no"],
             description="yes: each condition starts with the rank and its 95% interval",
         ),
+        OpenApiParameter(
+            "view",
+            str,
+            enum=["system", "per-condition"],
+            description="system (default): one line per team's overview submission on every "
+            "condition; per-condition: each condition's column is the team's best there",
+        ),
     ],
     responses={200: OpenApiTypes.OBJECT},
 )

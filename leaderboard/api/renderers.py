@@ -29,15 +29,15 @@ class CSVRenderer(BaseRenderer):
         if isinstance(data, dict) and "error" in data:
             # An error in the format asked for: its code and message.
             writer.writerow(["error", "message"])
-            writer.writerow([data["error"]["code"], data["error"]["message"]])
+            writer.writerow([_cell(data["error"]["code"]), _cell(data["error"]["message"])])
         elif isinstance(data, dict):
             # Anything else that is not a table (e.g. OPTIONS metadata): one row per field.
             writer.writerow(["field", "value"])
             for name, value in data.items():
-                writer.writerow([name, _cell(json.dumps(value, default=str))])
+                writer.writerow([_cell(name), _cell(json.dumps(value, default=str))])
         elif data:
             header = list(data[0])
-            writer.writerow(header)
+            writer.writerow([_cell(name) for name in header])
             for row in data:
                 writer.writerow([_cell(row.get(name)) for name in header])
         return out.getvalue().encode(self.charset)

@@ -122,6 +122,7 @@ class PhaseSerializer(PhaseSummarySerializer):
             "has_split",
             "split_fraction",
             "max_final_selections",
+            "post_challenge",
             "conditions",
         ]
 

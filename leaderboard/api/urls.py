@@ -60,6 +60,7 @@ urlpatterns = [
         name="organise-snapshots",
     ),
     path("organise/phases/<int:pk>/files/", organise.PhaseFiles.as_view(), name="organise-files"),
+    path("organise/phases/<int:pk>/audit/", organise.PhaseAudit.as_view(), name="organise-audit"),
     path(
         "schema/",
         SpectacularAPIView.as_view(permission_classes=[AllowAny]),

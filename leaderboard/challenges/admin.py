@@ -6,13 +6,16 @@ marks the leaderboards of its challenge changed (a title, a label or the dates s
 change of the
 scoring settings (task, ranked metric, scorer options) re-queues every scored submission
 concerned; a change of a phase's split re-computes every stored Result's public and private
-figures in the same save; a phase's results visibility is locked once it has scored
+figures in the same save (allowed only until results have been shown); once revealed, a
+phase's dates are fixed (``Phase.refusals``) and late submissions go to a post-challenge phase
+(the phase list's action); a phase's results visibility is locked once it has scored
 submissions. A reference version that would change stored scores is stored inactive and
 activated from its review page (``organisers.views.review_reference``), which shows its
 impact first."""
 
 from __future__ import annotations
 
+import copy
 import hashlib
 from typing import Any
 
@@ -22,13 +25,17 @@ from django.db import models
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 
-from leaderboard.challenges import roles
+from leaderboard.challenges import audit, roles
 from leaderboard.challenges.config import LADDER_NEEDS_SPLIT, scoring_problems
 from leaderboard.challenges.models import Challenge, Condition, Phase, PhaseFile, Reference
 from leaderboard.challenges.references import check_reference
-from leaderboard.challenges.services import activate_reference, add_reference
+from leaderboard.challenges.services import (
+    PostChallengeError,
+    activate_reference,
+    add_reference,
+    open_post_challenge,
+)
 from leaderboard.submissions.impact import needs_review
-from leaderboard.submissions.models import Submission
 from leaderboard.submissions.services import recompute_parts, rescore_all
 from scoring import TASKS, ScoringError
 
@@ -88,6 +95,31 @@ def _phases_of(obj: models.Model) -> list[int]:
         roles.challenge_path(model), flat=True
     )
     return list(Phase.objects.filter(challenge_id__in=challenges).values_list("pk", flat=True))
+
+
+def _record_changes(
+    request: HttpRequest, form: Any, action: str, challenge: Any, phase: Any
+) -> None:
+    """The audit entry of an admin save: each changed field's value before and after (the
+    admin saves in one transaction, this entry in it)."""
+    names = [n for n in form.changed_data if n in form.cleaned_data]
+    if not names:
+        return
+    before = {n: _plain(form.initial.get(n)) for n in names}
+    after = {n: _plain(form.cleaned_data[n]) for n in names}
+    audit.record(
+        challenge, action, actor=request.user, phase=phase, subject=str(form.instance),
+        before=before, after=after,
+    )  # fmt: skip
+
+
+def _plain(value: Any) -> Any:
+    """A form value as JSON keeps it: users and rows by name, lists of them as lists."""
+    if isinstance(value, list | tuple) or hasattr(value, "model"):
+        return sorted(str(v) for v in value)
+    if isinstance(value, models.Model):
+        return str(value)
+    return value
 
 
 #: list filters that follow a foreign key without a ``__`` in their name
@@ -161,9 +193,11 @@ class ChallengeAdmin(OrganiserScoped):
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         challenge = form.instance
+        if change:
+            _record_changes(request, form, "challenge-changed", challenge, None)
         if change and {"task", "primary_metric", "scorer_options"} & set(form.changed_data):
             # Each Result's values and ranking columns were computed with the old settings.
-            n = len(rescore_all(challenge=challenge))
+            n = len(rescore_all(challenge=challenge, actor=request.user))
             self.message_user(
                 request,
                 f"The scoring settings changed: {n} submission(s) queued for re-scoring.",
@@ -213,32 +247,27 @@ class PhaseFileInline(admin.TabularInline):
 
 
 class PhaseForm(forms.ModelForm):
-    """Results visibility cannot change once the phase has scored submissions: publishing
-    hidden results is the reveal's job, and hiding published ones would not unpublish them."""
+    """A phase's life is one-way (``Phase.refusals``): once revealed its dates are fixed, the
+    split is fixed once results have been shown, the results visibility once it has scored
+    submissions; each refusal is an error on its field saying why."""
 
     class Meta:
         model = Phase
         fields = "__all__"
-
-    def clean_results_visibility(self) -> str:
-        value: str = self.cleaned_data["results_visibility"]
-        phase = self.instance
-        if (
-            phase.pk is not None
-            and value != phase.results_visibility
-            and phase.submissions.filter(status=Submission.Status.SCORED).exists()
-        ):
-            raise forms.ValidationError(
-                "results visibility is locked once the phase has scored submissions; "
-                "publish hidden results with the reveal instead."
-            )
-        return value
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
         fraction = cleaned.get("split_fraction")
         if cleaned.get("ladder") and fraction is not None and fraction >= 1:
             self.add_error("ladder", LADDER_NEEDS_SPLIT)
+        stored = Phase.objects.filter(pk=self.instance.pk).first() if self.instance.pk else None
+        if stored is not None:
+            draft = copy.copy(stored)
+            for name, value in cleaned.items():
+                if name in self.fields and hasattr(draft, name):
+                    setattr(draft, name, value)
+            for name, problem in draft.refusals(stored).items():
+                self.add_error(name if name in self.fields else None, problem)
         return cleaned
 
 
@@ -248,14 +277,16 @@ class PhaseAdmin(OrganiserScoped):
     list_filter = ("challenge", "results_visibility", "revealed")
     prepopulated_fields = {"slug": ("name",)}
     # ``revealed`` is set by the reveal action (which also freezes the snapshot), never by hand.
-    readonly_fields = ("revealed",)
+    readonly_fields = ("revealed", "post_challenge")
     form = PhaseForm
     inlines = [ConditionInline, PhaseFileInline]
-    actions = ["reveal", "rescore"]
+    actions = ["reveal", "rescore", "post_challenge"]
 
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         phase = form.instance
+        if change:
+            _record_changes(request, form, "phase-changed", phase.challenge_id, phase)
         if change and {"split_fraction", "split_seed"} & set(form.changed_data):
             # Each Result's public and private figures were computed on the old split: they
             # are computed again from the stored per-dialogue figures in this same save.
@@ -277,9 +308,23 @@ class PhaseAdmin(OrganiserScoped):
             reverse("rankings:reveal", args=[phase.challenge.slug, phase.slug])
         )
 
+    @admin.action(description="Open a post-challenge phase for late submissions (after a reveal)")
+    def post_challenge(self, request: HttpRequest, queryset: Any) -> None:
+        for phase in queryset.select_related("challenge"):
+            try:
+                post = open_post_challenge(phase, actor=request.user)
+            except (PostChallengeError, OSError, ScoringError) as exc:
+                self.message_user(request, f"{phase.name}: {exc}", level="error")
+                continue
+            self.message_user(
+                request,
+                f"{post.name} is open until {post.closes_at:%Y-%m-%d %H:%M} UTC (change its "
+                f"closing date on its page); {phase.name} stays closed and revealed.",
+            )
+
     @admin.action(description="Re-score every scored submission (after a scorer change)")
     def rescore(self, request: HttpRequest, queryset: Any) -> None:
-        n = sum(len(rescore_all(phase=phase)) for phase in queryset)
+        n = sum(len(rescore_all(phase=phase, actor=request.user)) for phase in queryset)
         self.message_user(request, f"{n} submission(s) queued for re-scoring.")
 
 
@@ -368,9 +413,10 @@ class ReferenceAdmin(OrganiserScoped):
             form.cleaned_data["upload"].name,
             form.cleaned_data["files"],
             active=not needs_review(draft),
+            actor=request.user,
         )
         if created.active:
-            rescore_all(condition=created.condition, include_failed=True)
+            rescore_all(condition=created.condition, include_failed=True, actor=request.user)
         obj.pk = created.pk
         obj.refresh_from_db()
 
@@ -410,8 +456,10 @@ class ReferenceAdmin(OrganiserScoped):
             self.message_user(request, "That version is already the active one.")
             return None
         if not needs_review(reference):
-            activate_reference(reference)
-            n = len(rescore_all(condition=reference.condition, include_failed=True))
+            activate_reference(reference, actor=request.user)
+            n = len(
+                rescore_all(condition=reference.condition, include_failed=True, actor=request.user)
+            )
             self.message_user(request, f"Activated; {n} submission(s) queued for re-scoring.")
             return None
         return _review(reference)

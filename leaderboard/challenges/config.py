@@ -40,6 +40,7 @@ from django.utils.dateparse import parse_datetime
 from django.utils.text import slugify
 
 import scoring
+from leaderboard.challenges import audit, roles
 from leaderboard.challenges.models import RESAMPLING_KEYS, Challenge, Condition, Phase
 from leaderboard.challenges.references import ExtraFiles, check_reference, summarise
 from leaderboard.challenges.services import add_reference
@@ -138,9 +139,8 @@ def _unknown(given: dict[str, Any], known: Any, where: str) -> list[str]:
     extra = sorted(map(str, set(given) - set(known)))
     if not extra:
         return []
-    return [
-        f"{where}: unknown key(s) {', '.join(map(repr, extra))}; known keys are: {', '.join(known)}"
-    ]
+    names = ", ".join(dict.fromkeys(known))  # each once: "title" is listed twice in some
+    return [f"{where}: unknown key(s) {', '.join(map(repr, extra))}; known keys are: {names}"]
 
 
 def _when(value: Any, field: str) -> dt.datetime:
@@ -444,7 +444,14 @@ def create_challenge(config: dict[str, Any], base_dir: Path, plan: Plan | None =
         challenge = Challenge.objects.create(
             slug=plan.slug, **{k: spec[k] for k in CHALLENGE_FIELDS if k in spec}
         )
-        challenge.organisers.set(users)
+        for user in users:
+            # listed, staff and in the "Organisers" group, as ``add_organiser`` makes them
+            roles.grant(challenge, user, actor_name="operator (create_challenge)")
+        audit.record(
+            challenge, "challenge-created", actor_name="operator (create_challenge)",
+            subject=challenge.slug,
+            after={"phases": list(plan.phases), "organisers": sorted(plan.organisers)},
+        )  # fmt: skip
         for p, phase in enumerate(phases):
             created = Phase.objects.create(
                 challenge=challenge,

@@ -13,12 +13,23 @@ from django.db.models import F, Q
 from django.dispatch import Signal
 from django.utils import timezone
 
+from leaderboard.challenges.audit import AuditEntry as AuditEntry  # registered with the app
 from leaderboard.storage import phase_file_upload_to, private_storage, reference_upload_to
 from scoring import NAMES, Resampling, Task, get_task
 
 #: Sent once a change to what the boards of some phases show has committed
 #: (``Phase.changed``), with ``phase_ids``: the rankings app, above this one, builds them.
 board_changed = Signal()
+
+
+#: What ``Phase.save`` raises for a change its life no longer allows (``Phase.refusals``).
+class PhaseLocked(ValueError):
+    """A change to a phase that is refused; ``problems`` holds the reason by field name."""
+
+    def __init__(self, problems: dict[str, str]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(f"{k}: {v}" for k, v in problems.items()))
+
 
 #: ``scorer_options`` keys that set the bootstrap (the others are the task's options).
 RESAMPLING_KEYS = ("n_boot", "level", "seed")
@@ -173,6 +184,10 @@ class Phase(models.Model):
         "than the standard error of their paired difference; needs a split (split_fraction "
         "below 1); the private board is unaffected",
     )
+    #: A phase opened after another was revealed, for late submissions
+    #: (``services.open_post_challenge``): its runs are ranked here, marked post-challenge,
+    #: never on the revealed phase's boards or snapshots.
+    post_challenge = models.BooleanField(default=False, editable=False)
     #: Counts the changes to anything the phase's leaderboard is built from (``changed``);
     #: the stored board records the version it was built from, so whoever reads it knows
     #: whether a newer one is on its way.
@@ -189,6 +204,13 @@ class Phase(models.Model):
         return f"{self.challenge.slug} / {self.name}"
 
     def save(self, *args: Any, **kwargs: Any) -> None:
+        # The phase's life is one-way, whoever saves it (admin, command, shell): see
+        # ``refusals``.
+        if not self._state.adding and self.pk is not None:
+            stored = Phase.objects.filter(pk=self.pk).first()
+            problems = self.refusals(stored) if stored is not None else {}
+            if problems:
+                raise PhaseLocked(problems)
         # ``board_version`` only moves through ``changed``: saving a phase loaded earlier must
         # not write back an older version.
         if not self._state.adding and kwargs.get("update_fields") is None:
@@ -212,8 +234,62 @@ class Phase(models.Model):
         transaction.on_commit(lambda: board_changed.send(cls, phase_ids=ids), robust=True)
 
     def is_open(self, now: Any = None) -> bool:
+        """Whether uploads are accepted: between the dates, and never once revealed."""
         now = now or timezone.now()
-        return self.opens_at <= now < self.closes_at
+        return not self.revealed and self.opens_at <= now < self.closes_at
+
+    def results_shown(self) -> bool:
+        """Whether a number of this phase's results has reached someone other than its
+        organisers: a submission is scored while its team or the readers could see a
+        score (the results are public, the phase was revealed, or a team sees its own
+        public part)."""
+        seen_by_teams = (
+            self.revealed
+            or self.results_visibility == self.Visibility.PUBLIC
+            or (self.show_own_public_score and self.has_split)
+        )
+        return seen_by_teams and self._has_scored()
+
+    def _has_scored(self) -> bool:
+        # "scored": ``Submission.Status.SCORED`` of the submissions app, above this one
+        return bool(self.submissions.filter(status="scored").exists())
+
+    def refusals(self, stored: Phase) -> dict[str, str]:
+        """What this unsaved version of the phase changes that its life no longer allows,
+        by field name, compared with ``stored`` (the row as it is): empty when nothing is.
+
+        - Once revealed, a phase stays revealed and closed: its dates are fixed (late
+          submissions go to a post-challenge phase, ``services.open_post_challenge``).
+        - The split (fraction and seed) is fixed once results have been shown
+          (``results_shown``): a new split would show a team its score on the dialogues
+          that moved between the parts.
+        - Results visibility is fixed once the phase has scored submissions: publishing
+          hidden results is the reveal's job, and hiding published ones would not
+          unpublish them.
+        """
+        problems: dict[str, str] = {}
+        if stored.revealed:
+            if not self.revealed:
+                problems["revealed"] = "a revealed phase stays revealed; its snapshots are kept"
+            for name in ("opens_at", "closes_at"):
+                if getattr(self, name) != getattr(stored, name):
+                    problems[name] = (
+                        f"{stored.name} was revealed: its dates are fixed and it cannot "
+                        "re-open. Open a post-challenge phase for late submissions."
+                    )
+        if stored.results_shown():
+            for name in ("split_fraction", "split_seed"):
+                if getattr(self, name) != getattr(stored, name):
+                    problems[name] = (
+                        "the split is locked once results of the phase have been shown: a new "
+                        "split would tell a team its score on the dialogues that changed part."
+                    )
+        if self.results_visibility != stored.results_visibility and stored._has_scored():
+            problems["results_visibility"] = (
+                "results visibility is locked once the phase has scored submissions; "
+                "publish hidden results with the reveal instead."
+            )
+        return problems
 
     @property
     def state(self) -> str:

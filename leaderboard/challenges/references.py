@@ -72,14 +72,21 @@ def loaded_reference(reference: Reference) -> Any:
         if cached is not None:
             _cache.move_to_end(key)
             return cached[0]
+    data, files = read_files(reference)
+    loaded = check_reference(challenge, data, reference.summary.get("name", "reference"), files)
+    remember(reference, loaded, len(data) + sum(len(blob) for blob, _ in files.values()))
+    return loaded
+
+
+def read_files(reference: Reference) -> tuple[bytes, ExtraFiles]:
+    """The bytes of a reference version's gold and of its extra files (by the task's name:
+    bytes and original name), each checked against its recorded sha256 (``OSError`` else)."""
     data = _read(reference.file, reference.sha256, f"reference {reference.pk}")
     files = {
         f.name: (_read(f.file, f.sha256, f"reference file {f.pk}"), f.original_name)
         for f in reference.files.all()
     }
-    loaded = check_reference(challenge, data, reference.summary.get("name", "reference"), files)
-    remember(reference, loaded, len(data) + sum(len(blob) for blob, _ in files.values()))
-    return loaded
+    return data, files
 
 
 def remember(reference: Reference, loaded: Any, size: int) -> None:

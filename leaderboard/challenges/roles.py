@@ -11,8 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.apps import apps as registry
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db.models import Model, QuerySet
+
+from leaderboard.challenges import audit
 
 GROUP = "Organisers"
 
@@ -64,6 +67,39 @@ def sync_group(apps: Any) -> None:
             codename__in=[f"{action}_{model}" for action in actions],
         )
     group.permissions.set(wanted)
+
+
+def grant(challenge: Any, user: Any, *, actor: Any = None, actor_name: str = "") -> None:
+    """Make ``user`` an organiser of ``challenge``: listed on it, staff (the admin) and in
+    the "Organisers" group (its permissions); recorded in the audit log. Call it inside a
+    transaction."""
+    sync_group(registry)
+    group = registry.get_model("auth", "Group").objects.get(name=GROUP)
+    type(user).objects.filter(pk=user.pk).update(is_staff=True)
+    user.is_staff = True
+    user.groups.add(group)
+    if not challenge.organisers.filter(pk=user.pk).exists():
+        challenge.organisers.add(user)
+        audit.record(
+            challenge, "organiser-added", actor=actor, actor_name=actor_name,
+            subject=user.get_username(),
+        )  # fmt: skip
+
+
+def revoke(challenge: Any, user: Any, *, actor: Any = None, actor_name: str = "") -> None:
+    """``user`` no longer organises ``challenge``; the group and staff status go too when they
+    organise no other challenge (a superuser keeps staff); recorded in the audit log."""
+    challenge.organisers.remove(user)
+    if not user.organised_challenges.exists():
+        group = registry.get_model("auth", "Group").objects.filter(name=GROUP).first()
+        if group is not None:
+            user.groups.remove(group)
+        if not user.is_superuser:
+            type(user).objects.filter(pk=user.pk).update(is_staff=False)
+    audit.record(
+        challenge, "organiser-removed", actor=actor, actor_name=actor_name,
+        subject=user.get_username(),
+    )  # fmt: skip
 
 
 def create_group(apps: Any, using: str = "default") -> None:

@@ -37,6 +37,7 @@ from django.core.files.base import ContentFile
 from django.core.management.color import no_style
 from django.db import connection, models, transaction
 
+from leaderboard.challenges.audit import AuditEntry
 from leaderboard.challenges.models import Challenge, Condition, Phase, Reference, ReferenceFile
 from leaderboard.rankings.models import ReportedResult, Snapshot
 from leaderboard.storage import private_storage
@@ -71,6 +72,7 @@ MODELS: list[type[models.Model]] = [
     Result,
     Snapshot,
     ReportedResult,
+    AuditEntry,
 ]
 USER_FIELDS = ("username", "email", "first_name", "last_name", "password", "is_active")
 
@@ -125,6 +127,7 @@ def _querysets(challenge: Challenge) -> dict[type[models.Model], models.QuerySet
         Result: Result.objects.filter(submission__in=submissions),
         Snapshot: Snapshot.objects.filter(phase__challenge=challenge),
         ReportedResult: ReportedResult.objects.filter(phase__challenge=challenge),
+        AuditEntry: AuditEntry.objects.filter(challenge=challenge),
     }
 
 
@@ -313,7 +316,8 @@ def _restore_rows(
         counts["users"] = len(users)
 
         for model in MODELS:
-            rows = [dict(r) for r in tables[_label(model)]]
+            # (a backup written before the audit log has no table of it)
+            rows = [dict(r) for r in tables.get(_label(model), [])]
             for r in rows:
                 if r.get("file"):
                     r["file"] = renamed[r["file"]]
@@ -322,7 +326,7 @@ def _restore_rows(
             elif model is Membership:
                 rows = _new_memberships(rows, state)
             _insert(model, rows, state)
-            counts[_label(model)] = len(tables[_label(model)])
+            counts[_label(model)] = len(tables.get(_label(model), []))
 
         challenge = Challenge.objects.get(slug=manifest["slug"])
         challenge.organisers.set(User.objects.filter(username__in=manifest["organisers"]))

@@ -6,12 +6,13 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, Min
+from django.db.models import Count, Exists, Min, OuterRef
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
+from leaderboard.challenges import audit
 from leaderboard.challenges.models import Challenge
-from leaderboard.submissions.models import Submission
+from leaderboard.submissions.models import Result, Submission, SubmissionFile
 
 DAYS = 14
 
@@ -22,6 +23,10 @@ class QueueHealth:
     scoring: int
     oldest_queued_age: dt.timedelta | None
     failed_24h: int
+    #: (phase name, condition label, files) of scored or failed submissions that the
+    #: condition's active reference refuses (no current Result there): a reference's doing,
+    #: not a failure of the submission, which "failed" does not count
+    refused: tuple[tuple[str, str, int], ...] = ()
 
 
 def queue_health(challenge: Challenge, now: dt.datetime | None = None) -> QueueHealth:
@@ -42,7 +47,28 @@ def queue_health(challenge: Challenge, now: dt.datetime | None = None) -> QueueH
         scoring=counts.get(Submission.Status.SCORING, 0),
         oldest_queued_age=None if oldest is None else now - oldest,
         failed_24h=failed,
+        refused=refused_by_references(challenge),
     )
+
+
+def refused_by_references(challenge: Challenge) -> tuple[tuple[str, str, int], ...]:
+    """Per condition with any: the files of scored or failed submissions that have no current
+    Result there, i.e. that its active reference version refuses (a version that lacks a
+    dialogue, another dialogue set)."""
+    scored_there = Result.objects.filter(
+        submission_id=OuterRef("submission_id"), condition_id=OuterRef("condition_id"), current=True
+    )
+    rows = (
+        SubmissionFile.objects.filter(
+            submission__phase__challenge=challenge,
+            submission__status__in=[Submission.Status.SCORED, Submission.Status.FAILED],
+        )
+        .exclude(Exists(scored_there))
+        .values_list("condition__phase__name", "condition__label", "condition__key")
+        .annotate(n=Count("pk"))
+        .order_by("condition__phase__order", "condition__order")
+    )
+    return tuple((phase, label or key, n) for phase, label, key, n in rows)
 
 
 def per_day(challenge: Challenge, now: dt.datetime | None = None) -> list[tuple[dt.date, int]]:
@@ -114,3 +140,28 @@ def phases(challenge: Challenge) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+#: how many of the newest audit entries the dashboard lists (the API and the archive: all)
+AUDIT_SHOWN = 50
+
+
+def audit_rows(challenge: Challenge) -> list[dict[str, Any]]:
+    """The newest audit entries of the challenge as the dashboard lists them: each with its
+    changes in words ("split_seed: 2023 -> 7")."""
+    rows = []
+    for entry in audit.entries(challenge, limit=AUDIT_SHOWN):
+        keys = list(dict.fromkeys([*entry.before, *entry.after]))
+        change = "; ".join(
+            f"{k}: {_short(entry.before[k])} \u2192 {_short(entry.after.get(k))}"
+            if k in entry.before
+            else f"{k}: {_short(entry.after[k])}"
+            for k in keys
+        )
+        rows.append({"entry": entry, "label": audit.ACTIONS.get(entry.action), "change": change})
+    return rows
+
+
+def _short(value: Any) -> str:
+    text = ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+    return text if len(text) <= 120 else text[:117] + "..."

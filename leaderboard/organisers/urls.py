@@ -13,6 +13,7 @@ _ORGANISE = "challenges/<slug:slug>/organise/"
 urlpatterns = [
     path(_ORGANISE, views.organise, name="organise"),
     path(f"{_ORGANISE}registrations/<int:pk>/", views.decide, name="decide"),
+    path(f"{_ORGANISE}organisers/", views.co_organisers, name="co_organisers"),
     path(f"{_ORGANISE}references/<int:pk>/", views.review_reference, name="review_reference"),
     path(
         f"{_ORGANISE}submissions/<int:pk>/files.zip",

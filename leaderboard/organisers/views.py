@@ -1,17 +1,22 @@
 """Organiser pages beyond the admin: the dashboard of a challenge, approving registrations,
 re-scoring a phase, re-queueing its failed submissions, reviewing a reference version's impact
-before activating it, downloading submitted files. Only the challenge's organisers reach them
-(and, for a reference version's review, where the admin sends them, superusers); anyone else
+before activating it, downloading submitted files, managing co-organisers. Only the
+challenge's organisers reach them (and, for a reference version's review, where the admin
+sends them, superusers); anyone else
 gets a 404."""
 
 from __future__ import annotations
 
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from leaderboard.challenges import roles
 from leaderboard.challenges.models import Challenge, Reference
 from leaderboard.challenges.services import activate_reference
 from leaderboard.operations.heartbeat import (
@@ -57,6 +62,7 @@ def organise(request: HttpRequest, slug: str) -> HttpResponse:
         "workers": alive_workers(),
         "last_heartbeat": last_heartbeat(),
         "scheduler": _scheduler(),
+        "audit": dashboard.audit_rows(challenge),
     }
     return render(request, "organisers/organise.html", context)
 
@@ -74,7 +80,7 @@ def decide(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         Participation.Status.APPROVED if decision == "approve" else Participation.Status.REJECTED
     )
     try:
-        set_participation_status(participation, status)
+        set_participation_status(participation, status, actor=request.user)
     except TeamError as exc:
         messages.error(request, f"{participation.team.name}: {exc}")
     else:
@@ -89,14 +95,14 @@ def rescore_phase(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     selected = get_object_or_404(challenge.phases, slug=phase)
     if request.POST.get("failed") == "1":
         failed = selected.submissions.filter(status=Submission.Status.FAILED)
-        n = sum(rescore(s, include_failed=True) for s in failed)
+        n = sum(rescore(s, include_failed=True, actor=request.user) for s in failed)
         messages.success(
             request,
             f"{n} failed submission(s) of {selected.name} queued for scoring again; they "
             "count against no quota.",
         )
     else:
-        ids = rescore_all(phase=selected)
+        ids = rescore_all(phase=selected, actor=request.user)
         messages.success(
             request, f"{len(ids)} submission(s) of {selected.name} queued for re-scoring."
         )
@@ -119,8 +125,19 @@ def review_reference(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
             messages.info(request, f"{condition.label}: that version is already the active one.")
             return redirect("challenges:organise", challenge.slug)
         previous = condition.active_reference()
-        activate_reference(reference)
-        ids = rescore_all(condition=condition, include_failed=True)
+        try:
+            consequences = reference_impact(reference).consequences
+        except OSError:
+            consequences = ["a stored file could not be read to check what it would do"]
+        if consequences and request.POST.get("confirm") != "yes":
+            messages.error(
+                request,
+                f"Nothing was activated: {'; '.join(consequences)}. Tick the box that says "
+                "so to activate it anyway.",
+            )
+            return redirect("challenges:review_reference", challenge.slug, reference.pk)
+        activate_reference(reference, actor=request.user)
+        ids = rescore_all(condition=condition, include_failed=True, actor=request.user)
         kept = (
             f" The previous version {previous.sha256[:12]} is kept: activate it again below "
             "to go back."
@@ -160,5 +177,53 @@ def phase_files(request: HttpRequest, slug: str, phase: str) -> StreamingHttpRes
     selected = get_object_or_404(challenge.phases, slug=phase)
     submissions = selected.submissions.select_related("team").order_by("pk")
     return downloads.zip_response(
-        request, submissions, f"{challenge.slug}-{selected.slug}-files.zip"
+        request, submissions, f"{challenge.slug}-{selected.slug}-files.zip", phase=selected
     )
+
+
+@login_required
+def co_organisers(request: HttpRequest, slug: str) -> HttpResponse:
+    """The challenge's organisers (GET); add one by an existing account's username or address,
+    or remove one (POST ``add`` / ``remove``). Each is staff and in the "Organisers" group
+    while they organise a challenge (``roles.grant``); the last organiser cannot leave."""
+    challenge = _organised(request, slug)
+    if request.method == "POST":
+        User = get_user_model()
+        if "add" in request.POST:
+            name = request.POST.get("add", "").strip()
+            user = (
+                User.objects.filter(Q(username=name) | Q(email__iexact=name)).first()
+                if name
+                else None
+            )
+            if user is None:
+                messages.error(
+                    request,
+                    "No account has that username or address: they sign up first, then you "
+                    "add them here.",
+                )
+            elif challenge.is_organised_by(user):
+                messages.info(request, f"{user.get_username()} already organises it.")
+            else:
+                with transaction.atomic():
+                    roles.grant(challenge, user, actor=request.user)
+                messages.success(
+                    request,
+                    f"{user.get_username()} now organises {challenge.title}: the dashboard, "
+                    "and the admin for this challenge.",
+                )
+        elif "remove" in request.POST:
+            user = challenge.organisers.filter(pk=request.POST.get("remove", "")).first()
+            if user is None:
+                raise Http404
+            if challenge.organisers.count() == 1:
+                messages.error(request, "A challenge keeps at least one organiser.")
+            else:
+                with transaction.atomic():
+                    roles.revoke(challenge, user, actor=request.user)
+                messages.success(request, f"{user.get_username()} no longer organises it.")
+                if user == request.user:
+                    return redirect("challenges:detail", challenge.slug)
+        return redirect("challenges:co_organisers", challenge.slug)
+    context = {"challenge": challenge, "organisers": challenge.organisers.order_by("username")}
+    return render(request, "organisers/co_organisers.html", context)

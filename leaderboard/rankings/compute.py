@@ -65,6 +65,7 @@ def reported_rows(phase: Phase, *, organiser: bool = False) -> list[dict[str, An
     return [
         {
             "condition": r.condition.key,
+            "condition_label": r.condition.label or r.condition.key,
             "label": r.label,
             "metrics": dict(r.metrics),
             "source": r.source,

@@ -3,7 +3,9 @@ baseline method of a team its own row).
 
 It ranks by the means over the conditions of the board's first two columns, the primary
 metric first, each in its direction; a submission missing a condition has no mean and ranks
-after those that cover every condition.
+after those that cover every condition. When no submission has a mean (a condition has no
+score at all, e.g. after a reference version that refuses every file), the overview ranks
+nobody: it has no rows, never a rank 1 shared by rows without means.
 """
 
 from __future__ import annotations
@@ -67,6 +69,8 @@ def overview_plan(
         for pk, values in per_submission.items()
     ]
     scored.sort(key=sort_key)
+    if all(means[order[0]] is None for _, means in scored):
+        return []  # nobody has a mean over every condition: no ranking to give
     planned: list[Planned] = []
     seen: set[tuple[int, str]] = set()
     previous: tuple[object, ...] | None = None

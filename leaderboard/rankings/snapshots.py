@@ -28,6 +28,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 from django.db.models import Max
 
+from leaderboard.challenges import audit
 from leaderboard.challenges.models import Phase
 from leaderboard.rankings.board import Leaderboard
 from leaderboard.rankings.boards import Stored, stored
@@ -131,6 +132,10 @@ def reveal(phase: Phase, user: Any, expected: str | None = None) -> Snapshot:
         )
         Phase.objects.filter(pk=phase.pk).update(revealed=True)
         Phase.changed(phase.pk)
+        audit.record(
+            phase.challenge, "revealed", actor=user, phase=phase,
+            subject=f"snapshot {number}", after={"snapshot": number},
+        )  # fmt: skip
     phase.revealed = True
     return snapshot
 

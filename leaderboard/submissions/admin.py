@@ -97,7 +97,9 @@ class SubmissionAdmin(OrganiserScoped):
     @admin.action(description="Re-score the selected scored and failed submissions")
     def rescore_selected(self, request: HttpRequest, queryset: Any) -> None:
         # A failed one is queued again too (after a reference fix); it stays uncharged.
-        done = sum(rescore(submission, include_failed=True) for submission in queryset)
+        done = sum(
+            rescore(submission, include_failed=True, actor=request.user) for submission in queryset
+        )
         self.message_user(
             request,
             f"{done} submission(s) queued for scoring again (only scored and failed ones are).",

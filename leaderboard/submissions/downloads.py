@@ -14,8 +14,11 @@ import zipfile
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from django.db import transaction
 from django.http import HttpRequest, StreamingHttpResponse
 
+from leaderboard.challenges import audit
+from leaderboard.challenges.models import Phase
 from leaderboard.spreadsheets import spreadsheet_safe
 from leaderboard.submissions.models import Submission, SubmissionFile
 
@@ -96,10 +99,19 @@ def stream(submissions: Iterable[Submission]) -> Iterator[bytes]:
 
 
 def zip_response(
-    request: HttpRequest, submissions: Iterable[Submission], filename: str
+    request: HttpRequest, submissions: Iterable[Submission], filename: str, phase: Any = None
 ) -> StreamingHttpResponse:
-    """The streamed zip of ``submissions``' files as an attachment; logs the download."""
+    """The streamed zip of ``submissions``' files as an attachment; logs the download, and
+    records it in the challenge's audit log (``phase``: the phase downloaded whole)."""
     rows = list(submissions)
+    if rows:
+        first = Phase.objects.get(pk=rows[0].phase_id)
+        with transaction.atomic():
+            audit.record(
+                first.challenge_id, "files-downloaded", actor=request.user,
+                phase=phase or first, subject=filename,
+                after={"submissions": [s.pk for s in rows]},
+            )  # fmt: skip
     log.info(
         "organiser download",
         extra={

@@ -46,6 +46,44 @@ class Impact:
     reference: Reference
     metric: str
     changes: list[Change]
+    #: dialogues of the active version that this one lacks, and the ones it adds (ids as
+    #: the scorer keys them; empty when the sets are the same or nothing was scored)
+    removed: tuple[str, ...] = ()
+    added: tuple[str, ...] = ()
+    #: the dialogue counts of the active version and of this one (their summaries)
+    dialogues_now: int | None = None
+    dialogues_after: int | None = None
+
+    @property
+    def dialogues_change(self) -> bool:
+        return bool(self.removed or self.added) or (
+            self.dialogues_now is not None
+            and self.dialogues_after is not None
+            and self.dialogues_now != self.dialogues_after
+        )
+
+    @property
+    def consequences(self) -> list[str]:
+        """What activating it would do that an organiser must agree to, in words: runs that
+        would fail, a different set of dialogues (empty: nothing needs a confirmation)."""
+        found = []
+        if self.failing:
+            found.append(
+                f"{len(self.failing)} submission(s) would fail on this condition and leave "
+                "its board"
+            )
+        if self.removed or self.added:
+            found.append(
+                f"the condition's dialogues change ({len(self.removed)} removed, "
+                f"{len(self.added)} added): every score on it is on other dialogues"
+            )
+        elif self.dialogues_change:
+            found.append(
+                f"the condition's dialogues change ({self.dialogues_now} now, "
+                f"{self.dialogues_after} in this version): every score on it is on other "
+                "dialogues"
+            )
+        return found
 
     @property
     def failing(self) -> list[Change]:
@@ -103,13 +141,16 @@ def reference_impact(reference: Reference) -> Impact:
         ).values_list("submission_id", "primary")
     )
     found: list[Change] = []
+    ids_after: set[str] | None = None
     for submission in submissions:
         item = submission.files.get(condition=condition)
         try:
             with item.file.open("rb") as handle:
                 data = handle.read()
             prediction = task.load_prediction(Source(data, item.original_name), gold, options)
-            after = _number(task.score(gold, prediction, options, resampling).metrics()[metric])
+            scored = task.score(gold, prediction, options, resampling)
+            after = _number(scored.metrics()[metric])
+            ids_after = ids_after or set(scored.dialogues.ids)
         except ScoringError as exc:
             found.append(Change(submission, now.get(submission.pk), None, failure=str(exc)))
         else:
@@ -120,7 +161,33 @@ def reference_impact(reference: Reference) -> Impact:
         replace(c, rank_now=rank_now.get(pk), rank_after=rank_after.get(pk))
         for c, pk in ((c, c.submission.pk) for c in found)
     ]
-    return Impact(reference=reference, metric=metric, changes=changes)
+    ids_now: set[str] = set()
+    active = condition.references.filter(active=True).exclude(pk=reference.pk).first()
+    if active is not None:
+        stored = (
+            Result.objects.filter(condition=condition, reference=active, current=True)
+            .values_list("dialogues", flat=True)
+            .first()
+        )
+        ids_now = set((stored or {}).get("ids") or [])
+    removed: tuple[str, ...] = ()
+    added: tuple[str, ...] = ()
+    if ids_now and ids_after is not None:
+        removed, added = tuple(sorted(ids_now - ids_after)), tuple(sorted(ids_after - ids_now))
+    return Impact(
+        reference=reference,
+        metric=metric,
+        changes=changes,
+        removed=removed,
+        added=added,
+        dialogues_now=_count(active.summary if active else None),
+        dialogues_after=_count(reference.summary),
+    )
+
+
+def _count(summary: dict[str, object] | None) -> int | None:
+    value = (summary or {}).get("dialogues")
+    return value if isinstance(value, int) else None
 
 
 def needs_review(reference: Reference) -> bool:

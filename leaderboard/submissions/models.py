@@ -86,6 +86,9 @@ class Submission(models.Model):
     #: again with the same key, after a lost reply, is answered with this row, never stored
     #: twice. Empty: none given (the web form).
     idempotency_key = models.CharField(max_length=64, blank=True, default="")
+    #: how many times an organiser has queued it again (``requeue``): each scoring writes its
+    #: own Results (``Result.scoring``), so every scoring of the submission is kept
+    scorings = models.PositiveIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["-created_at"]
@@ -195,7 +198,11 @@ class Submission(models.Model):
         statuses = [cls.Status.SCORED, cls.Status.FAILED] if include_failed else [cls.Status.SCORED]
         return bool(
             cls.objects.filter(pk=pk, status__in=statuses).update(
-                status=cls.Status.QUEUED, attempts=0, error="", lease_until=cls.resend_time()
+                status=cls.Status.QUEUED,
+                attempts=0,
+                error="",
+                lease_until=cls.resend_time(),
+                scorings=F("scorings") + 1,
             )
         )
 
@@ -269,17 +276,20 @@ class Result(models.Model):
     dialogues = models.JSONField(default=dict)
     ratios = models.BinaryField(default=b"")
     primary_ratios = models.BinaryField(default=b"")
-    #: the newest row of its (submission, condition); older ones (another reference version
-    #: or scorer signature) are kept for the record but never ranked.
+    #: the newest row of its (submission, condition); older ones (another reference version,
+    #: scorer signature or an earlier scoring) are kept for the record but never ranked.
     current = models.BooleanField(default=True)
+    #: the submission's scoring it was written by (``Submission.scorings`` then): every
+    #: re-score writes new rows, even against the same reference and signature
+    scoring = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
         ordering = ["condition", "-created_at"]
         constraints = [
             models.UniqueConstraint(
-                fields=["submission", "condition", "reference", "signature"],
-                name="result_unique_run",
+                fields=["submission", "condition", "reference", "signature", "scoring"],
+                name="result_unique_scoring",
             ),
         ]
         indexes = [models.Index(fields=["condition", "reference"], name="result_rank_idx")]

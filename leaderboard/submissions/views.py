@@ -286,7 +286,7 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         "can_select": is_member(submission.team, request.user)
         and submission.status == Submission.Status.SCORED
         and phase.has_private_board
-        and not phase.revealed,
+        and phase.is_open(),
         "final": selectors.is_final(submission),
         "can_cancel": submission.status == Submission.Status.QUEUED
         and is_member(submission.team, request.user),

@@ -86,11 +86,15 @@ class ParticipationAdmin(OrganiserScoped):
     def approve(self, request: HttpRequest, queryset: Any) -> None:
         for participation in queryset:
             try:
-                set_participation_status(participation, Participation.Status.APPROVED)
+                set_participation_status(
+                    participation, Participation.Status.APPROVED, actor=request.user
+                )
             except TeamError as exc:
                 self.message_user(request, f"{participation.team}: {exc}", level="error")
 
     @admin.action(description="Reject the selected registrations")
     def reject(self, request: HttpRequest, queryset: Any) -> None:
         for participation in queryset:
-            set_participation_status(participation, Participation.Status.REJECTED)
+            set_participation_status(
+                participation, Participation.Status.REJECTED, actor=request.user
+            )

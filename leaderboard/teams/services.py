@@ -11,8 +11,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, QuerySet
 from django.utils.text import slugify
 
+from leaderboard.challenges import audit
 from leaderboard.challenges.models import Challenge, Phase
-from leaderboard.teams import names
+from leaderboard.teams import names, queue
 from leaderboard.teams.models import Membership, Participation, Team, new_invite_code
 
 #: Slugs that would shadow a team page URL (/teams/new/, /teams/join/).
@@ -206,7 +207,14 @@ def set_anonymous(*, team: Team, user: AbstractBaseUser, anonymous: bool) -> Non
     if not is_owner(team, user):
         raise TeamError("Only an owner of the team can change how it is shown.")
     with transaction.atomic():
+        before = Team.objects.get(pk=team.pk).anonymous
         Team.objects.filter(pk=team.pk).update(anonymous=anonymous)
+        if before != anonymous:
+            for challenge_id in team.participations.values_list("challenge_id", flat=True):
+                audit.record(
+                    challenge_id, "anonymity", actor=user, subject=team.name,
+                    before={"anonymous": before}, after={"anonymous": anonymous},
+                )  # fmt: skip
         # its name or label shows on the boards of every challenge it takes part in
         Phase.changed(
             *Phase.objects.filter(challenge__participations__team=team).values_list("pk", flat=True)
@@ -311,10 +319,15 @@ def register(
                 f"{', '.join(taken)} already {verb} to another approved team of "
                 f"{challenge.title}: a person may be in one approved team per challenge."
             )
-        return Participation.objects.create(team=team, challenge=challenge, status=status)
+        created = Participation.objects.create(team=team, challenge=challenge, status=status)
+        if status == Participation.Status.PENDING:
+            queue.enqueue_pending(created.pk)
+        return created
 
 
-def set_participation_status(participation: Participation, status: str) -> None:
+def set_participation_status(
+    participation: Participation, status: str, *, actor: Any = None
+) -> None:
     """Approve or reject a registration. Approval is refused (``TeamError``, a message for
     the organiser that names no member) when a member is already in another approved team of
     the challenge."""
@@ -328,7 +341,14 @@ def set_participation_status(participation: Participation, status: str) -> None:
                 f"{participation.challenge.title}: a person may be in one approved team per "
                 "challenge. Reject one of the registrations, or ask the member to leave a team."
             )
+        before = Participation.objects.get(pk=participation.pk).status
         Participation.objects.filter(pk=participation.pk).update(status=status)
+        if status != before and status != Participation.Status.PENDING:
+            queue.enqueue_decision(participation.pk)
+        audit.record(
+            participation.challenge_id, "registration", actor=actor,
+            subject=participation.team.name, before={"status": before}, after={"status": status},
+        )  # fmt: skip
 
 
 def teams_of(user: AbstractBaseUser) -> QuerySet[Team]:

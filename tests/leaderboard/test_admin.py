@@ -75,8 +75,9 @@ def test_uploading_a_reference_validates_it_and_keeps_the_old_version(
     review = reverse("challenges:review_reference", args=[condition.phase.challenge.slug, new.pk])
     assert response.status_code == 302 and response["Location"] == review
     assert new.summary["dialogues"] == 1 and enqueued == []
+    # a one-dialogue version changes the dialogue set: the organiser confirms it
     with django_capture_on_commit_callbacks(execute=True):
-        assert admin_client.post(review).status_code == 302
+        assert admin_client.post(review, {"confirm": "yes"}).status_code == 302
     assert condition.references.count() == 2
     assert condition.references.get(active=True) == new
     assert Reference.objects.filter(pk=old.pk, active=False).exists()
@@ -100,7 +101,7 @@ def test_making_an_older_reference_active_again_requeues_its_condition(
     second = condition.references.exclude(pk=first.pk).get()
     review = reverse("challenges:review_reference", args=[dstc11.SLUG, second.pk])
     with django_capture_on_commit_callbacks(execute=True):
-        admin_client.post(review)
+        admin_client.post(review, {"confirm": "yes"})  # another dialogue set: confirmed
     Submission.objects.filter(phase=condition.phase).update(status="scored")
     enqueued.clear()
     # The action leads to the older version's review page; confirming there activates it.
@@ -112,7 +113,7 @@ def test_making_an_older_reference_active_again_requeues_its_condition(
     assert response.status_code == 302 and response["Location"] == review
     assert condition.references.get(active=True) == second and enqueued == []
     with django_capture_on_commit_callbacks(execute=True):
-        admin_client.post(review)
+        admin_client.post(review, {"confirm": "yes"})
     assert condition.references.get(active=True) == first
     assert len(enqueued) == 4
 
@@ -265,6 +266,9 @@ def test_changing_the_split_in_the_admin_recomputes_the_stored_parts_at_once(
     admin_client, enqueued, django_capture_on_commit_callbacks
 ):
     phase = Phase.objects.get(challenge__slug=dstc11.SLUG, slug=dstc11.HIDDEN_SLUG)
+    # The split may change only while no team has seen a score of the phase: here the teams
+    # see nothing until the reveal (the split's lock: organiser/test_one_way_phase.py).
+    Phase.objects.filter(pk=phase.pk).update(show_own_public_score=False)
     url = reverse("admin:challenges_phase_change", args=[phase.pk])
     data = _form_data(admin_client.get(url))
     data["split_seed"] = 7

@@ -266,7 +266,7 @@ def test_every_path_in_the_api_docs_is_served(client):
 
     text = (ROOT / "docs" / "api.md").read_text()
     paths = set(re.findall(r"`(?:GET|POST) (/api/v1/[^`]*)`", text))
-    assert len(paths) == 20  # 15 for every user, 5 for organisers
+    assert len(paths) == 21  # 15 for every user, 6 for organisers (the audit log the sixth)
     for path in paths:
         concrete = re.sub(r"\{slug\}", "dstc11", re.sub(r"\{id\}", "3", path))
         concrete = concrete.replace("{condition}", "tts-verbatim")
@@ -349,6 +349,14 @@ def test_table_asks_for_rank_intervals(run_cli, fake_site):
     assert result.returncode == 0, result.stderr
     ((_, path),) = site.requests
     assert set(path.split("?")[1].split("&")) == {"as=markdown", "rank_intervals=yes"}
+
+
+def test_table_asks_for_the_per_condition_view(run_cli, fake_site):
+    site = fake_site({"phases/3/table/": {"format": "markdown", "table": "| x |\n"}})
+    result = run_cli("table", "3", "--format", "markdown", "--per-condition")
+    assert result.returncode == 0, result.stderr
+    ((_, path),) = site.requests
+    assert set(path.split("?")[1].split("&")) == {"as=markdown", "view=per-condition"}
 
 
 def test_table_refuses_an_unknown_format_before_asking_the_site(run_cli, fake_site):

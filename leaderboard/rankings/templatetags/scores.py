@@ -183,3 +183,9 @@ def compact_json_script(value: Any, element_id: str) -> str:
 def first_rows(rows: Sequence[Any], limit: int | None) -> Sequence[Any]:
     """The first ``limit`` rows of a table (every row when ``limit`` is None)."""
     return rows if limit is None else rows[:limit]
+
+
+@register.filter
+def any_rows(conditions: Sequence[Any]) -> bool:
+    """Whether any condition's table of a board ranks a row."""
+    return any(c.rows for c in conditions)

@@ -78,7 +78,7 @@ def notify_team(submission_id: int) -> int:
         body = f"{submission.method_name!r} could not be scored:\n\n{submission.error}\n\n{link}"
     body += (
         "\n\nYou get this because you are in the team. To stop these messages, untick "
-        f"'E-mail me about my team's submissions' on {absolute(reverse('accounts:profile'))}"
+        f"'E-mail me about my teams' on {absolute(reverse('accounts:profile'))}"
     )
     try:
         return send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, emails)

@@ -7,6 +7,7 @@ import datetime as dt
 import logging
 import time
 from collections.abc import Callable
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -15,7 +16,8 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 from redis.exceptions import RedisError
 
-from leaderboard.challenges.models import Phase
+from leaderboard.challenges import audit
+from leaderboard.challenges.models import Condition, Phase
 from leaderboard.challenges.references import loaded_reference
 from leaderboard.storage import StorageUnavailable
 from leaderboard.submissions import queue, ratios
@@ -181,14 +183,18 @@ def _score_claimed(submission_id: int) -> None:
         # The split as it is now: a change of it (``recompute_parts``) holds this lock.
         phase = Phase.objects.select_for_update().select_related("challenge").get(pk=phase.pk)
         for condition_id, reference_id, result in rows:
+            # A new row per scoring (``Submission.scorings``): a re-score against the same
+            # reference and signature keeps the earlier row; a second delivery of the same
+            # scoring finds its own row.
             row, _ = Result.objects.update_or_create(
                 submission_id=submission_id,
                 condition_id=condition_id,
                 reference_id=reference_id,
                 signature=result.signature,
+                scoring=submission.scorings,
                 defaults={**result_columns(result, phase), "current": True},
             )
-            # Older rows (another reference version or scorer signature) stay, not current.
+            # Older rows (another reference version, signature or scoring) stay, not current.
             Result.objects.filter(submission_id=submission_id, condition_id=condition_id).exclude(
                 pk=row.pk
             ).update(current=False)
@@ -280,7 +286,13 @@ def cancel(submission: Submission, user: AbstractBaseUser) -> None:
     submission.refresh_from_db()
 
 
-def rescore(submission: Submission, *, enqueue: bool = True, include_failed: bool = False) -> bool:
+def rescore(
+    submission: Submission,
+    *,
+    enqueue: bool = True,
+    include_failed: bool = False,
+    actor: Any = None,
+) -> bool:
     """Organiser action: score a scored submission again (new reference or scorer version),
     and with ``include_failed`` a failed one too (it stays uncharged).
 
@@ -291,6 +303,12 @@ def rescore(submission: Submission, *, enqueue: bool = True, include_failed: boo
         if not Submission.requeue(submission.pk, include_failed=include_failed):
             return False
         Phase.changed(submission.phase_id)
+        if actor is not None:  # one submission, asked for by name (rescore_all records its own)
+            phase = Phase.objects.get(pk=submission.phase_id)
+            audit.record(
+                phase.challenge_id, "rescored", actor=actor, phase=phase,
+                subject=f"submission {submission.pk}", after={"submissions": [submission.pk]},
+            )  # fmt: skip
         pk = submission.pk
         if enqueue:
             transaction.on_commit(lambda: queue.enqueue_scoring(pk, rescore=True), robust=True)
@@ -304,6 +322,8 @@ def rescore_all(
     challenge: object = None,
     enqueue: bool = True,
     include_failed: bool = False,
+    actor: Any = None,
+    actor_name: str = "",
 ) -> list[int]:
     """Re-queue every scored (with ``include_failed``, also every failed) submission of a
     challenge, a phase, or (those with a file for) a condition; returns their ids. Called
@@ -319,6 +339,33 @@ def rescore_all(
         rows = rows.filter(phase=phase)
     if condition is not None:
         rows = rows.filter(files__condition=condition)
-    return [
-        s.pk for s in rows.distinct() if rescore(s, enqueue=enqueue, include_failed=include_failed)
-    ]
+    # One transaction, the audit entry in it: the re-queued rows and their record go together
+    # (each submission's own step is a savepoint; the tasks are sent once it commits).
+    with transaction.atomic():
+        ids = [
+            s.pk
+            for s in rows.distinct()
+            if rescore(s, enqueue=enqueue, include_failed=include_failed)
+        ]
+        where = _scope(phase=phase, condition=condition, challenge=challenge)
+        if ids and where is not None:
+            audit.record(
+                where[0], "rescored", actor=actor, actor_name=actor_name, phase=where[1],
+                subject=where[2], after={"submissions": ids, "include_failed": include_failed},
+            )  # fmt: skip
+    return ids
+
+
+def _scope(*, phase: Any, condition: Any, challenge: Any) -> tuple[int, int | None, str] | None:
+    """(challenge id, phase id, words) of a re-score's scope, for its audit entry."""
+    if condition is not None:
+        found = Condition.objects.select_related("phase").get(
+            pk=getattr(condition, "pk", condition)
+        )
+        return found.phase.challenge_id, found.phase_id, f"{found.phase.name} / {found.key}"
+    if phase is not None:
+        found_phase = Phase.objects.get(pk=getattr(phase, "pk", phase))
+        return found_phase.challenge_id, found_phase.pk, found_phase.name
+    if challenge is not None:
+        return getattr(challenge, "pk", challenge), None, "every phase"
+    return None

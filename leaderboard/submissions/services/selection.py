@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.utils import timezone
 
+from leaderboard.challenges import audit
 from leaderboard.challenges.models import Phase
 from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Participation
@@ -22,6 +24,12 @@ def select_final(submission: Submission, user: AbstractBaseUser, selected: bool)
         raise SelectionError("Only a member of the team can choose its final submissions.")
     if phase.revealed:
         raise SelectionError("The private leaderboard is published; selections are closed.")
+    if timezone.now() >= phase.closes_at:
+        # What the private board ranks is fixed when the phase closes, before any reveal.
+        raise SelectionError(
+            f"{phase.name} closed on {phase.closes_at:%Y-%m-%d %H:%M} UTC: final selections "
+            "froze at the close."
+        )
     if selected and submission.status != Submission.Status.SCORED:
         raise SelectionError("Only a scored submission can be a final selection.")
     with transaction.atomic():
@@ -40,4 +48,9 @@ def select_final(submission: Submission, user: AbstractBaseUser, selected: bool)
                 )
         Submission.objects.filter(pk=submission.pk).update(selected_for_final=selected)
         Phase.changed(phase.pk)
+        audit.record(
+            phase.challenge_id, "final-selection", actor=user, phase=phase,
+            subject=f"{submission.team.name}: submission {submission.pk}",
+            after={"selected": selected},
+        )  # fmt: skip
     submission.selected_for_final = selected

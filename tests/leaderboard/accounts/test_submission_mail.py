@@ -50,7 +50,7 @@ def test_a_scored_submission_is_mailed_with_an_absolute_link_and_opting_out_stop
     # The owner turns it off on the profile page: the next outcome is not mailed.
     log_in(client, owner)
     page = client.get(reverse("accounts:profile")).text
-    assert "E-mail me about my team&#x27;s submissions" in page and "checked" in page
+    assert "E-mail me about my teams" in page and "checked" in page
     response = client.post(reverse("accounts:mail"), {}, follow=True)
     assert "You will get no more e-mail about your team&#x27;s submissions." in response.text
     assert "checked" not in response.text.split('id="mail"')[1].split("</form>")[0]

@@ -177,9 +177,10 @@ def test_the_csv_lists_a_reported_figure_under_its_metrics_even_one_the_board_la
     data = reader_export(phase, world.outsider)
     lines = list(csv.DictReader(io.StringIO(reader_csv(data))))
     header = list(lines[0])
+    assert header[:3] == ["board", "shows", "condition"]
     # the board's columns (JGA, SER with intervals), then the reported one it lacks (Slot F1),
     # then each line's rank interval, scored submissions and move, and the statistics' columns
-    assert header[8:] == [
+    assert header[9:] == [
         "jga", "jga_low", "jga_high", "ser", "ser_low", "ser_high",
         "slot_f1", "slot_f1_low", "slot_f1_high",
         "rank_low", "rank_high", "submissions",

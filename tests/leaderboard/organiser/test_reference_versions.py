@@ -66,13 +66,15 @@ def test_activating_a_new_reference_rescores_that_condition_and_keeps_old_rows(
         "human-verbatim": [75.0, 75.0],
         "human-paraphrased": [75.0, 75.0],
     }
-    # The result page lists both rows and says which is current.
+    # The result page lists every scoring and says which is current: the re-score scored the
+    # whole submission again, so each of its three conditions has a superseded row.
     log_in(client, runs[0].team.created_by)
     page = client.get(reverse("submissions:detail", args=[runs[0].pk])).text
-    assert page.count("superseded</td>") == 1 and page.count("current</td>") == 3
+    assert page.count("superseded</td>") == 3 and page.count("current</td>") == 3
     assert old.sha256[:12] in page and new.sha256[:12] in page
 
-    # Activating the old version again re-scores again: the old rows become current.
+    # Activating the old version again re-scores again, on new rows against the old version;
+    # every earlier row stays, superseded.
     enqueued.clear()
     with django_capture_on_commit_callbacks(execute=True):
         activate_reference(old)
@@ -82,7 +84,11 @@ def test_activating_a_new_reference_rescores_that_condition_and_keeps_old_rows(
         assert services.run_scoring(pk) == "scored"
     board = compute(phase)
     assert [round(_jga(board, r), 2) for r in board.conditions[0].rows] == [75.0, 75.0]
-    assert Result.objects.filter(condition=condition).count() == 4
+    rows = Result.objects.filter(condition=condition)
+    assert rows.count() == 6
+    current = rows.filter(current=True)
+    assert current.count() == 2 and {r.reference_id for r in current} == {old.pk}
+    assert {r.scoring for r in current} == {2}
 
 
 def test_the_rescore_command_writes_new_rows_for_a_new_scorer_signature(monkeypatch):

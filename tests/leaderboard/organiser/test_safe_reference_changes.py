@@ -20,6 +20,7 @@ from leaderboard.challenges.models import Phase, Reference
 from leaderboard.rankings.compute import compute
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Result, Submission
+from tests.leaderboard.boards import built
 from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references, upload
 from tests.leaderboard.web import GOLD, GOLD_BYTES, log_in, scored_submission
 
@@ -74,10 +75,21 @@ def test_a_version_lacking_a_dialogue_shows_its_impact_and_can_be_undone(
     assert "<strong>2 would fail</strong>" in page
     assert page.count("fails: ") == 2 and "sng0002" in page
     assert "not active" in page and "Activate version" in page
+    # what it would do is named, and must be agreed to: the box says it
+    consequence = "2 submission(s) would fail on this condition and leave its board"
+    dialogues = "dialogues change (2 now, 1 in this version)"
+    assert consequence in page and dialogues in page
+    assert 'name="confirm" value="yes" required' in page
+
+    # Without the box ticked nothing happens, and the page says why.
+    with django_capture_on_commit_callbacks(execute=True):
+        refused = client.post(review, follow=True)
+    assert "Nothing was activated: " + consequence in refused.text
+    assert condition.active_reference() == old and enqueued == []
 
     # Confirmed: the condition fails alone; each submission stays scored on the other two.
     with django_capture_on_commit_callbacks(execute=True):
-        response = client.post(review)
+        response = client.post(review, {"confirm": "yes"})
     assert response.status_code == 302
     assert condition.active_reference() == new
     assert sorted(enqueued) == sorted(r.pk for r in runs)
@@ -91,16 +103,28 @@ def test_a_version_lacking_a_dialogue_shows_its_impact_and_can_be_undone(
     by_key = {b.key: [round(_jga(board, r), 2) for r in b.rows] for b in board.conditions}
     assert by_key[KEY] == []
     assert by_key["human-verbatim"] == [75.0, 75.0]
+    # an empty condition ranks nobody: no overview row, never a rank 1 shared without means
+    assert board.overview == ()
+    phase = built(phase)
+    api = client.get(f"/api/v1/phases/{phase.pk}/leaderboard/").json()
+    assert api["results"] == [] and api["count"] == 0
+    page = client.get(reverse("rankings:leaderboard", args=[phase.challenge.slug, phase.slug]))
+    assert "The overview ranks nobody" in page.text
+    assert f"({condition.label} has none)" in page.text
     detail = client.get(reverse("submissions:detail", args=[runs[0].pk])).text
     assert "What went wrong" in detail and "sng0002" in detail
+    # the dashboard counts what the reference refuses (the runs are scored, not failed)
+    dashboard = client.get(reverse("challenges:organise", args=[phase.challenge.slug])).text
+    assert f"{phase.name} / {condition.label}: 2 submissions the active version" in dashboard
 
     # Going back: the previous version's review says both would be scored again, at 75.00.
     back = reverse("challenges:review_reference", args=[phase.challenge.slug, old.pk])
     page = client.get(back).text
     assert "2 would be scored against this version" in page
     assert "<strong>0 would fail</strong>" in page and page.count("75.00") == 2
+    assert "dialogues change (1 now, 2 in this version)" in page  # back to two: confirmed
     with django_capture_on_commit_callbacks(execute=True):
-        client.post(back)
+        client.post(back, {"confirm": "yes"})
     assert condition.active_reference() == old
     assert _run_all(enqueued) == ["scored", "scored"]
     for run in runs:

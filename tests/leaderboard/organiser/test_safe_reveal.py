@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from leaderboard.challenges.models import Phase
 from leaderboard.rankings.snapshots import RevealError, preview, reveal
-from leaderboard.submissions.services import select_final
+from leaderboard.submissions import services
 from tests.leaderboard.boards import built
 from tests.leaderboard.organiser.conftest import close
 from tests.leaderboard.web import log_in
@@ -75,9 +75,10 @@ def test_a_ranking_changed_since_the_preview_is_not_published(world, client):
     close(world.phase)
     log_in(client, world.organiser)
     seen = _fingerprint(client.get(_url(world)).text)
-    # team B selects its other run after the organiser looked: the private board changes
-    select_final(world.runs["B1"], world.teams["B"].created_by, False)
-    select_final(world.runs["B2"], world.teams["B"].created_by, True)
+    # after the organiser looked, an organiser re-scores B's final selection (B1): while it
+    # is queued, B ranks by its default final, its best public run B2 (selections froze at
+    # the close): the private board changes
+    assert services.rescore(world.runs["B1"], enqueue=False, actor=world.organiser)
     built(world.phase)  # and the board's worker has built the new private board
     response = client.post(_url(world), {"fingerprint": seen}, follow=True)
     assert not world.phase.snapshots.exists()
@@ -96,9 +97,9 @@ def test_a_reveal_is_refused_while_the_private_board_is_behind_the_phase(world, 
     close(world.phase)
     log_in(client, world.organiser)
     seen = _fingerprint(client.get(_url(world)).text)
-    # team B moves its final selection to B2 (private 2/7 = 28.57) after the preview
-    select_final(world.runs["B1"], world.teams["B"].created_by, False)
-    select_final(world.runs["B2"], world.teams["B"].created_by, True)
+    # B's final selection B1 is queued for re-scoring after the preview: B ranks by its
+    # default final, its best public run B2 (private 2/7 = 28.57)
+    assert services.rescore(world.runs["B1"], enqueue=False, actor=world.organiser)
     phase = Phase.objects.select_related("challenge").get(pk=world.phase.pk)
     shown = preview(phase)
     # the stored board is the one built before the change: not ready, nothing to confirm

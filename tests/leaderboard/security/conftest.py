@@ -76,7 +76,7 @@ class World:
             "api:submit": {"pk": phase.pk},
             **{
                 f"api:organise-{name}": {"pk": phase.pk}
-                for name in ("submissions", "results", "archive", "snapshots", "files")
+                for name in ("submissions", "results", "archive", "snapshots", "files", "audit")
             },
             "api:sample": {"pk": phase.pk, "condition": KEYS[0]},
             "api:not-found": {"rest": "nothing-here/"},

@@ -77,6 +77,8 @@ EXPECTED: dict[str, str] = {
     "rankings:reveal": "34444424",
     "challenges:organise": "34444424",
     "challenges:decide": "34444444",
+    # the list of organisers and its add/remove form: the challenge's organisers only
+    "challenges:co_organisers": "34444424",
     "challenges:rescore": "34444444",
     # a reference version's impact: its organisers, and superusers sent there by the admin
     "challenges:review_reference": "34444422",
@@ -128,6 +130,7 @@ EXPECTED: dict[str, str] = {
     "api:organise-archive": "44444424",
     "api:organise-snapshots": "44444424",
     "api:organise-files": "44444424",
+    "api:organise-audit": "44444424",
     "api:schema": PUBLIC,
     "api:docs": PUBLIC,
     "api:redoc": PUBLIC,

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.apps import apps
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 
 from leaderboard.challenges import roles
 from leaderboard.challenges.models import Challenge
+
+ACTOR = "operator (add_organiser)"
 
 
 class Command(BaseCommand):
@@ -35,16 +35,10 @@ class Command(BaseCommand):
         User = get_user_model()
         user = User.objects.filter(username=options["username"]).first()
         with transaction.atomic():
-            roles.sync_group(apps)
-            group = Group.objects.get(name=roles.GROUP)
             if options["remove"]:
                 if user is None:
                     raise CommandError(f"no user {options['username']!r}")
-                challenge.organisers.remove(user)
-                if not user.organised_challenges.exists():
-                    user.groups.remove(group)
-                    if not user.is_superuser:
-                        User.objects.filter(pk=user.pk).update(is_staff=False)
+                roles.revoke(challenge, user, actor_name=ACTOR)
                 self.stdout.write(f"{user.username} no longer organises {challenge.slug}")
                 return
             if user is None:
@@ -55,9 +49,7 @@ class Command(BaseCommand):
                 user = User.objects.create_user(
                     username=options["username"], email=options["email"], password=None
                 )
-            User.objects.filter(pk=user.pk).update(is_staff=True)
-            user.groups.add(group)
-            challenge.organisers.add(user)
+            roles.grant(challenge, user, actor_name=ACTOR)
         self.stdout.write(
             f"{user.username} organises {challenge.slug}: staff, in the {roles.GROUP} group"
         )

@@ -10,6 +10,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 import scoring
+from leaderboard.challenges import roles
 from leaderboard.challenges.config import (
     ConfigError,
     Plan,
@@ -41,6 +42,7 @@ class Command(BaseCommand):
                 create_challenge(config, path.parent, plan)
         except (ConfigError, scoring.ScoringError) as exc:
             raise CommandError(f"{path.name}: nothing was created:\n{exc}") from exc
+        self.dry_run = bool(options["dry_run"])
         self._summary(plan)
         if options["dry_run"]:
             self.stdout.write(f"dry run: {path.name} is valid; nothing was written")
@@ -54,5 +56,10 @@ class Command(BaseCommand):
     def _summary(self, plan: Plan) -> None:
         self.stdout.write(f"challenge {plan.slug!r}: phases {', '.join(plan.phases)}")
         self.stdout.write(f"organisers: {', '.join(plan.organisers) or 'none'}")
+        if plan.organisers and not self.dry_run:
+            self.stdout.write(
+                f"  each now staff and in the {roles.GROUP} group: they reach the admin and "
+                "the dashboard of this challenge"
+            )
         for reference in plan.references:
             self.stdout.write(f"  {reference.describe()}")

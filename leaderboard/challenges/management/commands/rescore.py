@@ -52,9 +52,9 @@ class Command(BaseCommand):
             scope["condition"] = condition
         if options["now"]:
             # Nothing is sent to the broker: requeue, then score here, one by one.
-            ids = services.rescore_all(**scope, enqueue=False)
+            ids = services.rescore_all(**scope, enqueue=False, actor_name="operator (rescore)")
             outcomes = [services.run_scoring(pk) for pk in ids]
             self.stdout.write(f"re-scored {outcomes.count('scored')} of {len(ids)} submission(s)")
         else:
-            ids = services.rescore_all(**scope)
+            ids = services.rescore_all(**scope, actor_name="operator (rescore)")
             self.stdout.write(f"queued {len(ids)} submission(s) for re-scoring")
