@@ -15,7 +15,7 @@ from typing import Any
 from django.utils.text import slugify
 
 from leaderboard.numbers import signed
-from leaderboard.plotting import FONT, text, wrap
+from leaderboard.plotting import FONT, baseline_method, text, wrap
 from leaderboard.rankings.board import (
     Column,
     ConditionBoard,
@@ -88,7 +88,7 @@ def _legend(title: str) -> dict[str, Any]:
 def _label(row: Row | OverviewRow) -> str:
     # a team may have several baselines: each is named by its method
     if row.is_baseline:
-        return f"{text(row.team_name)}: {text(row.method_name)} (baseline)"
+        return f"{text(row.team_name)}: {text(baseline_method(row.method_name))}"
     return text(row.team_name)
 
 

@@ -37,7 +37,7 @@ def test_the_demo_leaderboard_has_bars_with_intervals_lines_and_a_scatter(client
     charts = _charts(page)
     board = leaderboard(demo_phase)
     # a baseline is named by its method too (a team may have several)
-    teams = {"Team Alpha", "Team Beta", "Baselines: Whisper + TripPy baseline (baseline)"}
+    teams = {"Team Alpha", "Team Beta", "Baselines: Whisper + TripPy baseline"}
     names = [c.name for c in board.columns]
     for condition in board.conditions:
         for metric in ("jga", "ser"):
@@ -83,6 +83,12 @@ def test_the_demo_leaderboard_has_bars_with_intervals_lines_and_a_scatter(client
         ["circle-open", "square-open", "triangle-up-open"]
     ]
     assert "Change (JGA points)" in page
+    # the robustness page names the baseline as the charts do, not "baseline (baseline)"
+    page = client.get(reverse("rankings:robustness", args=[dstc11.SLUG, demo_phase.slug])).text
+    changes_chart = _charts(page)["chart-changes"]["data"]
+    assert {y.replace("<br>", " ") for t in changes_chart for y in t["y"]} == teams
+    assert '<th scope="row">Baselines: Whisper + TripPy baseline</th>' in page
+    assert "(baseline)" not in page and ", baseline)" not in page
 
 
 def test_a_team_keeps_its_colour_in_every_chart_whatever_its_rank(client, demo_phase):
@@ -99,7 +105,7 @@ def test_a_team_keeps_its_colour_in_every_chart_whatever_its_rank(client, demo_p
                 else:
                     pairs = list(zip(trace["y"], trace["marker"]["color"], strict=True))
                 for label, colour in pairs:
-                    # a baseline's label is "team: method (baseline)"
+                    # a baseline is "team: method (baseline)" ("team: method" if the method says so)
                     seen.setdefault(label.split(":")[0].removesuffix(" (baseline)"), set()).add(
                         colour
                     )
