@@ -38,3 +38,16 @@ def baseline_method(method: str) -> str:
     """A baseline's method as charts name it: ``method (baseline)``, unless the name already
     ends with the word baseline."""
     return method if _SAYS_BASELINE.search(method) else f"{method} (baseline)"
+
+
+def wrap_words(label: str, width: int = 20) -> str:
+    """``label`` broken at spaces into lines of at most ``width`` characters (a longer word
+    keeps a line of its own), joined by Plotly's ``<br>``: a long team name as a tick or a
+    legend entry that fits a phone's width."""
+    lines: list[str] = []
+    for word in label.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return "<br>".join(lines)
