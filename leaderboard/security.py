@@ -1,6 +1,7 @@
-"""Security middleware: a request-size limit enforced before any body is read, NUL-free query
-strings, and the Content-Security-Policy header; the client address every per-address limit
-uses, and the log-in limit's settings for django-axes.
+"""Security middleware: a request-size limit enforced before any body is read (and a chunked
+body without a length refused, not read as empty), NUL-free query strings, and the
+Content-Security-Policy header; the client address every per-address limit uses, and the
+log-in limit's settings for django-axes.
 
 Written here rather than depending on django-csp: the policy is one static header (our pages
 have no inline script; data reaches the charts through ``json_script`` blocks, which are JSON,
@@ -40,14 +41,35 @@ def _too_large(request: HttpRequest, declared: int) -> HttpResponse:
     return error_page(413, message, "The upload is too large")
 
 
+def _length_required(request: HttpRequest) -> HttpResponse:
+    message = (
+        "The request body was sent in chunks (Transfer-Encoding: chunked) without a "
+        "Content-Length header, and this site reads a body only with its length: send the "
+        "request again with a Content-Length (curl -F and the trackboard command do; do not "
+        "add a Transfer-Encoding: chunked header). Nothing was stored and nothing counts "
+        "against your quota."
+    )
+    if request.path.startswith("/api/"):
+        from leaderboard.api.errors import error_body  # as in _too_large
+
+        return JsonResponse(error_body("length_required", message), status=411)
+    return error_page(411, message, "The upload has no length")
+
+
 class RequestSizeLimitMiddleware:
     """Refuse a request whose declared body exceeds ``MAX_REQUEST_BYTES`` with 413, before
-    Django reads (or spools to disk) a byte of it."""
+    Django reads (or spools to disk) a byte of it; and a chunked body without a length with
+    411, which Django would otherwise read as empty (a form missing every field)."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
+        # A WSGI server hands a chunked body over without CONTENT_LENGTH (nginx in front
+        # buffers it and sends the length, so this is a client talking to the app directly).
+        chunked = "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower()
+        if chunked and not request.META.get("CONTENT_LENGTH"):
+            return _length_required(request)
         raw = request.META.get("CONTENT_LENGTH") or "0"
         try:
             declared = int(raw)

@@ -18,7 +18,7 @@ from typing import Any
 from leaderboard.analyses.pairwise import paired
 from leaderboard.challenges.models import Phase
 from leaderboard.numbers import signed
-from leaderboard.plotting import FONT, text, wrap
+from leaderboard.plotting import FONT, baseline_method, text, wrap
 from leaderboard.rankings.board import Leaderboard, counted
 from leaderboard.rankings.charts import CHART_LIMIT, CONDITION_SYMBOLS
 from leaderboard.rankings.dialogues import part_dialogues
@@ -115,7 +115,7 @@ def chart(first: str, entries: list[EntryChanges], metric_label: str) -> dict[st
     shown = entries[:CHART_LIMIT]
     # long names on two lines, so the plot keeps its width on a phone
     labels = [
-        wrap(f"{text(e.team_name)}: {text(e.method_name)} (baseline)", 16)
+        wrap(f"{text(e.team_name)}: {text(baseline_method(e.method_name))}", 16)
         if e.is_baseline
         else wrap(text(e.team_name), 16)
         for e in shown

@@ -15,7 +15,7 @@ from typing import Any
 from django.utils.text import slugify
 
 from leaderboard.numbers import signed
-from leaderboard.plotting import FONT, text, wrap
+from leaderboard.plotting import FONT, baseline_method, text, wrap, wrap_words
 from leaderboard.rankings.board import (
     Column,
     ConditionBoard,
@@ -88,14 +88,21 @@ def _legend(title: str) -> dict[str, Any]:
 def _label(row: Row | OverviewRow) -> str:
     # a team may have several baselines: each is named by its method
     if row.is_baseline:
-        return f"{text(row.team_name)}: {text(row.method_name)} (baseline)"
+        return f"{text(row.team_name)}: {text(baseline_method(row.method_name))}"
     return text(row.team_name)
 
 
 def _tick(row: Row) -> str:
-    """A bar's label; a baseline's ("team: method (baseline)", the longest kind) on two lines,
-    so the bars keep enough of a phone's width for the axis ticks."""
-    return wrap(_label(row), 24) if row.is_baseline else _label(row)
+    """A bar's label on lines of at most 20 characters (a long team name, a baseline's "team:
+    method (baseline)"), so the bars keep enough of a phone's width for the axis and its
+    title."""
+    return wrap_words(_label(row), 20)
+
+
+def _entry(name: str) -> str:
+    """A legend entry on lines of at most 30 characters: Plotly does not wrap one, and a long
+    one would run past a phone's chart."""
+    return wrap_words(name, 30)
 
 
 def _cell(row: Row, index: int) -> tuple[Any, Any, Any]:
@@ -156,9 +163,12 @@ def bar_chart(board: ConditionBoard, column: Column, index: int) -> dict[str, An
     return {
         "data": [trace],
         "layout": _layout(
-            height=max(160, 28 * len(rows) + 70),
+            # each bar as tall as its label's lines need, so no two labels overlap
+            height=max(160, sum(max(28, 16 * _tick(r).count("<br>") + 24) for r in rows) + 90),
             xaxis={
-                "title": {"text": f"{name} (%), {column.better}"},
+                # on two lines: centred under a plot a phone leaves narrow, it still fits
+                "title": {"text": f"{name} (%),<br>{column.better}"},
+                "automargin": True,
                 "rangemode": "tozero",
                 "zeroline": True,
                 "nticks": 5,
@@ -194,7 +204,7 @@ def shakeup_chart(board: Leaderboard, found: Shakeup) -> dict[str, Any]:
             {
                 "type": "scatter",
                 "mode": "lines+markers",
-                "name": f"{_label(row)}: {moved}",
+                "name": _entry(f"{_label(row)}: {moved}"),
                 "x": ends,
                 "y": [move.public_rank, move.private_rank],
                 "line": {"color": colour, "dash": "dot" if row.is_baseline else "solid"},
@@ -227,6 +237,17 @@ def shakeup_chart(board: Leaderboard, found: Shakeup) -> dict[str, Any]:
     }
 
 
+def percent_range(values: list[float]) -> list[float] | None:
+    """An axis range for percentages: the values with a little room either side, never past
+    0 or 100 (Plotly's own padding runs a board near 100 to 101 %); ``None`` lets Plotly
+    choose when there is nothing to draw."""
+    if not values:
+        return None
+    low, high = min(values), max(values)
+    pad = max(1.0, (high - low) * 0.08)
+    return [max(0.0, low - pad), min(100.0, high + pad)]
+
+
 def robustness_chart(board: Leaderboard) -> dict[str, Any]:
     """One line per team (its overview submission) across the conditions in order, in the
     team's colour; the legend names each team with its change from the first condition to the
@@ -246,7 +267,7 @@ def robustness_chart(board: Leaderboard) -> dict[str, Any]:
             {
                 "type": "scatter",
                 "mode": "lines+markers",
-                "name": f"{_label(r)}: {change}",
+                "name": _entry(f"{_label(r)}: {change}"),
                 "x": labels,
                 "y": values,
                 "line": {
@@ -255,6 +276,8 @@ def robustness_chart(board: Leaderboard) -> dict[str, Any]:
                     "width": 2,
                 },
                 "marker": {"symbol": "diamond" if r.is_baseline else "circle", "size": 8},
+                # a marker at the range's end (100 %) is drawn whole, not cut by the plot area
+                "cliponaxis": False,
                 "customdata": [text(r.method_name) for _ in conditions],
                 "hovertemplate": (
                     f"<b>{_label(r)}</b><br>%{{customdata}}<br>%{{x}}: {name} %{{y:.2f}}"
@@ -269,7 +292,14 @@ def robustness_chart(board: Leaderboard) -> dict[str, Any]:
             showlegend=True,
             legend=_legend(f"Team: change in {name}, first to last condition"),
             xaxis={"type": "category", "automargin": True},
-            yaxis={"title": {"text": f"{name} (%)"}, "automargin": True, "nticks": 6},
+            yaxis={
+                "title": {"text": f"{name} (%)"},
+                "automargin": True,
+                "nticks": 6,
+                "range": percent_range(
+                    [p[0] for r in rows for p in r.per_condition.values() if p and p[0] is not None]
+                ),
+            },
             margin={"l": 10, "r": 10, "t": 20, "b": 10},
         ),
     }
@@ -302,7 +332,7 @@ def scatter_chart(board: Leaderboard) -> dict[str, Any]:
             {
                 "type": "scatter",
                 "mode": "markers",
-                "name": _label(rows[0]),
+                "name": _entry(_label(rows[0])),
                 "x": [_cell(r, 1)[0] for r in rows],
                 "y": [_cell(r, 0)[0] for r in rows],
                 "error_x": {

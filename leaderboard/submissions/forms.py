@@ -43,6 +43,12 @@ class SubmissionForm(forms.Form):
             )
         self.order_fields(["team"])
 
+    def close(self) -> None:
+        """Render the file inputs disabled (no submission is left). Only the widgets: an
+        upload sent anyway is still read and refused by the quota check, as before."""
+        for condition in self.conditions:
+            self.fields[file_field_name(condition)].widget.attrs["disabled"] = True
+
     def team(self) -> Team:
         if "team" in self.fields:
             return self.cleaned_data["team"]

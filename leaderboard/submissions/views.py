@@ -40,16 +40,24 @@ def _phase(slug: str, phase: str) -> Phase:
 
 
 def _quotas(phase: Phase, teams: list) -> list[dict[str, object]]:
+    """Each team's use of the quotas, whether it has any submission left, and (when only the
+    daily quota is used up) when the next one is allowed."""
     rows = []
     for team in teams:
         today, total = services.quota_usage(team, phase)
+        today_left = None if phase.daily_quota is None else max(0, phase.daily_quota - today)
+        total_left = None if phase.total_quota is None else max(0, phase.total_quota - total)
         rows.append(
             {
                 "team": team,
                 "today": today,
                 "total": total,
-                "today_left": None if phase.daily_quota is None else phase.daily_quota - today,
-                "total_left": None if phase.total_quota is None else phase.total_quota - total,
+                "today_left": today_left,
+                "total_left": total_left,
+                "used_up": today_left == 0 or total_left == 0,
+                "next_at": services.quota_resets_at()
+                if today_left == 0 and total_left != 0
+                else None,
             }
         )
     return rows
@@ -104,10 +112,16 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         else:
             messages.success(request, f"Submission #{submission.pk} received; scoring it now.")
             return redirect("submissions:detail", submission.pk)
+    quotas = _quotas(selected, list(teams))
+    used_up = all(q["used_up"] for q in quotas)
+    if used_up:
+        # the server refuses an upload anyway; the form says so before any file is chosen
+        form.close()
     context = {
         "phase": selected,
         "challenge": selected.challenge,
         "form": form,
+        "used_up": used_up,
         "rejected": rejected,
         # Messages that belong to no file field (e.g. "upload at least one file").
         "rejected_other": {
@@ -117,7 +131,7 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         "verdicts": verdicts,
         "refused_count": sum(1 for v in verdicts if v["kind"] != "valid"),
         "valid_count": sum(1 for v in verdicts if v["kind"] == "valid"),
-        "quotas": _quotas(selected, list(teams)),
+        "quotas": quotas,
         "ways": formats.ways_in(selected, request.build_absolute_uri("/").rstrip("/")),
     }
     if retry_after is None:

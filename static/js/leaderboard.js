@@ -112,6 +112,7 @@
   }
 
   document.addEventListener("visibilitychange", function () {
+    if (!url) { return; }
     if (document.hidden) {
       if (timer !== null) { window.clearTimeout(timer); timer = null; }
     } else {
@@ -119,5 +120,6 @@
     }
   });
   enableSorting();
-  schedule();
+  // a hidden board has nothing to refresh: the page names no refresh and polls for none
+  if (url) { schedule(); }
 })();

@@ -16,6 +16,11 @@ from tests.leaderboard.boards import built
 pytestmark = pytest.mark.django_db(transaction=True)
 
 EVIL = "<img src=x onerror=alert(1)>"
+# the text of each SVG text element, its lines (Plotly's tspan.line) joined by a space
+LINES = """(texts) => texts.map((t) => {
+  const lines = Array.from(t.querySelectorAll("tspan.line")).map((s) => s.textContent);
+  return lines.length ? lines.join(" ") : t.textContent;
+})"""
 
 
 def _log_in(page, username):
@@ -82,9 +87,10 @@ def test_a_team_named_like_markup_is_text_everywhere_charts_included(page):
     assert page.locator("img").count() == 0
     assert EVIL in page.inner_text("#overview-table")
     # Plotly draws the escaped name as SVG text: the tick labels and the legend say it verbatim.
-    ticks = page.locator("#chart-jga-tts-verbatim .ytick text").all_text_contents()
+    # (a long label is drawn on several lines, one tspan each: read back with their spaces)
+    ticks = page.locator("#chart-jga-tts-verbatim .ytick text").evaluate_all(LINES)
     assert EVIL in ticks
-    legend = page.locator("#chart-robustness .legendtext").all_text_contents()
+    legend = page.locator("#chart-robustness .legendtext").evaluate_all(LINES)
     assert any(text.startswith(EVIL) for text in legend)
     # Plotly's drag layer sits above the bars: move the mouse there rather than "hover" them.
     bar = page.locator("#chart-jga-tts-verbatim .trace.bars .point >> nth=0")

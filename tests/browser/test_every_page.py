@@ -254,10 +254,11 @@ def test_every_page_fits_the_screen_with_no_error_and_no_serious_accessibility_i
             if size == "desktop" and overview is not None:
                 overviews += 1
                 problems += [f"{role} {path}: {p}" for p in _overview_problems(overview)]
-    # every page of every role at 2 sizes; the overviews: the reader's 3 public boards, the
+    # every page of every role at 2 sizes; the overviews: the reader's public DSTC11 board (the
+    # MultiWOZ 2.2 and DVD-DST boards have one condition, whose table is the ranking), the
     # participant's and the organiser's hidden one
     assert visited == 2 * sum(len(v) for v in demo_site["visits"].values()) > 60
-    assert overviews == 5
+    assert overviews == 3
     assert problems == [], "\n".join(problems)
     for task in SLUGS:
         for size in SIZES:

@@ -111,6 +111,19 @@ def test_a_challenge_of_another_task_runs_end_to_end_with_its_own_metrics(client
     assert [r["method_name"] for r in api["results"]] == ["perfect", "partial", "empty"]
     assert api["results"][1]["metrics"][primary]["value"] == pytest.approx(200 / 3)
 
+    # one condition: its table is the ranking, shown once, with no "over the 1 condition"
+    assert 'id="overview-table"' not in page and 'id="overview-heading"' not in page
+    assert page.count('<table class="ranking"') == 1
+    assert "over the 1 condition" not in page and "per condition" not in text
+    assert 'id="chart-scatter"' in page  # the scatter stays, beside the condition's bars
+    # the API's overview still answers, with the condition's ranking and numbers
+    overview = client.get(f"/api/v1/phases/{phase.pk}/leaderboard/").json()
+    assert [(r["method_name"], r["rank"]) for r in overview["results"]] == [
+        ("perfect", 1),
+        ("partial", 2),
+        ("empty", 3),
+    ]
+
 
 def test_an_invalid_upload_for_another_task_is_refused_with_the_scorers_message(client, enqueued):
     phase = make_phase("dvd", json.dumps(DVD_GOLD).encode())

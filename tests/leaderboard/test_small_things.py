@@ -9,6 +9,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
+from leaderboard.plotting import baseline_method, wrap_words
 from leaderboard.submissions.models import Submission
 from scoring import InvalidFile, Source, get_task
 from scoring.dvd.synth import make_gold as make_dvd_gold
@@ -41,6 +42,29 @@ def test_a_dvd_file_sent_to_a_dstc11_phase_says_what_it_is():
         get_task("dstc11").load_prediction(Source(dvd, "dvd.json"), reference)
     assert "as in a DVD-DST file (token sequences" in str(error.value)
     assert "not in the reference" not in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("method", "shown"),
+    [
+        ("TripPy", "TripPy (baseline)"),
+        ("Whisper + TripPy baseline", "Whisper + TripPy baseline"),
+        ("TripPy (Baseline)", "TripPy (Baseline)"),
+        ("Baseline-free TripPy", "Baseline-free TripPy (baseline)"),
+    ],
+)
+def test_a_method_that_says_it_is_a_baseline_is_not_marked_twice(method, shown):
+    assert baseline_method(method) == shown
+
+
+def test_a_long_team_name_is_broken_into_lines_a_phone_chart_can_hold():
+    name = "Spoken Language Systems Group, Saarland University"
+    assert wrap_words(name, 20) == "Spoken Language<br>Systems Group,<br>Saarland University"
+    assert wrap_words("Team Beta", 20) == "Team Beta"
+    # a word longer than the width keeps a line of its own
+    assert wrap_words("A Supercalifragilisticexpialidocious run", 10) == (
+        "A<br>Supercalifragilisticexpialidocious<br>run"
+    )
 
 
 @pytest.mark.parametrize(("limit", "what"), [("FILES", "files"), ("FIELDS", "fields")])

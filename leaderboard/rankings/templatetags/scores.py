@@ -11,7 +11,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
-from leaderboard import numbers
+from leaderboard import numbers, plotting
 from leaderboard.numbers import MISSING
 from leaderboard.rankings import charts
 
@@ -109,6 +109,12 @@ def correlation(value: float | None) -> str:
         return MISSING
     text = f"{value:.2f}"
     return "0.00" if text == "-0.00" else text.replace("-", numbers.MINUS)
+
+
+@register.filter
+def baseline_method(method: str) -> str:
+    """A baseline's method marked as one, unless its name already says so."""
+    return plotting.baseline_method(method)
 
 
 @register.filter

@@ -362,6 +362,14 @@ def quota_usage(team: Team, phase: Phase, now: dt.datetime | None = None) -> tup
     return charged.filter(created_at__gte=start_of_day).count(), charged.count()
 
 
+def quota_resets_at(now: dt.datetime | None = None) -> dt.datetime:
+    """When the daily quota that ``quota_usage`` counts starts again: the next midnight of
+    the site's time zone."""
+    now = now or timezone.now()
+    start_of_day = timezone.localtime(now).replace(hour=0, minute=0, second=0, microsecond=0)
+    return start_of_day + dt.timedelta(days=1)
+
+
 def _check_rejections(team: Team, now: dt.datetime | None = None) -> None:
     """Refuse an upload while the team's refused uploads in the window reach the limit: each
     one cost the server a parse and none is charged, so they are limited on their own."""

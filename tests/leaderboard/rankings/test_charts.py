@@ -13,6 +13,7 @@ from leaderboard.challenges.models import Phase
 from leaderboard.demo import dstc11
 from leaderboard.numbers import score, signed
 from leaderboard.plotting import wrap
+from leaderboard.rankings.charts import percent_range
 from leaderboard.submissions.models import Result
 from leaderboard.teams.models import Team
 from tests.leaderboard.boards import built, leaderboard
@@ -37,7 +38,7 @@ def test_the_demo_leaderboard_has_bars_with_intervals_lines_and_a_scatter(client
     charts = _charts(page)
     board = leaderboard(demo_phase)
     # a baseline is named by its method too (a team may have several)
-    teams = {"Team Alpha", "Team Beta", "Baselines: Whisper + TripPy baseline (baseline)"}
+    teams = {"Team Alpha", "Team Beta", "Baselines: Whisper + TripPy baseline"}
     names = [c.name for c in board.columns]
     for condition in board.conditions:
         for metric in ("jga", "ser"):
@@ -76,13 +77,21 @@ def test_the_demo_leaderboard_has_bars_with_intervals_lines_and_a_scatter(client
         assert cell in page
     scatter = charts["chart-scatter"]["data"]
     # one trace per team, one marker per condition, each with both intervals
-    assert sorted(t["name"] for t in scatter) == sorted(teams)
+    # a long legend entry on lines of at most 30 characters (Plotly does not wrap one)
+    assert sorted(t["name"].replace("<br>", " ") for t in scatter) == sorted(teams)
+    assert all(len(line) <= 30 for t in scatter for line in t["name"].split("<br>"))
     assert [len(t["x"]) for t in scatter] == [3, 3, 3]
     assert all(None not in t["error_x"]["array"] + t["error_y"]["array"] for t in scatter)
     assert [t["marker"]["symbol"] for t in scatter if "baseline" in t["name"]] == [
         ["circle-open", "square-open", "triangle-up-open"]
     ]
     assert "Change (JGA points)" in page
+    # the robustness page names the baseline as the charts do, not "baseline (baseline)"
+    page = client.get(reverse("rankings:robustness", args=[dstc11.SLUG, demo_phase.slug])).text
+    changes_chart = _charts(page)["chart-changes"]["data"]
+    assert {y.replace("<br>", " ") for t in changes_chart for y in t["y"]} == teams
+    assert '<th scope="row">Baselines: Whisper + TripPy baseline</th>' in page
+    assert "(baseline)" not in page and ", baseline)" not in page
 
 
 def test_a_team_keeps_its_colour_in_every_chart_whatever_its_rank(client, demo_phase):
@@ -99,7 +108,7 @@ def test_a_team_keeps_its_colour_in_every_chart_whatever_its_rank(client, demo_p
                 else:
                     pairs = list(zip(trace["y"], trace["marker"]["color"], strict=True))
                 for label, colour in pairs:
-                    # a baseline's label is "team: method (baseline)"
+                    # a baseline is "team: method (baseline)" ("team: method" if the method says so)
                     seen.setdefault(label.split(":")[0].removesuffix(" (baseline)"), set()).add(
                         colour
                     )
@@ -145,3 +154,19 @@ def test_long_condition_names_break_onto_two_lines_for_a_phone():
     assert wrap("Human-Paraphrased") == "Human-<br>Paraphrased"
     assert wrap("A very long condition name") == "A very long<br>condition name"
     assert wrap("Unbreakablelongname") == "Unbreakablelongname"
+
+
+@pytest.mark.parametrize(
+    ("values", "expected"),
+    [
+        # near 100: one point of room below, none past 100 (Plotly's own padding gave 101)
+        ([97.5, 100.0, 99.0], [96.5, 100.0]),
+        # a spread of 25 points: 8% of it (2) either side
+        ([20.0, 45.0], [18.0, 47.0]),
+        # near 0: never below it
+        ([0.5, 3.0], [0.0, 4.0]),
+        ([], None),
+    ],
+)
+def test_a_percentage_axis_stays_within_0_and_100(values, expected):
+    assert percent_range(values) == (pytest.approx(expected) if expected else None)

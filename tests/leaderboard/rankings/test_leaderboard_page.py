@@ -140,6 +140,19 @@ def test_a_hidden_phase_shows_no_results_except_to_organisers(client, phase, who
     assert team.name in client.get(_url(phase)).text
 
 
+def test_a_hidden_board_names_no_refresh_as_it_has_no_table(client, phase):
+    scored_submission(approved_team(phase), phase)
+    visible = client.get(_url(phase)).text
+    assert "The tables and charts refresh by themselves every second." in visible
+    Phase.objects.filter(pk=phase.pk).update(results_visibility=Phase.Visibility.HIDDEN)
+    page = client.get(_url(phase)).text
+    assert "Results are hidden until the organisers reveal them" in page
+    assert "<table" not in page
+    # no wording about refreshing, and nothing for the page's script to poll
+    assert "refresh" not in page.replace("js/leaderboard.js", "").lower()
+    assert "data-refresh-url" not in page
+
+
 def test_a_revealed_phase_is_public_again(client, phase):
     team = approved_team(phase)
     scored_submission(team, phase)

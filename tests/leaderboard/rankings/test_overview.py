@@ -146,5 +146,6 @@ def test_a_single_condition_board_has_no_change_and_no_robustness_chart(client):
         assert "Change (" not in page and 'id="chart-robustness"' not in page
         charts = json.loads(page.split('id="chart-data" type="application/json">')[1].split("<")[0])
         assert "chart-robustness" not in charts and "chart-scatter" in charts
-        cells = re.findall(r'<td class="num condition"', _overview(page))
-        assert len(cells) == 3  # three teams, one condition
+        # its one table is the ranking: no overview repeating it
+        assert 'id="overview-table"' not in page and page.count('<table class="ranking"') == 1
+        assert len(re.findall(r'<td class="rank">', page)) == 3  # three teams, one condition

@@ -243,6 +243,35 @@ def test_a_declared_two_gigabyte_body_gets_413_without_being_read(client, world,
     _assert_nothing_kept(phase, team, private)
 
 
+@pytest.mark.parametrize("path", ["api", "page"])
+def test_a_chunked_body_without_a_length_is_told_to_send_one(client, world, enqueued, path):
+    # what a WSGI server hands over for "Transfer-Encoding: chunked": no CONTENT_LENGTH, which
+    # Django reads as an empty body ("method_name: This field is required.")
+    phase, team, private = world
+    body = b'--zz\r\nContent-Disposition: form-data; name="method_name"\r\n\r\nm\r\n--zz--\r\n'
+    chunked = {
+        "content_type": "multipart/form-data; boundary=zz",
+        "CONTENT_LENGTH": "",
+        "HTTP_TRANSFER_ENCODING": "chunked",
+    }
+    if path == "api":
+        url = f"/api/v1/phases/{phase.pk}/submissions/"
+        response = token_client(team.created_by).generic("POST", url, body, **chunked)
+        assert response.status_code == 411
+        error = response.json()["error"]
+        assert error["code"] == "length_required"
+        text = error["message"]
+    else:
+        log_in(client, team.created_by)
+        url = reverse("submissions:submit", args=[phase.challenge.slug, phase.slug])
+        response = client.generic("POST", url, body, **chunked)
+        assert response.status_code == 411
+        text = response.text
+    assert "without a Content-Length header" in text and "send the request again with" in text
+    assert "This field is required" not in text
+    _assert_nothing_kept(phase, team, private)
+
+
 def test_a_deeply_nested_json_body_to_the_api_is_a_client_error(world):
     phase, team, _ = world
     api = token_client(team.created_by)

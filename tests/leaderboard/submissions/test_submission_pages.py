@@ -101,6 +101,14 @@ def test_a_teammate_sees_the_full_result(client, scored, teammate):
     assert "<code>gold-json</code>" in page
     assert "JGA per domain" in page and "Errors per slot" in page
     assert ">train-leaveat</th>" in page
+    # train-leaveat: in the reference once, wrong once (S) in 4 turns: accuracy 100 x (1 - 1/4),
+    # though none of its one reference value is correct; the page says how it is counted
+    cells = "".join(f'<td class="num">{v}</td>' for v in (1, 1, 0, 1, 0, 0, "75.00"))
+    assert f">train-leaveat</th>{cells}</tr>" in page
+    assert (
+        "<strong>Accuracy</strong>: the share of turns in which the slot is not wrong, "
+        "100 \u00d7 (1 \u2212 (S + D + I) / turns), over every turn of the condition"
+    ) in page
     assert "dstc11|norm:default|" in page
     # The stored prediction files are named, never linked: they have no URL.
     assert "run.json" in page

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import re
+
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.html import escape
 
 from leaderboard.submissions import services
@@ -80,6 +84,44 @@ def test_the_third_submission_of_the_day_is_refused_with_a_clear_message(
     assert response.status_code == 200
     assert escape(f"{team.name} has used its 2 submission(s) for today") in response.text
     assert Submission.objects.count() == 2
+
+
+def _disabled(page: str) -> list[bool]:
+    """For each file input and the submit button of ``page``: whether it is disabled."""
+    tags = re.findall(r'<input type="file"[^>]*>|<button type="submit"(?: disabled)?>', page)
+    assert len(tags) == len(KEYS) + 1
+    return [" disabled" in tag for tag in tags]
+
+
+def test_at_quota_zero_the_form_says_so_and_when_the_next_is_allowed_before_any_upload(
+    client, phase, team, member, enqueued
+):
+    assert _disabled(client.get(_url(phase)).text) == [False] * (len(KEYS) + 1)
+    for _ in range(2):
+        assert client.post(_url(phase), submit_payload()).status_code == 302
+    page = client.get(_url(phase)).text
+    assert _disabled(page) == [True] * (len(KEYS) + 1)
+    # the daily quota starts again at the next midnight of the site's time zone
+    tomorrow = timezone.localdate() + dt.timedelta(days=1)
+    assert (
+        f"No submissions left: {escape(team.name)} has used its 2 submissions for today; the "
+        f'next one is allowed from <time datetime="{tomorrow.isoformat()}T00:00:00'
+    ) in page
+    # an upload sent anyway is refused by the server as before, and stores nothing
+    response = client.post(_url(phase), submit_payload())
+    assert escape(f"{team.name} has used its 2 submission(s) for today") in response.text
+    assert Submission.objects.count() == 2
+
+
+def test_with_the_total_quota_used_up_the_form_names_no_next_time(
+    client, phase, team, member, enqueued
+):
+    type(phase).objects.filter(pk=phase.pk).update(daily_quota=None, total_quota=1)
+    assert client.post(_url(phase), submit_payload()).status_code == 302
+    page = client.get(_url(phase)).text
+    assert _disabled(page) == [True] * (len(KEYS) + 1)
+    assert f"No submissions left: {escape(team.name)} has used all 1 submission allowed" in page
+    assert "next one is allowed" not in page
 
 
 def test_it_shows_the_remaining_quota_for_today_and_in_total(client, phase, team, member):
