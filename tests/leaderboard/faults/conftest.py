@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from kombu import pools as kombu_pools
 
 from leaderboard.celery import app
 from tests.conftest import require
@@ -105,8 +106,16 @@ def publish_to(monkeypatch):
         monkeypatch.setattr(app.amqp, "_producer_pool", None)
 
     yield switch
-    if app._pool is not None:
-        app._pool.force_close_all()
+    pool = app._pool
+    if pool is not None:
+        pool.force_close_all()
+        # kombu keeps one pool per broker address for the whole process: forget the closed
+        # one, or the next test on the same address (the own redis-servers reuse their ports)
+        # would be handed it ("Acquire on closed pool").
+        for group in (kombu_pools.connections, kombu_pools.producers):
+            for key, value in list(group.items()):
+                if value is pool or getattr(value, "connections", None) is pool:
+                    dict.__delitem__(group, key)
 
 
 @dataclass
