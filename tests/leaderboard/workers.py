@@ -37,6 +37,18 @@ def wait_for(predicate: Callable[[], bool], what: str, logs: Path, deadline: flo
     pytest.fail(f"timed out waiting for {what}; worker output:\n{output}")
 
 
+def _stop(processes: list[subprocess.Popen]) -> None:
+    """Terminate each process still running, killing it after 10 s."""
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
 @pytest.fixture
 def start_worker(
     postgres, redis_url, isolation, tmp_path
@@ -103,14 +115,7 @@ def start_worker(
         return process
 
     yield start
-    for process in processes:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    _stop(processes)
 
 
 @pytest.fixture
@@ -144,11 +149,4 @@ def start_beat(
         return process
 
     yield start
-    for process in processes:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    _stop(processes)
