@@ -9,19 +9,22 @@ from rest_framework import status
 
 from leaderboard.api.errors import ApiError
 from leaderboard.challenges.models import Phase
-from leaderboard.challenges.visibility import access
+from leaderboard.challenges.visibility import Access, access
 from leaderboard.teams.models import Team
 from leaderboard.teams.services import approved_teams
 
 
-def require_results_visible(phase: Phase, user: Any) -> None:
-    """The leaderboard page shows no scores of a hidden phase except to its organisers."""
-    if not access(phase, user).board:
+def require_results_visible(phase: Phase, user: Any) -> Access:
+    """The leaderboard page shows no scores of a hidden phase except to its organisers: what
+    ``user`` may see of ``phase``, when it includes the board."""
+    rights = access(phase, user)
+    if not rights.board:
         raise ApiError(
             "results_hidden",
             "The results of this phase are hidden until the organisers reveal them.",
             status_code=status.HTTP_403_FORBIDDEN,
         )
+    return rights
 
 
 def submitting_team(user: Any, phase: Phase, slug: str) -> Team:

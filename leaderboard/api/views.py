@@ -162,7 +162,7 @@ class PhaseLeaderboard(APIView):
 
     def get(self, request: Request, pk: int) -> Any:
         phase = _phase(pk)
-        require_results_visible(phase, request.user)
+        rights = require_results_visible(phase, request.user)
         renderer = request.accepted_renderer
 
         def make(found: Stored | None) -> HttpResponse:
@@ -189,6 +189,7 @@ class PhaseLeaderboard(APIView):
             compress=False,
             # read by pages of other sites: the anonymous answer only, without credentials
             cors=True,
+            rights=rights,
         )
 
     def _answer(self, request: Request, phase: Phase, found: Stored) -> tuple[Any, dict[str, str]]:

@@ -42,7 +42,7 @@ from django.utils.cache import get_conditional_response, patch_cache_control, pa
 from django.utils.timesince import timeuntil
 
 from leaderboard.challenges.models import Phase
-from leaderboard.challenges.visibility import access
+from leaderboard.challenges.visibility import Access, access
 from leaderboard.rankings.boards import State, Stored, state, stored
 
 #: Part of every key and validator: bump it when a release changes what a board response
@@ -56,16 +56,18 @@ def cache_key(what: str, *parts: object) -> str:
     return ":".join(["board", str(RELEASE), what, *map(str, parts)])
 
 
-def public(phase: Phase, user: Any) -> bool:
-    """Whether a shared cache may keep the answer: an anonymous reader of a visible board."""
-    return not user.is_authenticated and access(phase, user).board
+def public(user: Any, rights: Access) -> bool:
+    """Whether a shared cache may keep the answer: an anonymous reader of a visible board
+    (``rights``: what ``user`` may see of the phase)."""
+    return not user.is_authenticated and rights.board
 
 
-def etag(phase: Phase, user: Any, board: State | None, *variant: object) -> str:
+def etag(
+    phase: Phase, user: Any, rights: Access, board: State | None, *variant: object
+) -> str:
     """The validator of a board response for ``user``: the stored ``board`` it shows (None:
-    no board, for whoever may not see it), the phase's state, what ``user`` may see, and
-    ``variant`` (the view's own choices: format, page, query)."""
-    rights = access(phase, user)
+    no board, for whoever may not see it), the phase's state, what ``user`` may see
+    (``rights``), and ``variant`` (the view's own choices: format, page, query)."""
     seen = "".join(
         "1" if r else "0"
         for r in (rights.organiser, rights.board, rights.snapshots, rights.own_full)
@@ -88,6 +90,7 @@ def respond(
     vary: tuple[str, ...] = (),
     compress: bool = True,
     cors: bool = False,
+    rights: Access | None = None,
 ) -> HttpResponseBase:
     """Every board response's conditional GET: 304 when the client holds the validator of
     the stored public board this viewer would be shown, else ``make(stored)`` (None for a
@@ -95,21 +98,23 @@ def respond(
     made is kept in the cache under its validator, and the next reader of the same board with
     the same rights gets it without loading the board (for addresses the pages link to, never
     a query string a reader invents: the caller decides). ``shareable=False``: never for a
-    shared cache, whoever asks. ``cors``: a public answer may be read by pages of any site."""
+    shared cache, whoever asks. ``cors``: a public answer may be read by pages of any site.
+    ``rights``: what the viewer may see of the phase, when the caller has asked already."""
     user = request.user
-    known = state(phase) if access(phase, user).board else None
-    tag = etag(phase, user, known, *variant)
+    rights = access(phase, user) if rights is None else rights
+    known = state(phase) if rights.board else None
+    tag = etag(phase, user, rights, known, *variant)
     response = get_conditional_response(request, etag=tag)
     if response is None:
         response = cache.get(cache_key("response", tag)) if keep else None
         if response is None:
             found = None if known is None else stored(phase, known=known)
             if found is not None and found.identity != known.identity:
-                tag = etag(phase, user, found, *variant)  # built since ``known`` was read
+                tag = etag(phase, user, rights, found, *variant)  # built since ``known`` was read
             response = make(found)
             if keep and response.status_code == 200:
                 cache.set(cache_key("response", tag), response, settings.LEADERBOARD_CACHE_SECONDS)
-    shared = shareable and public(phase, user)
+    shared = shareable and public(user, rights)
     return finish(
         request, response, tag=tag, shared=shared, vary=vary, compress=compress, cors=cors
     )

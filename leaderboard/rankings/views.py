@@ -23,7 +23,7 @@ from django.views.decorators.http import require_http_methods
 from leaderboard.analyses import exports
 from leaderboard.analyses.crossteam import may_see
 from leaderboard.challenges.models import Phase
-from leaderboard.challenges.visibility import access
+from leaderboard.challenges.visibility import Access, access
 from leaderboard.rankings import caching
 from leaderboard.rankings.boards import Stored, stored
 from leaderboard.rankings.charts import CHART_LIMIT
@@ -55,19 +55,21 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
     user = request.user
     fragment = request.GET.get("fragment") == "1"
     show_all = request.GET.get("all") == "1"
+    rights = access(selected, user)
     if not fragment and (user.is_authenticated or len(messages.get_messages(request))):
         # the reader's name, a CSRF token or messages: never kept, never compressed
-        found = stored(selected) if access(selected, user).board else None
-        response = _page(request, selected, show_all, found)
+        found = stored(selected) if rights.board else None
+        response = _page(request, selected, rights, show_all, found)
         add_never_cache_headers(response)
         return response
     return caching.respond(
         request,
         selected,
-        lambda found: _page(request, selected, show_all, found),
+        lambda found: _page(request, selected, rights, show_all, found),
         variant=("page", fragment, show_all, caching.countdown(selected), request.get_full_path()),
         # kept for the addresses the page links to, not for any query string a reader invents
         keep=set(request.GET) <= {"fragment", "all"},
+        rights=rights,
     )
 
 
@@ -114,10 +116,10 @@ def embed(request: HttpRequest, slug: str, phase: str) -> HttpResponseBase:
 
 
 def _page(
-    request: HttpRequest, selected: Phase, show_all: bool, found: Stored | None
+    request: HttpRequest, selected: Phase, rights: Access, show_all: bool, found: Stored | None
 ) -> HttpResponse:
-    """The page (or its tables) of the stored public board ``found`` (None: not visible)."""
-    rights = access(selected, request.user)
+    """The page (or its tables) of the stored public board ``found`` (None: not visible), for
+    a viewer with ``rights``."""
     snapshot = latest(selected) if rights.snapshots and selected.revealed else None
     challenge = selected.challenge
     task = challenge.scoring_task()

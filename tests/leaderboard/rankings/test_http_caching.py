@@ -215,6 +215,20 @@ def test_a_warm_board_costs_two_queries_the_phases_and_the_stored_boards(
             assert client.get(urls[kind], HTTP_IF_NONE_MATCH="nothing-like-it").status_code == 200
 
 
+def test_a_signed_in_reader_of_a_warm_board_costs_five_queries(
+    client, phase, django_assert_num_queries
+):
+    # the session, its user, the phase, whether the user organises the challenge (asked
+    # once per request, whatever the view and the conditional GET need of it), and the
+    # stored board's version
+    client.force_login(UserFactory())
+    urls = _urls(phase)
+    for kind in ("page", "api"):
+        client.get(urls[kind])
+        with django_assert_num_queries(5):
+            assert client.get(urls[kind]).status_code == 200
+
+
 def test_the_api_keeps_each_answer_per_stored_board_and_address(client, phase, monkeypatch):
     for n in range(3):
         scored_submission(approved_team(phase), phase, f"Run {n}")
