@@ -62,9 +62,7 @@ def public(user: Any, rights: Access) -> bool:
     return not user.is_authenticated and rights.board
 
 
-def etag(
-    phase: Phase, user: Any, rights: Access, board: State | None, *variant: object
-) -> str:
+def etag(phase: Phase, user: Any, rights: Access, board: State | None, *variant: object) -> str:
     """The validator of a board response for ``user``: the stored ``board`` it shows (None:
     no board, for whoever may not see it), the phase's state, what ``user`` may see
     (``rights``), and ``variant`` (the view's own choices: format, page, query)."""
