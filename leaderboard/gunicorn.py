@@ -15,6 +15,13 @@ What it does not do: buffer whole bodies before a thread takes them. It takes ``
 x ``WEB_THREADS`` clients stalling at once, each for up to the read timeout per pause, to make
 the site wait; a reverse proxy that buffers request bodies (nginx does by default) in front of
 it removes even that (docs/operators.md).
+
+Every deployment here has nginx in front (docker/compose.yml, scripts/serve, the Kubernetes
+manifests), which takes whole requests and buffers answers: there the readers' pool runs its
+processes with one thread each (``WEB_THREADS=1``), since serving a board is Python work and the
+threads of one process take turns on one core (benchmarks/README.md, "load.py": 12.4 ms of CPU
+per signed-in read with 6 processes of one thread, 16.2 ms with 4 of four, under the same load).
+The defaults here stay for gunicorn without nginx in front, which no deployment does.
 """
 
 from __future__ import annotations

@@ -170,6 +170,19 @@ def test_the_published_port_is_on_loopback_by_default(compose):
         assert "ports" not in compose["services"][name], name
 
 
+def test_behind_nginx_the_readers_processes_have_one_thread_each(compose):
+    # nginx buffers the clients: the readers' pool is processes of one thread (compose,
+    # scripts/serve, the Kubernetes manifests), the uploads' pool its own 2 x 2
+    web, uploads = compose["services"]["web"], compose["services"]["uploads"]
+    assert web["environment"]["WEB_THREADS"] == "${WEB_THREADS:-1}"
+    assert uploads["environment"]["WEB_THREADS"] == "${UPLOADS_THREADS:-2}"
+    # the service's environment replaces the shared one: the addresses are still there
+    assert set(web["environment"]) >= {"DATABASE_URL", "REDIS_URL"}
+    assert 'WEB_THREADS="${WEB_THREADS:-1}"' in (ROOT / "scripts" / "serve").read_text()
+    config = yaml.safe_load((ROOT / "deploy" / "kubernetes" / "config.yaml").read_text())
+    assert config["data"]["WEB_THREADS"] == "1"
+
+
 def test_gunicorn_uses_threads_and_timeouts_that_slow_clients_cannot_hold():
     from leaderboard import gunicorn
 
