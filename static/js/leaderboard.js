@@ -66,7 +66,25 @@
   }
 
   // --- swapping in a new fragment --------------------------------------------------------
+  // What a focusable element is, as the new fragment's equal of it will be too.
+  function describe(element) {
+    return [element.tagName, element.id || "", element.getAttribute("href") || "",
+      (element.textContent || "").trim().replace(/\s+/g, " ")].join("|");
+  }
+
+  // A keyboard user keeps their place: the element that had the focus in the old tables
+  // gives it to its equal in the new ones (else the focus would fall back to the page).
+  function refocus(was) {
+    var found = box.querySelectorAll(was.tag);
+    for (var i = 0; i < found.length; i++) {
+      if (describe(found[i]) === was.key) { found[i].focus({ preventScroll: true }); return; }
+    }
+  }
+
   function swap(html) {
+    var active = document.activeElement;
+    var was = active && active !== document.body && box.contains(active)
+      ? { tag: active.tagName, key: describe(active) } : null;
     var template = document.createElement("template");
     template.innerHTML = html;  // rendered and escaped by the server, like the page itself
     var slots = template.content.querySelectorAll("[data-chart]");
@@ -76,6 +94,7 @@
     });
     box.replaceChildren(template.content);
     enableSorting();
+    if (was) { refocus(was); }
     if (window.Trackboard && window.Trackboard.drawCharts) { window.Trackboard.drawCharts(); }
     if (window.Trackboard && window.Trackboard.checkTables) { window.Trackboard.checkTables(); }
     if (window.Trackboard && window.Trackboard.localTimes) { window.Trackboard.localTimes(box); }

@@ -70,3 +70,28 @@ def test_tab_reaches_every_action_of_the_main_pages(page):
         f"/submissions/{run.pk}/",
     ):
         assert _tab_through(page, path) == [], path
+
+
+def test_the_focus_stays_in_its_place_when_the_tables_refresh(page):
+    phase = built(dstc11.build().phases.get(slug="test"))
+    page.goto(f"/challenges/{dstc11.SLUG}/{phase.slug}/leaderboard/")
+    page.wait_for_function(CHARTS_DRAWN, timeout=15_000)
+    # a control inside the tables: the sort button of a condition table's column
+    button = page.locator("#leaderboard-tables table.sortable th button").nth(1)
+    label = " ".join(button.inner_text().split())
+    button.focus()
+    # the first refresh swaps the fragment in (nothing swapped before it to compare with)
+    page.wait_for_function(
+        """() => (document.getElementById("refresh-status").textContent || "")
+            .startsWith("Updated at")""",
+        timeout=15_000,
+    )
+    focused = page.evaluate(
+        r"""() => {
+          const e = document.activeElement;
+          return [e.tagName, e.isConnected,
+                  !!e.closest("#leaderboard-tables"),
+                  (e.textContent || "").trim().replace(/\s+/g, " ")];
+        }"""
+    )
+    assert focused == ["BUTTON", True, True, label]
