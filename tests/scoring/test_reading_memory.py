@@ -6,6 +6,7 @@ allocation Python makes, so the figure does not depend on the machine."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import tracemalloc
 from collections.abc import Callable
@@ -25,10 +26,9 @@ def _peak(read: Callable[[bytes], object], data: bytes) -> float:
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
-        try:
+        # refused or accepted: the memory of reading it is what counts here
+        with contextlib.suppress(ScoringError):
             read(data)
-        except ScoringError:
-            pass  # refused or accepted: the memory of reading it is what counts here
         peak = tracemalloc.get_traced_memory()[1] - before
     finally:
         tracemalloc.stop()

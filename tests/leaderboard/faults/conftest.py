@@ -35,8 +35,12 @@ from tests.leaderboard.workers import (  # noqa: F401
     wait_for,
 )
 
-#: Loopback ports for the tests' own redis-servers (the first free one is taken).
-OWN_REDIS_PORTS = range(6391, 6400)
+#: Loopback ports for the tests' own redis-servers and Postgres clusters (the first free one is
+#: taken; a stopped server keeps its port for its restart): outside the ephemeral range, nine
+#: for each test process of a parallel run (``PYTEST_XDIST_WORKER``: gw0, gw1, ...), so two
+#: processes never take the same one.
+_PROCESS = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+OWN_REDIS_PORTS = range(6391 + 10 * _PROCESS, 6400 + 10 * _PROCESS)
 #: benchmarks/faults.py sets it to a file: each fault test appends its figures there.
 FIGURES_VARIABLE = "TRACKBOARD_FAULT_FIGURES"
 
