@@ -73,18 +73,29 @@
   }
 
   // A keyboard user keeps their place: the element that had the focus in the old tables
-  // gives it to its equal in the new ones (else the focus would fall back to the page).
+  // gives it to its equal in the new ones (else the focus would fall back to the page). Equal
+  // elements (the same link twice) are told apart by their order.
+  function place(element) {
+    var key = describe(element), seen = 0;
+    var all = box.querySelectorAll(element.tagName);
+    for (var i = 0; i < all.length && all[i] !== element; i++) {
+      if (describe(all[i]) === key) { seen++; }
+    }
+    return { tag: element.tagName, key: key, seen: seen };
+  }
+
   function refocus(was) {
-    var found = box.querySelectorAll(was.tag);
-    for (var i = 0; i < found.length; i++) {
-      if (describe(found[i]) === was.key) { found[i].focus({ preventScroll: true }); return; }
+    var all = box.querySelectorAll(was.tag), seen = 0;
+    for (var i = 0; i < all.length; i++) {
+      if (describe(all[i]) !== was.key) { continue; }
+      if (seen === was.seen) { all[i].focus({ preventScroll: true }); return; }
+      seen++;
     }
   }
 
   function swap(html) {
     var active = document.activeElement;
-    var was = active && active !== document.body && box.contains(active)
-      ? { tag: active.tagName, key: describe(active) } : null;
+    var was = active && active !== document.body && box.contains(active) ? place(active) : null;
     var template = document.createElement("template");
     template.innerHTML = html;  // rendered and escaped by the server, like the page itself
     var slots = template.content.querySelectorAll("[data-chart]");

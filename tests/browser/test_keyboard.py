@@ -76,10 +76,12 @@ def test_the_focus_stays_in_its_place_when_the_tables_refresh(page):
     phase = built(dstc11.build().phases.get(slug="test"))
     page.goto(f"/challenges/{dstc11.SLUG}/{phase.slug}/leaderboard/")
     page.wait_for_function(CHARTS_DRAWN, timeout=15_000)
-    # a control inside the tables: the sort button of a condition table's column
-    button = page.locator("#leaderboard-tables table.sortable th button").nth(1)
-    label = " ".join(button.inner_text().split())
-    button.focus()
+    # a link inside the tables that is there more than once (each chart of a condition links
+    # to its table): the last of them has the focus
+    links = page.locator('#leaderboard-tables a[href="#table-human-paraphrased"]')
+    last = links.count() - 1
+    assert last >= 1
+    links.nth(last).focus()
     # the first refresh swaps the fragment in (nothing swapped before it to compare with)
     page.wait_for_function(
         """() => (document.getElementById("refresh-status").textContent || "")
@@ -87,11 +89,11 @@ def test_the_focus_stays_in_its_place_when_the_tables_refresh(page):
         timeout=15_000,
     )
     focused = page.evaluate(
-        r"""() => {
+        """() => {
           const e = document.activeElement;
-          return [e.tagName, e.isConnected,
-                  !!e.closest("#leaderboard-tables"),
-                  (e.textContent || "").trim().replace(/\s+/g, " ")];
+          const equal = Array.from(
+            document.querySelectorAll('#leaderboard-tables a[href="#table-human-paraphrased"]'));
+          return [e.tagName, e.isConnected, equal.indexOf(e)];
         }"""
     )
-    assert focused == ["BUTTON", True, True, label]
+    assert focused == ["A", True, last]
