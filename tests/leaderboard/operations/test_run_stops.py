@@ -62,6 +62,11 @@ def var(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("run-site") / "var"
 
 
+def _signals_as_from_a_terminal() -> None:
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize(
     "sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name
 )
@@ -69,9 +74,11 @@ def test_scripts_run_stops_everything_it_started(var, tmp_path, sig):
     env = _environment(var)
     log_path = tmp_path / "run.log"
     with log_path.open("wb") as log:
+        # as from a terminal: a suite started in the background (``cmd &`` without job
+        # control) would hand the script SIGINT ignored, which a shell cannot trap
         site = subprocess.Popen(
             ["scripts/run"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True,
+            start_new_session=True, preexec_fn=_signals_as_from_a_terminal,
         )  # fmt: skip
     try:
         deadline = time.monotonic() + START_DEADLINE
