@@ -12,6 +12,7 @@ import pytest
 from leaderboard.demo import dstc11
 from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Team
+from tests.browser.test_every_page import _log_in
 from tests.leaderboard.boards import built
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -46,14 +47,6 @@ CUT = """() => {
 # The JGA / SER pairs of "My submissions": each one's right edge against the window's.
 PAIRS = """() => Array.from(document.querySelectorAll("#my-submissions .score-pair"))
   .map((p) => [p.textContent, p.getBoundingClientRect().right, window.innerWidth])"""
-
-
-def _log_in(page: Any, username: str) -> None:
-    page.goto("/accounts/login/")
-    page.fill("input[name=username]", username)
-    page.fill("input[name=password]", dstc11.PASSWORD)
-    page.click("main button[type=submit]")
-    page.wait_for_load_state()
 
 
 def _charts(page: Any, path: str, count: int) -> list[str]:
