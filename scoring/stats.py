@@ -190,6 +190,27 @@ def resample_weights(n: int, n_boot: int, seed: int) -> Iterator[tuple[int, Weig
         yield start, counts.reshape(count, n).astype(np.float32)
 
 
+class Draws:
+    """The bootstrap's resamples (:func:`resample_weights`) of a number of dialogues, drawn
+    once and shared by every :func:`resample_entries` given this object: a board draws the
+    resamples of its conditions of the same size once (DSTC11's three conditions are the same
+    1,000 dialogues), not once per condition. It keeps what it drew for as long as it lives
+    (``n_boot`` x ``n`` float32 per size: 4 MB for 1,000 resamples of 1,000 dialogues), so
+    it lives as long as one build."""
+
+    def __init__(self, n_boot: int, seed: int) -> None:
+        self.n_boot = n_boot
+        self.seed = seed
+        self._drawn: dict[int, list[tuple[int, Weights]]] = {}
+
+    def weights(self, n: int) -> list[tuple[int, Weights]]:
+        """``resample_weights(n, n_boot, seed)``'s blocks, drawn on the first call for ``n``."""
+        found = self._drawn.get(n)
+        if found is None:
+            found = self._drawn[n] = list(resample_weights(n, self.n_boot, self.seed))
+        return found
+
+
 def _rows(columns: Sequence[Sequence[float] | Counts], n: int | None = None) -> Block:
     """``columns`` (one per entry, one value per dialogue) as one (entries x n dialogues)
     array, of the narrowest type that holds them all (stored counts stay small integers)."""
@@ -277,9 +298,11 @@ def resample_entries(
     pairs: Sequence[tuple[int, int]],
     n_boot: int,
     seed: int,
+    draws: Draws | None = None,
 ) -> Resampled:
     """Many entries on one reference resampled together, with one shared set of resamples of
-    the dialogues.
+    the dialogues (``draws``: resamples drawn already with the same ``n_boot`` and ``seed``,
+    shared with other calls).
 
     Entry ``e``'s metric is ``100 * sum(numerators[e]) / sum(denominators[e])`` over the same
     ``n`` dialogues (finite numbers, denominators at least 0). With ``W`` the resamples as
@@ -299,6 +322,10 @@ def resample_entries(
     NaN. Whole-number counts are summed exactly in float32 (``_summable_in_float32``),
     others in float64.
     """
+    if draws is None:
+        draws = Draws(n_boot, seed)
+    elif (draws.n_boot, draws.seed) != (n_boot, seed):
+        raise ScoringError("the shared resamples were drawn with another count or seed.")
     counts = _rows(numerators)
     entries, n = counts.shape
     totals = _rows(denominators, n)
@@ -327,7 +354,7 @@ def resample_entries(
     base_of = which[first]
     shared = len(firsts) == 1  # one denominator for all: every pair's is the one column
     adjacent = _adjacent(first, second)  # a board's pairs (i, i + 1): views, not copies
-    for start, weights in resample_weights(n, n_boot, seed):
+    for start, weights in draws.weights(n):
         stop = start + len(weights)
         resampled: npt.NDArray[Any] = weights.astype(dtype, copy=False)
         sums = resampled @ counts_t  # every entry's resampled numerators

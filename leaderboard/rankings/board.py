@@ -16,12 +16,11 @@ and the charts use).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from django.db.models import Case, CharField, QuerySet, Value, When
-from django.db.models.functions import Cast, Concat
+from django.db.models import QuerySet
 
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.split import PARTS
@@ -232,6 +231,10 @@ class Counted(NamedTuple):
     signature: str
     #: every metric on the whole reference (which columns a board shows: ``columns``)
     metrics: dict[str, Any]
+    #: its reference, and its primary metric's per-dialogue statistics as stored
+    #: (``Result.primary_ratios``, decoded by ``dialogues.part_dialogues``)
+    reference_id: int
+    statistics: bytes | memoryview
     #: metric -> value, and metric -> [low, high], on the board's part of the split
     values: dict[str, Any]
     intervals: dict[str, Any]
@@ -268,20 +271,49 @@ _COUNTED_FIELDS = (
 
 def counted_values(phase: Phase, part: str, only: Iterable[int] | None = None) -> list[Counted]:
     """Every Result a board of ``part`` counts (``counted``), oldest first, in one query that
-    reads only the figures of the board's part of the split (``split_part``)."""
+    reads only the figures of the board's part of the split (``split_part``), with its stored
+    statistics: the one read of a board's Results."""
     which = split_part(phase, part)
     figures = "intervals" if which is None else f"part_metrics__{which}"
-    rows = counted(phase, only).order_by("created_at", "pk").values_list(*_COUNTED_FIELDS, figures)
+    rows = (
+        counted(phase, only)
+        .order_by("created_at", "pk")
+        .values_list(*_COUNTED_FIELDS, "reference_id", "primary_ratios", figures)
+    )
     found = []
-    for *fields, metrics, stored in rows:
+    for *fields, metrics, reference_id, data, stored in rows:
         metrics = metrics or {}
         if which is None:
             values, intervals = metrics, stored or {}
         else:
             stored = stored or {}
             values, intervals = stored.get("metrics") or {}, stored.get("intervals") or {}
-        found.append(Counted(*fields, metrics, values, intervals))
+        found.append(Counted(*fields, metrics, reference_id, data, values, intervals))
     return found
+
+
+#: A Result a board shows in a condition's table, with its rank there.
+Ranked = tuple[Counted, int]
+
+
+def ranking_key(challenge: Challenge) -> Callable[[Counted], tuple[Any, ...]]:
+    """The order of a condition's table, best first: the primary metric, then the
+    tie-breaking metric, each in its direction (undefined last), then the earlier submission,
+    then the lower submission id; on the board's part of the split (``Counted.values``)."""
+    direction = {m.name: m.direction for m in challenge.scoring_task().metrics}
+    signs = [
+        (metric, 1.0 if direction[metric] == "lower" else -1.0)
+        for metric in (challenge.primary, challenge.tiebreak)
+    ]
+
+    def key(found: Counted) -> tuple[Any, ...]:
+        keys: list[Any] = []
+        for metric, sign in signs:
+            value = found.values.get(metric)
+            keys.append((value is None, sign * (value or 0.0)))
+        return (*keys, found.submitted_at, found.submission_id)
+
+    return key
 
 
 def entry(rank: int, found: Counted) -> dict[str, Any]:
@@ -306,23 +338,6 @@ def entrant(submission: Submission) -> tuple[int, str]:
     """Who a board row stands for: a team (its best submission), or, for a baseline, the
     team's baseline method of that name, so several baselines each have their own row."""
     return (submission.team_id, submission.method_name if submission.is_baseline else "")
-
-
-def entrant_key() -> Any:
-    """``entrant`` as a database expression on Results, to partition a board's rows by."""
-    return Case(
-        When(
-            submission__is_baseline=True,
-            then=Concat(
-                Value("b:"),
-                Cast("submission__team_id", CharField()),
-                Value(":"),
-                "submission__method_name",
-            ),
-        ),
-        default=Concat(Value("t:"), Cast("submission__team_id", CharField())),
-        output_field=CharField(),
-    )
 
 
 def _is_web(url: str) -> bool:

@@ -1,28 +1,26 @@
-"""A phase's board computed from its Results: queries ranked by the ORM, then the statistics of
-one set of resamples per condition (rank groups, rank intervals, the detectable difference), the
+"""A phase's board computed from its Results: one read of every counted Result (its figures and
+stored statistics, ``counted_values``), ranked here, then the statistics of one set of
+resamples of the dialogues (rank groups, rank intervals, the detectable difference), the
 overview, the shake-up of a final board and the charts. Only the board's worker task calls
-``compute`` (``boards``); pages and the API read the stored board.
+``compute`` (``builds``); pages and the API read the stored board.
 
 Per condition: each team's best Result (each baseline method of a team its own row, badged)
-on the condition's active reference by the primary metric in its direction (typed ``primary``
-columns, see ``submissions.metrics``), then the tie-breaking metric in its direction, then the
-earlier submission; undefined metrics rank last (the public board of a phase with the Ladder
-ranks the Ladder's scores instead, ``ladder``). The overview ranks each team's best
-submission across the conditions (``overview``). Each row counts the scored submissions
-behind it: the entrant's submissions with a score on that condition (on the overview: on any
-condition), whatever the board ranks of them. What a board holds is ``board``; who may see
-which part is ``challenges.visibility``.
+on the condition's active reference by the primary metric in its direction, then the
+tie-breaking metric in its direction, then the earlier submission (``ranking_key``, on the
+figures of the board's part of the split); undefined metrics rank last (the public board of a
+phase with the Ladder ranks the Ladder's scores instead, ``ladder``). The overview ranks each
+team's best submission across the conditions (``overview``). Each row counts the scored
+submissions behind it: the entrant's submissions with a score on that condition (on the
+overview: on any condition), whatever the board ranks of them. What a board holds is
+``board``; who may see which part is ``challenges.visibility``.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
-
-from django.db.models import F, OrderBy, Window
-from django.db.models.functions import Rank, RowNumber
 
 from leaderboard.challenges.models import Condition, Phase
 from leaderboard.rankings import resampled
@@ -31,14 +29,14 @@ from leaderboard.rankings.board import (
     ConditionBoard,
     Counted,
     Leaderboard,
+    Ranked,
     Row,
     Shakeup,
     columns,
     counted,
     counted_values,
-    entrant_key,
     entry,
-    prefix,
+    ranking_key,
 )
 from leaderboard.rankings.charts import figures
 from leaderboard.rankings.dialogues import part_dialogues
@@ -48,10 +46,10 @@ from leaderboard.rankings.ladder import laddered
 from leaderboard.rankings.models import ReportedResult
 from leaderboard.rankings.overview import overview_plan, overview_rows
 from leaderboard.rankings.shakeup import NO_SPLIT, final_shakeups
-from leaderboard.submissions.models import Result
+from scoring.stats import Draws
 from scoring.taskapi import DialogueRatios
 
-__all__ = ["compute", "ordering", "part_dialogues", "reported_rows"]
+__all__ = ["compute", "part_dialogues", "reported_rows"]
 
 #: Who a row stands for (``Counted.entrant``): a team, or one of its baseline methods.
 Entrant = tuple[int, str]
@@ -76,20 +74,6 @@ def reported_rows(phase: Phase, *, organiser: bool = False) -> list[dict[str, An
     ]
 
 
-def ordering(phase: Phase, part: str) -> list[OrderBy]:
-    """Best first: the primary metric, then the tie-breaker, each in its direction (NULLs
-    last), then the earlier submission."""
-    challenge = phase.challenge
-    direction = {m.name: m.direction for m in challenge.scoring_task().metrics}
-    p = prefix(phase, part)
-    keys = []
-    for column, metric in (("primary", challenge.primary), ("tiebreak", challenge.tiebreak)):
-        field = F(f"{p}{column}")
-        lower = direction[metric] == "lower"
-        keys.append(field.asc(nulls_last=True) if lower else field.desc(nulls_last=True))
-    return [*keys, F("submission__created_at").asc(), F("submission_id").asc()]
-
-
 def compute(phase: Phase, part: str = "public") -> Leaderboard:
     """Build the leaderboard without the cache."""
     challenge = phase.challenge
@@ -103,7 +87,7 @@ def compute(phase: Phase, part: str = "public") -> Leaderboard:
     if ladder:
         ranked, overview_input = laddered(phase, results)
     else:
-        ranked, overview_input = _ranked(phase, part, only, {r.pk: r for r in results}), results
+        ranked, overview_input = _ranked(results, ranking_key(challenge)), results
     conditions = list(phase.conditions.order_by("order", "key"))
     planned = overview_plan(overview_input, shown, conditions)
     # the Result behind each overview row on each condition: (submission id, condition id)
@@ -111,9 +95,19 @@ def compute(phase: Phase, part: str = "public") -> Leaderboard:
     sources = [[behind.get((o.submission_id, c.pk)) for c in conditions] for o in planned]
     stored = _statistics(ranked, [r for row in sources for r in row])
     dialogues = part_dialogues(phase, part, list(stored.values()), primary)
+    resampling = challenge.resampling()
+    # the resamples of every condition's statistics, drawn once for each number of dialogues
+    draws = Draws(resampling.n_boot, resampling.seed)
     built = [
         _condition_board(
-            phase, c, shown, per_condition, ranked.get(c.pk, []), dialogues, [s[n] for s in sources]
+            phase,
+            c,
+            shown,
+            per_condition,
+            ranked.get(c.pk, []),
+            dialogues,
+            [s[n] for s in sources],
+            draws,
         )
         for n, c in enumerate(conditions)
     ]
@@ -130,7 +124,9 @@ def compute(phase: Phase, part: str = "public") -> Leaderboard:
     note = ""
     if part == "private":
         if phase.has_split:
-            shakeups = final_shakeups(phase, shown, built, overview, conditions, behind, stored)
+            shakeups = final_shakeups(
+                phase, shown, built, overview, conditions, behind, stored, draws
+            )
         else:
             note = NO_SPLIT
     board = Leaderboard(
@@ -187,52 +183,29 @@ def _statistics(
     ranked: dict[int, list[Ranked]], behind: Sequence[Counted | None]
 ) -> dict[int, tuple[int, int, Any]]:
     """Result id -> (id, reference id, stored primary statistics) of every ranked Result and of
-    the Results behind the overview (``behind``), those not ranked read in one query."""
-    stored = {
-        r.pk: (r.pk, reference_id, data)
-        for rows in ranked.values()
-        for r, _, reference_id, data in rows
-    }
-    missing = {r.pk for r in behind if r is not None and r.pk not in stored}
-    if missing:
-        for pk, reference_id, data in Result.objects.filter(pk__in=missing).values_list(
-            "pk", "reference_id", "primary_ratios"
-        ):
-            stored[pk] = (pk, reference_id, data)
-    return stored
+    the Results behind the overview (``behind``): the statistics a board resamples."""
+    shown = [r for rows in ranked.values() for r, _ in rows]
+    shown += [r for r in behind if r is not None]
+    return {r.pk: (r.pk, r.reference_id, r.statistics) for r in shown}
 
 
-#: A ranked Result: its row's values, its rank on its condition, its reference, and its
-#: primary metric's stored per-dialogue statistics.
-Ranked = tuple[Counted, int, int, Any]
-
-
-def _ranked(
-    phase: Phase, part: str, only: frozenset[int] | None, found: dict[int, Counted]
-) -> dict[int, list[Ranked]]:
-    """Condition id -> the best Result of each entrant there, best first, ranked in the
-    database (one query for every condition; the rows' values from ``found``,
-    ``counted_values``)."""
-    order = ordering(phase, part)
-    best = (
-        counted(phase, only)
-        .annotate(
-            nth=Window(RowNumber(), partition_by=[F("condition_id"), entrant_key()], order_by=order)
-        )
-        .filter(nth=1)
-        .values("pk")
-    )
-    rows = (
-        Result.objects.filter(pk__in=best)
-        .annotate(rank=Window(Rank(), partition_by=[F("condition_id")], order_by=order))
-        .order_by("condition_id", *order)
-        .values_list("condition_id", "pk", "rank", "reference_id", "primary_ratios")
-    )
+def _ranked(results: Sequence[Counted], key: Callable[[Counted], Any]) -> dict[int, list[Ranked]]:
+    """Condition id -> the best Result of each entrant there (``key``: ``ranking_key``), best
+    first, with its rank."""
+    keys = {r.pk: key(r) for r in results}
+    best: dict[tuple[int, Entrant], Counted] = {}
+    for r in results:
+        at = (r.condition_id, r.entrant)
+        found = best.get(at)
+        if found is None or keys[r.pk] < keys[found.pk]:
+            best[at] = r
+    rows: dict[int, list[Counted]] = {}
+    for r in best.values():
+        rows.setdefault(r.condition_id, []).append(r)
     ranked: dict[int, list[Ranked]] = {}
-    for condition_id, pk, rank, reference_id, data in rows:
-        # A Result written since ``found`` was read: its change asks for another build.
-        if pk in found:
-            ranked.setdefault(condition_id, []).append((found[pk], rank, reference_id, data))
+    for condition_id, found in rows.items():
+        found.sort(key=lambda r: keys[r.pk])
+        ranked[condition_id] = [(r, n + 1) for n, r in enumerate(found)]
     return ranked
 
 
@@ -258,6 +231,7 @@ def _condition_board(
     ranked: list[Ranked],
     dialogues: dict[int, DialogueRatios | None],
     behind: list[Counted | None],
+    draws: Draws,
 ) -> tuple[ConditionBoard, resampled.ConditionStatistics]:
     """``condition``'s board from its ranked Results (``_ranked``), with rank groups, rank
     intervals and the detectable difference from one set of resamples of their primary
@@ -266,18 +240,19 @@ def _condition_board(
     challenge = phase.challenge
     primary = challenge.primary
     direction = challenge.scoring_task().metric(primary).direction
-    cells = {r.pk: tuple(r.cell(c.name) for c in shown) for r, _, _, _ in ranked}
-    tested = [_tested(r, primary, dialogues) for r, _, _, _ in ranked]
-    ranks = [rank for _, rank, _, _ in ranked]
+    cells = {r.pk: tuple(r.cell(c.name) for c in shown) for r, _ in ranked}
+    tested = [_tested(r, primary, dialogues) for r, _ in ranked]
+    ranks = [rank for _, rank in ranked]
     stats = resampled.condition(
         primary,
         direction,
         ranks,
-        [_primary_value(r, primary) for r, _, _, _ in ranked],
+        [_primary_value(r, primary) for r, _ in ranked],
         tested,
         [_primary_value(r, primary) for r in behind],
         [_tested(r, primary, dialogues) for r in behind],
         challenge.resampling(),
+        draws,
     )
     note = ""
     # Statistics on both sides of a pair, but no pair with the same denominators. (A board
@@ -298,9 +273,7 @@ def _condition_board(
             rank_low=interval[0] if interval else None,
             rank_high=interval[1] if interval else None,
         )
-        for (r, rank, _, _), label, interval in zip(
-            ranked, stats.groups, stats.intervals, strict=True
-        )
+        for (r, rank), label, interval in zip(ranked, stats.groups, stats.intervals, strict=True)
     )
     board = ConditionBoard(
         condition.pk,

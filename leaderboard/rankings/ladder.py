@@ -20,13 +20,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from leaderboard.challenges.models import Phase
-from leaderboard.rankings.board import Counted, counted
+from leaderboard.rankings.board import Counted, Ranked, ranking_key
 from leaderboard.rankings.dialogues import part_dialogues
 from scoring.ladder import climb
-
-#: A ranked Result as ``compute`` takes it: its row's values, its rank, its reference, and its
-#: primary metric's stored per-dialogue statistics.
-Ranked = tuple[Counted, int, int, Any]
 
 
 def _order(found: Counted) -> tuple[Any, int]:
@@ -40,21 +36,13 @@ def laddered(
     id per entrant) of the Ladder board of ``phase``, from every Result the public board counts
     (``counted_values``)."""
     challenge = phase.challenge
-    primary, tiebreak = challenge.primary, challenge.tiebreak
+    primary = challenge.primary
     direction = {m.name: m.direction for m in challenge.scoring_task().metrics}
-    wanted = {r.pk for r in results}
-    stored = {
-        pk: (reference_id, data)
-        for pk, reference_id, data in counted(phase).values_list(
-            "pk", "reference_id", "primary_ratios"
-        )
-        if pk in wanted
-    }
     dialogues = part_dialogues(
-        phase, "public", [(pk, ref, data) for pk, (ref, data) in stored.items()], primary
+        phase, "public", [(r.pk, r.reference_id, r.statistics) for r in results], primary
     )
     sequences: dict[tuple[int, tuple[int, str]], list[Counted]] = {}
-    for r in sorted((r for r in results if r.pk in stored), key=_order):
+    for r in sorted(results, key=_order):
         sequences.setdefault((r.condition_id, r.entrant), []).append(r)
     shown: dict[int, list[Counted]] = {}
     for (condition_id, _), sequence in sequences.items():
@@ -69,21 +57,11 @@ def laddered(
         intervals = {k: v for k, v in leader.intervals.items() if k != primary}
         row = leader._replace(values={**leader.values, primary: value}, intervals=intervals)
         shown.setdefault(condition_id, []).append(row)
-
-    def key(r: Counted) -> tuple[Any, ...]:
-        keys: list[Any] = []
-        for metric in (primary, tiebreak):
-            value = r.values.get(metric)
-            sign = -1.0 if direction[metric] == "higher" else 1.0
-            keys.append((value is None, sign * (value or 0.0)))
-        return (*keys, *_order(r))
-
+    key = ranking_key(challenge)
     ranked: dict[int, list[Ranked]] = {}
     for condition_id, rows in shown.items():
         rows.sort(key=key)
-        ranked[condition_id] = [
-            (r, n + 1, stored[r.pk][0], stored[r.pk][1]) for n, r in enumerate(rows)
-        ]
+        ranked[condition_id] = [(r, n + 1) for n, r in enumerate(rows)]
     return ranked, _overview(shown)
 
 

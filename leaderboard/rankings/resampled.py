@@ -2,8 +2,9 @@
 
 For each condition, every entry of the board and every Result the overview reads there is
 resampled together on the challenge's draws (its seed and number of resamples, the draws of
-every interval: ``scoring.stats.resample_entries``, one weight matrix per condition and build,
-kept nowhere), and the same resamples give:
+every interval: ``scoring.stats.resample_entries``), drawn once per build for each number of
+dialogues (``scoring.stats.Draws``, which the build keeps and drops), and the same resamples
+give:
 
 - the rank groups (``groups``): the adjacent pairs' paired bootstrap p-values;
 - each row's rank interval (``scoring.ranking.rank_intervals``), and, from the resampled
@@ -37,7 +38,7 @@ import numpy as np
 from leaderboard.rankings.groups import SIGNIFICANCE, labels
 from scoring import Resampling
 from scoring.ranking import detectable_difference, rank_intervals
-from scoring.stats import resample_entries
+from scoring.stats import Draws, resample_entries
 from scoring.taskapi import DialogueRatios
 
 #: What the detectable difference is, for the notes that say why a board has none.
@@ -96,6 +97,7 @@ def sample(
     pairs: Sequence[tuple[int, int]],
     resampling: Resampling,
     split: int | None = None,
+    draws: Draws | None = None,
 ) -> Sample:
     """``points`` (each entry's observed value) and ``dialogues`` (its per-dialogue statistics
     of ``metric``, or None) resampled on one set of draws; the entries on the dialogues of the
@@ -131,6 +133,7 @@ def sample(
             [(column_of[a], column_of[b]) for a, b in tested],
             n_boot,
             resampling.seed,
+            draws,
         )
         found = resampled.values
         by_pair = dict(
@@ -170,6 +173,7 @@ def condition(
     extra_points: Sequence[float | None],
     extra_dialogues: Sequence[DialogueRatios | None],
     resampling: Resampling,
+    draws: Draws | None = None,
 ) -> ConditionStatistics:
     """The rank groups, rank intervals and detectable difference of a condition's rows (in
     rank order: ``ranks``, ``points``, ``dialogues``), and the resampled values of the
@@ -177,7 +181,13 @@ def condition(
     n = len(points)
     pairs = list(itertools.pairwise(range(n)))
     found = sample(
-        metric, [*points, *extra_points], [*dialogues, *extra_dialogues], pairs, resampling, n
+        metric,
+        [*points, *extra_points],
+        [*dialogues, *extra_dialogues],
+        pairs,
+        resampling,
+        n,
+        draws,
     )
     board = found.values
     intervals: list[tuple[int, int] | None] = list(

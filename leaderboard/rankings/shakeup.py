@@ -36,7 +36,7 @@ from leaderboard.rankings.dialogues import part_dialogues
 from leaderboard.submissions.models import Result
 from scoring import Resampling
 from scoring.ranking import rank_correlations
-from scoring.stats import percentile_interval
+from scoring.stats import Draws, percentile_interval
 
 NO_SPLIT = (
     "No shake-up: this phase has no public/private split, so the live board and the final "
@@ -109,11 +109,13 @@ def final_shakeups(
     conditions: list[Condition],
     behind: dict[tuple[int, int], Counted],
     stored: dict[int, tuple[int, int, Any]],
+    draws: Draws | None = None,
 ) -> tuple[Shakeup, ...]:
     """The shake-ups of a final board (``compute``'s: its condition boards with their
     statistics ``built``, its overview, the Results behind each row ``behind`` and their stored
     statistics ``stored``): each ranking's entries again on the public part, from the same
-    Results' public scores and public-part statistics; the overview's first."""
+    Results' public scores and public-part statistics (on the board's ``draws``); the
+    overview's first."""
     challenge = phase.challenge
     primary = challenge.primary
     resampling = challenge.resampling()
@@ -135,7 +137,7 @@ def final_shakeups(
             public_dialogues.get(r.pk) if r is not None and p is not None else None
             for r, p in zip(everything, points, strict=True)
         ]
-        public = resampled.sample(primary, points, tested, [], resampling, len(rows))
+        public = resampled.sample(primary, points, tested, [], resampling, len(rows), draws)
         public_extra.append(public.extra)
         found.append(
             shakeup(

@@ -234,8 +234,9 @@ class Result(models.Model):
 
     The same shape for every task: every metric with its interval on the whole reference
     (``metrics``, ``intervals``) and on each part of the phase's split (``part_metrics``);
-    typed columns for what the rankings sort on (the primary metric with its interval and the
-    tie-breaking metric, on the whole reference and per part), so any task ranks in the ORM;
+    typed columns for the primary metric with its interval and the tie-breaking metric, on the
+    whole reference and per part, for queries that sort or compare on them (the admin, the
+    impact of a new reference version, a final board's public scores);
     the task's breakdown (``breakdown``: format, counts, details, warnings); and the
     per-dialogue statistics (``scoring.DialogueRatios``: ``dialogues``, ``ratios`` and, for
     the primary metric alone, ``primary_ratios``; see ``submissions.ratios``), from which the
@@ -255,7 +256,7 @@ class Result(models.Model):
     intervals = models.JSONField(default=dict)
     #: {"public": {"metrics": {..}, "intervals": {..}}, "private": {...}}
     part_metrics = models.JSONField(default=dict)
-    # Typed, nullable columns so the ranking is an ORM query; NULL (undefined) ranks last.
+    # Typed, nullable columns of the primary and tie-breaking metrics (NULL: undefined).
     primary = models.FloatField(null=True)
     primary_low = models.FloatField(null=True)
     primary_high = models.FloatField(null=True)

@@ -119,8 +119,15 @@ def test_a_team_keeps_its_colour_in_every_chart_whatever_its_rank(client, demo_p
     assert all(len(found) == 1 for found in before.values())  # one colour per team
     assert len({next(iter(found)) for found in before.values()}) == 3  # three teams, three
     # Team Beta overtakes Team Alpha everywhere: the ranking changes, the colours do not.
-    top = Result.objects.filter(submission__phase=demo_phase, current=True)
-    top.filter(submission__team__name="Team Beta").update(primary=99.0, public_primary=99.0)
+    beta = Result.objects.filter(
+        submission__phase=demo_phase, current=True, submission__team__name="Team Beta"
+    )
+    for result in beta:  # what a re-score would write: every figure of the primary metric
+        result.metrics["jga"] = 99.0
+        for part in result.part_metrics.values():
+            part["metrics"]["jga"] = 99.0
+        result.primary = result.public_primary = 99.0
+        result.save()
     Phase.changed(demo_phase.pk)
     first = leaderboard(Phase.objects.get(pk=demo_phase.pk)).conditions[0].rows[0]
     assert first.team_name == "Team Beta"
