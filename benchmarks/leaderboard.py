@@ -31,6 +31,7 @@ so, every team's one submission a final selection, with its shake-up).
 from __future__ import annotations
 
 import argparse
+import gc
 import gzip
 import os
 import statistics
@@ -159,6 +160,9 @@ def main() -> None:
         return [(*row[:6], ratios.primary(row[6], primary)) for row in rows]
 
     fetched = baseline()
+    # What this process has loaded and made so far stays out of the garbage collector's
+    # passes, as in a worker's pool process once started (``leaderboard.celery``).
+    gc.freeze()
     assert len(fetched) == 3 * args.teams and all(row[6] is not None for row in fetched)
 
     def worker_build() -> float:

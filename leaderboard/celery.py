@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 from typing import Any
 
 from celery import Celery
+from celery.signals import worker_process_init
 from django.conf import settings
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
@@ -30,6 +32,15 @@ def _create_file_broker_folders(sender: Celery, **kwargs: Any) -> None:
         options = sender.conf.broker_transport_options
         for key in FILE_BROKER_FOLDERS:
             Path(options[key]).mkdir(parents=True, exist_ok=True)
+
+
+@worker_process_init.connect
+def _freeze_what_is_loaded(**kwargs: Any) -> None:
+    """A pool process, once started, leaves what it has loaded (Django, the tasks, the
+    scorer's modules) out of the garbage collector's passes: the full passes that a board's
+    build or a scoring triggers then look only at what the task made (without it, about a
+    sixth of a 500-team board's build went to them; benchmarks/README.md)."""
+    gc.freeze()
 
 
 app.config_from_object("django.conf:settings", namespace="CELERY")
