@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import gc
 import gzip
+import itertools
 import os
 import statistics
 import sys
@@ -135,6 +136,8 @@ def main() -> None:
     from leaderboard.rankings.board import counted
     from leaderboard.rankings.compute import compute
     from leaderboard.submissions import ratios
+    from scoring.ranking import rank_intervals
+    from scoring.stats import Draws, resample_entries
     from scoring.synth import make_gold
     from tests.leaderboard import bulk
     from tests.leaderboard.boards import leaderboard
@@ -165,6 +168,36 @@ def main() -> None:
     gc.freeze()
     assert len(fetched) == 3 * args.teams and all(row[6] is not None for row in fetched)
 
+    # The statistics a build computes, alone: every condition's entries resampled on one draw
+    # (the products, the rank groups' p-values, the standard errors) and ranked in every
+    # resample, then the overview's means ranked, from the same stored statistics already
+    # read and decoded: the part of a build that no query, row or serialised form adds to.
+    resampling = phase.challenge.resampling()
+    direction = phase.challenge.scoring_task().metric(primary).direction
+    per_condition: dict[int, list[tuple[object, object]]] = {}
+    for condition_id, data in (
+        counted(phase)
+        .order_by("condition_id", "-primary")
+        .values_list("condition_id", "primary_ratios")
+    ):
+        per_condition.setdefault(condition_id, []).append(ratios.primary(data, primary))
+
+    def statistics_alone() -> None:
+        draws = Draws(resampling.n_boot, resampling.seed)
+        means = None
+        for pairs in per_condition.values():
+            found = resample_entries(
+                [n for n, _ in pairs],
+                [d for _, d in pairs],
+                list(itertools.pairwise(range(len(pairs)))),
+                resampling.n_boot,
+                resampling.seed,
+                draws,
+            )
+            rank_intervals(found.values, direction, resampling.level)
+            means = found.values if means is None else means + found.values
+        rank_intervals(means, direction, resampling.level)
+
     def worker_build() -> float:
         """A change, then the board's build as its worker's task does it (compute, the
         serialised form, the store), timed without the change."""
@@ -173,14 +206,16 @@ def main() -> None:
         assert builds.build(phase.pk) == 1
         return (time.perf_counter() - started) * 1000
 
-    rounds: dict[str, list[float]] = {"compute": [], "baseline": [], "build": []}
+    rounds: dict[str, list[float]] = {"compute": [], "baseline": [], "build": [], "stats": []}
     for _ in range(args.repeat):
         rounds["baseline"].append(timed(baseline, 1))
+        rounds["stats"].append(timed(statistics_alone, 1))
         rounds["compute"].append(timed(lambda: compute(Phase.objects.get(pk=phase.pk)), 1))
         rounds["build"].append(worker_build())
     rebuild_ms = statistics.median(rounds["compute"])
     query_ms = statistics.median(rounds["baseline"])
     build_ms = statistics.median(rounds["build"])
+    stats_ms = statistics.median(rounds["stats"])
     small_ms = timed(lambda: compute(Phase.objects.get(pk=small.pk)), args.repeat)
     url = reverse("rankings:leaderboard", args=[phase.challenge.slug, phase.slug])
     client = Client()
@@ -229,7 +264,6 @@ def main() -> None:
         Phase.objects.filter(pk=phase.pk).update(split_fraction=args.split, split_seed=3)
         recompute_parts(Phase.objects.get(pk=phase.pk))  # the parts' figures, as the admin does
         final_ms = timed(lambda: compute(Phase.objects.get(pk=phase.pk), "private"), args.repeat)
-    resampling = phase.challenge.resampling()
     print(
         f"leaderboard, {args.teams} teams x 3 conditions, {args.dialogues} dialogues per "
         f"result, rank groups on {resampling.n_boot} resamples, median of {args.repeat}, "
@@ -242,6 +276,8 @@ def main() -> None:
         f"  baseline: 1 query   {query_ms:8.1f} ms  ({len(fetched)} Results' ranking columns "
         "and primary per-dialogue statistics, decoded)"
     )
+    print(f"  statistics alone    {stats_ms:8.1f} ms  ({stats_ms / query_ms:5.1f} x baseline; "
+          "each condition resampled and ranked, then the overview, from arrays read)")  # fmt: skip
     print(f"  compute, small      {small_ms:8.1f} ms  ({bulk.DIALOGUES} dialogues per result)")
     if final_ms is not None:
         print(f"  compute (final)     {final_ms:8.1f} ms  (split {args.split}: with its shake-up)")
