@@ -7,6 +7,7 @@ prints the tails of those logs. Everything started is stopped at the end, by its
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -27,6 +28,14 @@ def database_url() -> str:
     db = connection.settings_dict
     auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
     return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+def signals_as_from_a_terminal() -> None:
+    """``preexec_fn`` of a script a test stops with INT, TERM or HUP: the three at their
+    defaults, as a terminal starts it. A suite started in the background (``cmd &`` without
+    job control) hands its children SIGINT ignored, which a shell's trap cannot take back."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
 
 
 def free_port() -> int:

@@ -36,6 +36,7 @@ from tests.leaderboard.operations.processes import (
     SECRET,
     free_port,
     production_env,
+    signals_as_from_a_terminal,
 )
 from tests.leaderboard.web import GOLD_BYTES, PREDICTION, log_in, scored_submission
 
@@ -118,7 +119,8 @@ def stack(transactional_db, postgres, redis_url, isolation, tmp_path) -> Iterato
     )
     out = open(tmp_path / "serve.out", "wb")  # noqa: SIM115 - closed below
     process = subprocess.Popen([str(ROOT / "scripts" / "serve")], env=env, stdout=out,
-                               stderr=subprocess.STDOUT)  # fmt: skip
+                               stderr=subprocess.STDOUT,
+                               preexec_fn=signals_as_from_a_terminal)  # fmt: skip
     out.close()
     found = Stack(f"http://127.0.0.1:{front}", ("127.0.0.1", front), (front, web, uploads),
                   process, serve_dir / "logs")  # fmt: skip

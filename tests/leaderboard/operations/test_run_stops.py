@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ROOT
-from tests.leaderboard.operations.processes import free_port
+from tests.leaderboard.operations.processes import free_port, signals_as_from_a_terminal
 
 pytestmark = pytest.mark.slow
 
@@ -62,11 +62,6 @@ def var(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("run-site") / "var"
 
 
-def _signals_as_from_a_terminal() -> None:
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, signal.SIG_DFL)
-
-
 @pytest.mark.parametrize(
     "sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: s.name
 )
@@ -74,11 +69,9 @@ def test_scripts_run_stops_everything_it_started(var, tmp_path, sig):
     env = _environment(var)
     log_path = tmp_path / "run.log"
     with log_path.open("wb") as log:
-        # as from a terminal: a suite started in the background (``cmd &`` without job
-        # control) would hand the script SIGINT ignored, which a shell cannot trap
         site = subprocess.Popen(
             ["scripts/run"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-            start_new_session=True, preexec_fn=_signals_as_from_a_terminal,
+            start_new_session=True, preexec_fn=signals_as_from_a_terminal,
         )  # fmt: skip
     try:
         deadline = time.monotonic() + START_DEADLINE
