@@ -25,7 +25,7 @@ import pytest
 
 from leaderboard.rankings.views import REFRESH_SECONDS
 from tests.conftest import ROOT, require
-from tests.leaderboard.operations.processes import free_port
+from tests.leaderboard.operations.processes import free_port, signals_as_from_a_terminal
 
 pytestmark = pytest.mark.slow
 
@@ -140,7 +140,7 @@ def test_a_reader_with_the_board_open_sees_each_scored_run_within_seconds(tmp_pa
     # scripts/run itself: migrate, the demo challenges, then the web server and the worker
     site = subprocess.Popen(
         ["scripts/run"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-        start_new_session=True,
+        start_new_session=True, preexec_fn=signals_as_from_a_terminal,
     )  # fmt: skip
     base = f"http://{env['TRACKBOARD_ADDR']}"
 
