@@ -65,14 +65,19 @@ def _checked(values: Block, direction: str) -> Floats:
 _BLOCK_CELLS = 1 << 16
 
 
+def _place_type(entries: int) -> type[np.signedinteger[Any]]:
+    """The narrowest integers that hold a place or a rank among ``entries`` (less memory to go
+    through: a board of 500 entries in 1,000 resamples makes arrays of megabytes)."""
+    return np.int16 if entries < 2**15 else np.int32
+
+
 def _places(values: Floats, direction: str) -> Iterator[tuple[int, Block, Block, Block]]:
     """(first row, order, first, last) of ``values`` (B x E, ``_checked``) in ``direction``,
     block of rows after block: ``order[b]`` the entries of the block's resample ``b`` best
     first (``numpy.argsort``; NaN last), and for each place ``k`` of that order the first and
     last places (from 0) of its group of equal values, ``first[b, k]`` and ``last[b, k]``."""
     rows, entries = values.shape
-    # (places in the narrowest integers that hold them: less memory to go through)
-    dtype = np.int16 if entries < 2**15 else np.int32
+    dtype = _place_type(entries)
     places = np.arange(entries, dtype=dtype)
     step = max(1, _BLOCK_CELLS // max(entries, 1))
     for start in range(0, rows, step):
@@ -102,10 +107,9 @@ def rank_bounds(values: Block, direction: str) -> tuple[Ranks, Ranks]:
     """(best, worst): each entry's best and worst rank in each resample (B x E, from 1), for
     ``values`` (B x E) in ``direction`` (``higher`` or ``lower`` is better)."""
     values = _checked(values, direction)
-    dtype = np.int16 if values.shape[1] < 2**15 else np.int32
-    best = np.empty(values.shape, dtype=dtype)
-    worst = np.empty(values.shape, dtype=dtype)
     entries = values.shape[1]
+    best = np.empty(values.shape, dtype=_place_type(entries))
+    worst = np.empty(values.shape, dtype=_place_type(entries))
     for start, order, first, last in _places(values, direction):
         # each place's entry as an index of the flattened block
         at = order + (np.arange(len(order)) * entries)[:, np.newaxis]

@@ -96,12 +96,12 @@ def sample(
     dialogues: Sequence[DialogueRatios | None],
     pairs: Sequence[tuple[int, int]],
     resampling: Resampling,
+    draws: Draws,
     split: int | None = None,
-    draws: Draws | None = None,
 ) -> Sample:
     """``points`` (each entry's observed value) and ``dialogues`` (its per-dialogue statistics
-    of ``metric``, or None) resampled on one set of draws; the entries on the dialogues of the
-    first one with statistics are resampled, the others keep their observed values. The
+    of ``metric``, or None) resampled on one set of draws (the build's ``draws``); the entries
+    on the dialogues of the first one with statistics are resampled, the others keep their observed values. The
     first ``split`` entries (all by default) are ``values``, the others ``extra``."""
     split = len(points) if split is None else split
     ids = next((d.ids for d in dialogues if d is not None and metric in d.columns), None)
@@ -173,7 +173,7 @@ def condition(
     extra_points: Sequence[float | None],
     extra_dialogues: Sequence[DialogueRatios | None],
     resampling: Resampling,
-    draws: Draws | None = None,
+    draws: Draws,
 ) -> ConditionStatistics:
     """The rank groups, rank intervals and detectable difference of a condition's rows (in
     rank order: ``ranks``, ``points``, ``dialogues``), and the resampled values of the
@@ -186,8 +186,8 @@ def condition(
         [*dialogues, *extra_dialogues],
         pairs,
         resampling,
-        n,
         draws,
+        n,
     )
     board = found.values
     intervals: list[tuple[int, int] | None] = list(

@@ -109,7 +109,7 @@ def final_shakeups(
     conditions: list[Condition],
     behind: dict[tuple[int, int], Counted],
     stored: dict[int, tuple[int, int, Any]],
-    draws: Draws | None = None,
+    draws: Draws,
 ) -> tuple[Shakeup, ...]:
     """The shake-ups of a final board (``compute``'s: its condition boards with their
     statistics ``built``, its overview, the Results behind each row ``behind`` and their stored
@@ -137,7 +137,7 @@ def final_shakeups(
             public_dialogues.get(r.pk) if r is not None and p is not None else None
             for r, p in zip(everything, points, strict=True)
         ]
-        public = resampled.sample(primary, points, tested, [], resampling, len(rows), draws)
+        public = resampled.sample(primary, points, tested, [], resampling, draws, len(rows))
         public_extra.append(public.extra)
         found.append(
             shakeup(
