@@ -101,8 +101,9 @@ def sample(
 ) -> Sample:
     """``points`` (each entry's observed value) and ``dialogues`` (its per-dialogue statistics
     of ``metric``, or None) resampled on one set of draws (the build's ``draws``); the entries
-    on the dialogues of the first one with statistics are resampled, the others keep their observed values. The
-    first ``split`` entries (all by default) are ``values``, the others ``extra``."""
+    on the dialogues of the first one with statistics are resampled, the others keep their
+    observed values. The first ``split`` entries (all by default) are ``values``, the others
+    ``extra``."""
     split = len(points) if split is None else split
     ids = next((d.ids for d in dialogues if d is not None and metric in d.columns), None)
     used = [
