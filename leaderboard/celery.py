@@ -1,15 +1,23 @@
-"""The Celery application; its configuration is the ``CELERY_*`` names in settings.py."""
+"""The Celery application, configured from the ``CELERY_*`` names in settings.py and from the
+declaration of background work (``leaderboard.background``: the queues a worker consumes by
+default, beat's schedule), and ``send``, the one way the site sends a task."""
 
 from __future__ import annotations
 
 import gc
+import logging
 import os
 from pathlib import Path
 from typing import Any
 
 from celery import Celery
 from celery.signals import worker_process_init
-from django.conf import settings
+from django.db import connection, transaction
+from kombu import Exchange, Queue
+
+from leaderboard import background
+
+log = logging.getLogger(__name__)
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
 # Scoring's linear algebra is a few matrix-vector products per result; a BLAS thread pool per
@@ -25,11 +33,15 @@ app = Celery("leaderboard")
 
 
 @app.on_after_configure.connect
-def _create_file_broker_folders(sender: Celery, **kwargs: Any) -> None:
-    """Runs when a process (web, worker, command) first reads the Celery configuration, so
-    before it publishes to or consumes from the broker."""
-    if (sender.conf.broker_url or "").startswith("filesystem://"):
-        options = sender.conf.broker_transport_options
+def _configure(sender: Celery, source: Any, **kwargs: Any) -> None:
+    """Runs when a process (web, worker, beat, command) first reads the Celery configuration,
+    so before it publishes to or consumes from the broker: the declared queues (what a worker
+    started without ``-Q`` consumes, each bound as Celery binds a queue it creates) and beat's
+    schedule; the file broker's folders."""
+    source.task_queues = [Queue(name, Exchange(name), name) for name in background.queues()]
+    source.beat_schedule = background.beat_schedule()
+    if (source.broker_url or "").startswith("filesystem://"):
+        options = source.broker_transport_options
         for key in FILE_BROKER_FOLDERS:
             Path(options[key]).mkdir(parents=True, exist_ok=True)
 
@@ -47,7 +59,23 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
-def mail_queue() -> str:
-    """The queue of the mail tasks (settings.CELERY_MAIL_QUEUE), read at call time so tests
-    and operators can route it."""
-    return settings.CELERY_MAIL_QUEUE or f"{settings.CELERY_TASK_DEFAULT_QUEUE}-mail"
+def send(name: str, *args: object) -> None:
+    """Send task ``name`` (declared in ``leaderboard.background``) with ``args`` to its queue
+    once the current transaction commits, at once outside one: the task never sees a change
+    that was rolled back, nor runs before the change it is about is visible. A broker that
+    cannot take it costs no request an error: the failure is logged, and what the task was for
+    is made good by the periodic tasks (the lease reaper re-sends a submission's scoring, the
+    boards' re-send a build); only a mail is lost, and the page that asked for it says how to
+    ask again."""
+    if connection.in_atomic_block:
+        transaction.on_commit(lambda: _publish(name, *args), robust=True)
+    else:  # nothing to wait for (and no connection to ask, which may be what just failed)
+        _publish(name, *args)
+
+
+def _publish(name: str, *args: object) -> None:
+    queue = background.queue_of(name)
+    try:
+        app.send_task(name, args=list(args), queue=queue)
+    except Exception:
+        log.exception("could not send the task %s%s to the queue %s", name, args, queue)

@@ -379,6 +379,8 @@ else:
 # Results live in our own tables; Celery's result backend would only duplicate them.
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True
+#: The queues and what goes to each are declared in ``leaderboard.background``; their names:
+#: new submissions and the periodic tasks.
 CELERY_TASK_DEFAULT_QUEUE = env_str("TRACKBOARD_QUEUE", "trackboard")
 #: Re-scores (an organiser's, or after a new reference version) go here when set, for a worker
 #: of their own (``celery worker -Q <name>``), so new submissions are never queued behind them;
@@ -387,9 +389,10 @@ CELERY_RESCORE_QUEUE = env_str("TRACKBOARD_RESCORE_QUEUE", "")
 #: The boards' builds (``rankings.builds``) go here when set, for a worker of their own;
 #: empty: the same queue as new submissions.
 CELERY_BOARD_QUEUE = env_str("TRACKBOARD_BOARD_QUEUE", "")
-#: Every mail task (a submission's outcome, password resets, address confirmations) goes here,
-#: for a worker of its own (``celery worker -Q <name>``), so a slow or hung mail server never
-#: holds a scoring process; empty: the default queue's name with ``-mail`` (``trackboard-mail``).
+#: Every mail task (a submission's outcome, password resets, address confirmations,
+#: registrations and their decisions) goes here, for a worker of its own
+#: (``celery worker -Q <name>``), so a slow or hung mail server never holds a scoring process;
+#: empty: the default queue's name with ``-mail`` (``trackboard-mail``).
 CELERY_MAIL_QUEUE = env_str("TRACKBOARD_MAIL_QUEUE", "")
 #: the bearer token a Prometheus scrape of /metrics sends; empty: /metrics is off (404)
 TRACKBOARD_METRICS_TOKEN = env_str("TRACKBOARD_METRICS_TOKEN", "")
@@ -404,24 +407,8 @@ CELERY_TASK_SOFT_TIME_LIMIT = env_int("TRACKBOARD_TASK_SOFT_TIME_LIMIT", 540, mi
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 #: Seconds between two runs of the periodic tasks (the lease reaper, the boards' re-sends,
-#: the scheduler's heartbeat).
+#: the scheduler's heartbeat: ``leaderboard.background``).
 REAPER_INTERVAL = env_float("TRACKBOARD_REAPER_INTERVAL", 15.0, minimum=1.0)
-CELERY_BEAT_SCHEDULE = {
-    "reap-expired-leases": {
-        "task": "leaderboard.submissions.tasks.reap_expired_leases",
-        "schedule": REAPER_INTERVAL,
-    },
-    # a board's build task lost with the broker, or a worker that died building it
-    "resend-board-builds": {
-        "task": "leaderboard.rankings.tasks.resend_board_builds",
-        "schedule": REAPER_INTERVAL,
-    },
-    # the scheduler's own liveness, a row read by /readyz and the organisers' dashboard
-    "scheduler-heartbeat": {
-        "task": "leaderboard.operations.tasks.scheduler_heartbeat",
-        "schedule": REAPER_INTERVAL,
-    },
-}
 #: Celery's file-backed scheduler, creating the folder of its schedule file first.
 CELERY_BEAT_SCHEDULER = "leaderboard.beat:PersistentScheduler"
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")

@@ -10,8 +10,9 @@ from django import forms
 from django.contrib.auth import authenticate, get_user_model
 from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
 
-from leaderboard.accounts import queue
 from leaderboard.accounts.services import TAKEN, address_taken
+from leaderboard.background import SEND_PASSWORD_RESET
+from leaderboard.celery import send
 
 
 class SignUpForm(UserCreationForm):
@@ -39,7 +40,7 @@ class ResetForm(PasswordResetForm):
     the answer and its time tell nothing, and a slow mail server holds no request up."""
 
     def save(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
-        queue.enqueue_password_reset(self.cleaned_data["email"])
+        send(SEND_PASSWORD_RESET, self.cleaned_data["email"])
 
 
 class AddressForm(forms.Form):

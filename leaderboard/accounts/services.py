@@ -1,6 +1,6 @@
 """Account workflows: the confirmation of an address (asked for, mailed, confirmed, changed)
 and the password-reset mail. The mails are composed and sent here, by the bodies of the tasks
-in ``tasks.py``; requests only queue them (``queue.py``)."""
+in ``tasks.py``; requests only send them (``leaderboard.celery.send``)."""
 
 from __future__ import annotations
 
@@ -17,9 +17,10 @@ from django.utils import timezone
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
-from leaderboard.accounts import queue
 from leaderboard.accounts.models import EmailConfirmation
 from leaderboard.accounts.tokens import confirmation_tokens
+from leaderboard.background import SEND_CONFIRMATION
+from leaderboard.celery import send
 
 
 class AccountError(ValueError):
@@ -50,7 +51,7 @@ def request_confirmation(user: AbstractBaseUser) -> None:
     the request commits)."""
     address = getattr(user, "email", "")
     if address:
-        queue.enqueue_confirmation(user.pk, address)
+        send(SEND_CONFIRMATION, user.pk, address)
 
 
 def confirm(user: AbstractBaseUser) -> None:

@@ -25,25 +25,14 @@ from django.utils import timezone
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily, Metric
 
+from leaderboard import background
+
 log = logging.getLogger(__name__)
 
 #: upper bounds (seconds) of the upload-to-scored histogram's buckets
 LATENCY_BUCKETS = (1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600)
 #: upper bounds (seconds) of the scoring-time histogram's buckets
 SCORING_BUCKETS = (0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600)
-
-
-def queues() -> list[str]:
-    """The broker queues the workers read: the default one, the mail's and any set apart."""
-    from leaderboard.celery import mail_queue
-
-    names = [
-        settings.CELERY_TASK_DEFAULT_QUEUE,
-        settings.CELERY_RESCORE_QUEUE,
-        settings.CELERY_BOARD_QUEUE,
-        mail_queue(),
-    ]
-    return list(dict.fromkeys(name for name in names if name))
 
 
 def queue_lengths() -> dict[str, int | None]:
@@ -55,14 +44,14 @@ def queue_lengths() -> dict[str, int | None]:
         with app.connection_for_read() as conn:
             conn.ensure_connection(max_retries=1, timeout=2.0)
             channel = conn.default_channel
-            for name in queues():
+            for name in background.queues():
                 try:
                     found[name] = int(channel.queue_declare(name, passive=True).message_count)
                 except Exception:  # a queue nothing was ever sent to does not exist yet
                     found[name] = 0
     except Exception:
         log.warning("metrics: the broker did not answer", exc_info=True)
-        return {name: None for name in queues()}
+        return {name: None for name in background.queues()}
     return found
 
 

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from celery import shared_task
 
+from leaderboard.background import SCHEDULER_HEARTBEAT, options
 from leaderboard.operations import heartbeat
 
-#: The name beat's schedule sends it by (settings.CELERY_BEAT_SCHEDULE).
-SCHEDULER_HEARTBEAT = "leaderboard.operations.tasks.scheduler_heartbeat"
 
-
-@shared_task(name=SCHEDULER_HEARTBEAT, ignore_result=True, expires=60)
+@shared_task(**options(SCHEDULER_HEARTBEAT))
 def scheduler_heartbeat() -> None:
     """Periodic (beat): record that the scheduler sent this task just now."""
     heartbeat.scheduler_beat()

@@ -2,15 +2,15 @@
 
 A change to what a phase's boards show increments its ``board_version`` in the transaction of
 the change (``Phase.changed``); once committed, ``request`` sends the phase's build task
-(``tasks.build_boards``, on ``CELERY_BOARD_QUEUE``), unless a worker holds one of the phase's
-boards now: that worker looks at the phase's version again after it lets go (``build``), so a
-change committed while it held the board is never missed, and a burst of changes costs a few
-builds, not one each. The task claims each board with a conditional UPDATE (a lease, as a
-worker claims a submission), builds it while the stored version is behind the phase's, stores
-it and lets go; a task whose boards are current, or held by another worker, does nothing, so
-sending one twice is harmless. A task lost with the broker, or a worker that died holding a
-board (its lease runs out after ``LEASE_SECONDS``), is made good by ``resend``, which beat runs
-with the lease reaper.
+(``tasks.build_boards``, on the boards' queue: ``leaderboard.background``), unless a worker
+holds one of the phase's boards now: that worker looks at the phase's version again after it
+lets go (``build``), so a change committed while it held the board is never missed, and a burst
+of changes costs a few builds, not one each. The task claims each board with a conditional
+UPDATE (a lease, as a worker claims a submission), builds it while the stored version is behind
+the phase's, stores it and lets go; a task whose boards are current, or held by another worker,
+does nothing, so sending one twice is harmless. A task lost with the broker, or a worker that
+died holding a board (its lease runs out after ``LEASE_SECONDS``), is made good by ``resend``,
+which beat runs with the lease reaper.
 
 Which boards a phase has (``kinds``): the public one, and the private one (each team's final
 selections, ranked on the private part) once the organisers may need it: when the phase has a
@@ -26,21 +26,18 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from django.conf import settings
 from django.db import IntegrityError
 from django.db.models import Q
 from django.utils import timezone
 
-from leaderboard.celery import app
+from leaderboard.background import BUILD_BOARDS
+from leaderboard.celery import send
 from leaderboard.challenges.models import Phase
 from leaderboard.rankings.compute import compute
 from leaderboard.rankings.models import Board
 from leaderboard.rankings.serialised import serialise
 
 log = logging.getLogger(__name__)
-
-#: The name of ``leaderboard.rankings.tasks.build_boards``.
-BUILD_BOARDS = "leaderboard.rankings.tasks.build_boards"
 
 #: How long a worker holds a board it builds; renewed with every build it stores.
 LEASE_SECONDS = 30
@@ -69,7 +66,7 @@ def request(phase_ids: Iterable[int]) -> None:
     )
     for phase_id in ids:
         if phase_id not in held:
-            send(phase_id)
+            send(BUILD_BOARDS, phase_id)
 
 
 def on_board_changed(sender: Any, phase_ids: Iterable[int], **kwargs: Any) -> None:
@@ -79,15 +76,6 @@ def on_board_changed(sender: Any, phase_ids: Iterable[int], **kwargs: Any) -> No
         request(phase_ids)
     except Exception:
         log.exception("could not ask for the boards of phases %s to be built", list(phase_ids))
-
-
-def send(phase_id: int) -> None:
-    """Send the phase's build task; a broker that cannot take it loses nothing (``resend``)."""
-    queue = settings.CELERY_BOARD_QUEUE or settings.CELERY_TASK_DEFAULT_QUEUE
-    try:
-        app.send_task(BUILD_BOARDS, args=[phase_id], queue=queue)
-    except Exception:
-        log.exception("could not send the board build task of phase %s", phase_id)
 
 
 def resend(now: dt.datetime | None = None) -> list[int]:
@@ -106,7 +94,7 @@ def resend(now: dt.datetime | None = None) -> list[int]:
         for kind in kinds(phase, now):
             version, lease = boards.get((phase.pk, kind), (None, None))
             if version != phase.board_version and (lease is None or lease <= now):
-                send(phase.pk)
+                send(BUILD_BOARDS, phase.pk)
                 sent.append(phase.pk)
                 break
     return sent
@@ -136,7 +124,7 @@ def build(phase_id: int) -> int:
         if not _waiting(phase_id, wanted):
             return built
         if time.monotonic() >= until:
-            send(phase_id)  # still changing: the next turn is a task of its own
+            send(BUILD_BOARDS, phase_id)  # still changing: the next turn is a task of its own
             return built
 
 

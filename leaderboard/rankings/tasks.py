@@ -7,19 +7,13 @@ import logging
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
+from leaderboard.background import BUILD_BOARDS, RESEND_BOARD_BUILDS, options
 from leaderboard.rankings import builds
 
 log = logging.getLogger(__name__)
 
 
-@shared_task(
-    name=builds.BUILD_BOARDS,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    ignore_result=True,
-    soft_time_limit=240,
-    time_limit=300,
-)
+@shared_task(**options(BUILD_BOARDS))
 def build_boards(phase_id: int) -> int:
     """Build the phase's boards that are behind (``builds.build``). A database fault leaves
     them to the next change or to ``resend_board_builds`` (the lease runs out within
@@ -31,7 +25,7 @@ def build_boards(phase_id: int) -> int:
         return 0
 
 
-@shared_task(acks_late=True, ignore_result=True)
+@shared_task(**options(RESEND_BOARD_BUILDS))
 def resend_board_builds() -> list[int]:
     """Periodic (beat): send the build task of every board left behind (``builds.resend``)."""
     return builds.resend()

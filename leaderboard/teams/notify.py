@@ -1,6 +1,6 @@
-"""E-mail about registrations, sent by the ``teams.tasks`` after the commit
-(``teams.queue``): to a challenge's organisers when a registration waits for their approval,
-and to a team's members when their registration is approved or refused.
+"""E-mail about registrations, sent by the ``teams.tasks`` after the commit (on the mail queue:
+``leaderboard.background``): to a challenge's organisers when a registration waits for their
+approval, and to a team's members when their registration is approved or refused.
 
 Whoever turned off the site's mail about their teams (the profile's "E-mail me about my teams"
 checkbox, the same opt-out as submission mail) gets none. Links are absolute, on the

@@ -11,9 +11,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, QuerySet
 from django.utils.text import slugify
 
+from leaderboard.background import MAIL_DECISION, MAIL_PENDING
+from leaderboard.celery import send
 from leaderboard.challenges import audit
 from leaderboard.challenges.models import Challenge, Phase
-from leaderboard.teams import names, queue
+from leaderboard.teams import names
 from leaderboard.teams.models import Membership, Participation, Team, new_invite_code
 
 #: Slugs that would shadow a team page URL (/teams/new/, /teams/join/).
@@ -321,7 +323,7 @@ def register(
             )
         created = Participation.objects.create(team=team, challenge=challenge, status=status)
         if status == Participation.Status.PENDING:
-            queue.enqueue_pending(created.pk)
+            send(MAIL_PENDING, created.pk)
         return created
 
 
@@ -344,7 +346,7 @@ def set_participation_status(
         before = Participation.objects.get(pk=participation.pk).status
         Participation.objects.filter(pk=participation.pk).update(status=status)
         if status != before and status != Participation.Status.PENDING:
-            queue.enqueue_decision(participation.pk)
+            send(MAIL_DECISION, participation.pk)
         audit.record(
             participation.challenge_id, "registration", actor=actor,
             subject=participation.team.name, before={"status": before}, after={"status": status},

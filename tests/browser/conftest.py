@@ -23,6 +23,7 @@ from tests.leaderboard.conftest import (  # noqa: F401
     _isolated,
     account_mail,
     enqueued,
+    published,
 )
 
 CHROMIUM = os.environ.get("TRACKBOARD_CHROMIUM", "/usr/bin/chromium")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Callable
 
 import pytest
 
@@ -60,21 +61,48 @@ def isolation(_isolated):
     return _isolated
 
 
+class Published(list):
+    """The tasks the site sent, as (task name, arguments, queue) in the order they reached the
+    broker's door (``app.send_task``), instead of the broker; ``run[name]`` is called with the
+    arguments of each task of that name, as a worker would run it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.run: dict[str, Callable[..., object]] = {}
+
+    def __call__(self, name: str, args: list[object], queue: str, **options: object) -> None:
+        self.append((name, list(args), queue))
+        if name in self.run:
+            self.run[name](*args)
+
+
 @pytest.fixture
-def enqueued(monkeypatch) -> list[int]:
-    """Record scoring enqueues instead of publishing them to the broker."""
-    from leaderboard.submissions import queue
+def published(monkeypatch) -> Published:
+    """Record every task the site sends (``leaderboard.celery.send``) where it would be
+    published, and where to: nothing reaches the broker."""
+    from leaderboard.celery import app
+
+    found = Published()
+    monkeypatch.setattr(app, "send_task", found)
+    return found
+
+
+@pytest.fixture
+def enqueued(published) -> list[int]:
+    """Record scoring tasks (new and re-scores) instead of publishing them to the broker."""
+    from leaderboard.background import RESCORE_SUBMISSION, SCORE_SUBMISSION
 
     sent: list[int] = []
-    monkeypatch.setattr(queue, "enqueue_scoring", lambda pk, rescore=False: sent.append(pk))
+    published.run[SCORE_SUBMISSION] = published.run[RESCORE_SUBMISSION] = sent.append
     return sent
 
 
 @pytest.fixture
-def notified(monkeypatch) -> list[int]:
+def notified(published) -> list[int]:
     """Run the notification task in this process, as a worker would (its retries included),
     instead of publishing it to the broker; records the submission ids it was sent for."""
-    from leaderboard.submissions import queue, tasks
+    from leaderboard.background import NOTIFY_TEAM
+    from leaderboard.submissions import tasks
 
     sent: list[int] = []
 
@@ -82,7 +110,7 @@ def notified(monkeypatch) -> list[int]:
         sent.append(submission_id)
         tasks.notify_team.apply(args=[submission_id])
 
-    monkeypatch.setattr(queue, "enqueue_notification", run)
+    published.run[NOTIFY_TEAM] = run
     return sent
 
 
@@ -93,20 +121,23 @@ def _fast_password_hashing(settings):
 
 
 @pytest.fixture
-def account_mail(monkeypatch) -> list[tuple[str, list[object]]]:
+def account_mail(published) -> list[tuple[str, list[object]]]:
     """Run the accounts' mail tasks in this process when they are sent (after the commit), as
     a worker would, instead of publishing them; records (task name, arguments)."""
-    from leaderboard.accounts import queue, tasks
+    from leaderboard.accounts import tasks
+    from leaderboard.background import SEND_CONFIRMATION, SEND_PASSWORD_RESET
 
     sent: list[tuple[str, list[object]]] = []
-    bodies = {
-        queue.SEND_PASSWORD_RESET: tasks.send_password_reset,
-        queue.SEND_CONFIRMATION: tasks.send_confirmation,
-    }
+    bodies = {SEND_PASSWORD_RESET: tasks.send_password_reset,
+              SEND_CONFIRMATION: tasks.send_confirmation}  # fmt: skip
 
-    def run(name: str, args: list[object]) -> None:
-        sent.append((name, args))
-        bodies[name].apply(args=args)
+    def runner(name: str) -> Callable[..., None]:
+        def run(*args: object) -> None:
+            sent.append((name, list(args)))
+            bodies[name].apply(args=args)
 
-    monkeypatch.setattr(queue, "_send", run)
+        return run
+
+    for name in bodies:
+        published.run[name] = runner(name)
     return sent

@@ -21,6 +21,7 @@ from tests.leaderboard.conftest import (  # noqa: F401
     enqueued,
     isolation,
     postgres,
+    published,
     redis_url,
     start_worker,
 )

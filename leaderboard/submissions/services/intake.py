@@ -18,11 +18,12 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
+from leaderboard.background import SCORE_SUBMISSION
+from leaderboard.celery import send
 from leaderboard.challenges.models import Condition, Phase, Reference
 from leaderboard.challenges.references import loaded_reference
 from leaderboard.env import parse_rate
 from leaderboard.storage import private_storage, sha256_of, store_whole
-from leaderboard.submissions import queue
 from leaderboard.submissions.models import CHARGED, Submission, SubmissionFile
 from leaderboard.teams.models import Participation, Team
 from leaderboard.teams.services import UNCONFIRMED, address_confirmed
@@ -219,8 +220,7 @@ def submit(
             # The board shows the team's count of submissions.
             Phase.changed(phase.pk)
             if enqueue:
-                # Robust: a failing broker is logged, never raised into this commit.
-                transaction.on_commit(lambda: queue.enqueue_scoring(submission.pk), robust=True)
+                send(SCORE_SUBMISSION, submission.pk)
     except DatabaseError:
         # The connection may have dropped at COMMIT, after the server committed: then the row
         # and its files are the team's upload and must stay.
@@ -230,7 +230,7 @@ def submit(
                 _delete(stored)
             raise
         if enqueue:
-            queue.enqueue_scoring(committed.pk)
+            send(SCORE_SUBMISSION, committed.pk)
         return committed
     except BaseException:
         _delete(stored)

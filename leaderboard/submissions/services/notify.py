@@ -1,6 +1,6 @@
 """E-mail to a team when its submission reaches an outcome it has not been told about: the body
 of the ``notify_team`` task, which the services send after the commit
-(``queue.enqueue_notification``).
+(``leaderboard.celery.send``).
 
 One mail per change the team cares about: the first outcome of an upload (scored, scored but
 not on every condition, or failed), and a later change of it (a failed submission scored after

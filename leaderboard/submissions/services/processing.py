@@ -16,11 +16,13 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
 from redis.exceptions import RedisError
 
+from leaderboard.background import NOTIFY_TEAM, RESCORE_SUBMISSION, SCORE_SUBMISSION
+from leaderboard.celery import send
 from leaderboard.challenges import audit
 from leaderboard.challenges.models import Condition, Phase
 from leaderboard.challenges.references import loaded_reference
 from leaderboard.storage import StorageUnavailable
-from leaderboard.submissions import queue, ratios
+from leaderboard.submissions import ratios
 from leaderboard.submissions.leases import Heartbeat
 from leaderboard.submissions.metrics import part_columns, result_columns
 from leaderboard.submissions.models import Result, Submission, SubmissionFile
@@ -87,7 +89,7 @@ def run_scoring(submission_id: int, *, retry_in: float = 0.0, give_up: bool = Fa
     except Exception:
         log.exception("scoring submission %s failed", submission_id)
         return _failed(submission_id, INTERNAL_ERROR_MESSAGE)
-    transaction.on_commit(lambda: queue.enqueue_notification(submission_id), robust=True)
+    send(NOTIFY_TEAM, submission_id)
     return "scored"
 
 
@@ -140,7 +142,7 @@ def _failed(submission_id: int, message: str, expired_before: dt.datetime | None
         failed = Submission.fail(submission_id, message, expired_before=expired_before)
         if failed:
             _changed(submission_id)
-            transaction.on_commit(lambda: queue.enqueue_notification(submission_id), robust=True)
+            send(NOTIFY_TEAM, submission_id)
     return "failed"
 
 
@@ -259,7 +261,7 @@ def reap_expired_leases(now: dt.datetime | None = None) -> list[int]:
             _failed(pk, FAILED_MESSAGE.format(attempts=attempts), expired_before=now)
         elif Submission.release(pk, expired_before=now, resend_at=resend_at):
             requeued.append(pk)
-            transaction.on_commit(lambda pk=pk: queue.enqueue_scoring(pk), robust=True)
+            send(SCORE_SUBMISSION, pk)
     waiting = Submission.objects.filter(status=Submission.Status.QUEUED)
     # Rows queued before the stamp was set at upload (or by hand): their deadline starts now.
     waiting.filter(lease_until__isnull=True).exclude(pk__in=requeued).update(lease_until=resend_at)
@@ -268,7 +270,7 @@ def reap_expired_leases(now: dt.datetime | None = None) -> list[int]:
             pk=pk, status=Submission.Status.QUEUED, lease_until__lt=now
         ).update(lease_until=resend_at):
             requeued.append(pk)
-            transaction.on_commit(lambda pk=pk: queue.enqueue_scoring(pk), robust=True)
+            send(SCORE_SUBMISSION, pk)
     return requeued
 
 
@@ -311,7 +313,7 @@ def rescore(
             )  # fmt: skip
         pk = submission.pk
         if enqueue:
-            transaction.on_commit(lambda: queue.enqueue_scoring(pk, rescore=True), robust=True)
+            send(RESCORE_SUBMISSION, pk)
     return True
 
 

@@ -5,17 +5,21 @@ are, reported figures by their condition's label, Markdown tables that print HTM
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 from django.core import mail
 from django.urls import reverse
 
 from leaderboard.accounts.models import MailPreference
 from leaderboard.analyses.papers import render
+from leaderboard.background import MAIL_DECISION, MAIL_PENDING
 from leaderboard.challenges.config import ConfigError, check_config, load_config
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.rankings.models import ReportedResult
 from leaderboard.rankings.snapshots import reveal
-from leaderboard.teams import queue, tasks
+from leaderboard.teams import tasks
 from leaderboard.teams.models import Participation
 from leaderboard.teams.services import register, set_participation_status
 from tests.leaderboard.boards import built, leaderboard
@@ -28,22 +32,25 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def registration_mail(monkeypatch) -> list[tuple[str, int]]:
+def registration_mail(published) -> list[tuple[str, int]]:
     """Run the registration mail tasks in this process when they are sent (after the
     commit), as a worker would; records (task name, participation id)."""
     sent: list[tuple[str, int]] = []
 
-    def run(name: str, participation_id: int) -> None:
-        sent.append((name, participation_id))
-        task = tasks.mail_pending if name == queue.MAIL_PENDING else tasks.mail_decision
-        task.apply(args=[participation_id])
+    def runner(name: str, task: Any) -> Callable[[int], None]:
+        def run(participation_id: int) -> None:
+            sent.append((name, participation_id))
+            task.apply(args=[participation_id])
 
-    monkeypatch.setattr(queue, "_send", run)
+        return run
+
+    published.run[MAIL_PENDING] = runner(MAIL_PENDING, tasks.mail_pending)
+    published.run[MAIL_DECISION] = runner(MAIL_DECISION, tasks.mail_decision)
     return sent
 
 
 def test_organisers_are_mailed_a_waiting_registration_and_teams_the_decision(
-    registration_mail, django_capture_on_commit_callbacks
+    registration_mail, published, settings, django_capture_on_commit_callbacks
 ):
     challenge = ChallengeFactory(registration=Challenge.Registration.APPROVAL, title="DSTC")
     wants, quiet = UserFactory(email="o1@example.org"), UserFactory(email="o2@example.org")
@@ -52,7 +59,7 @@ def test_organisers_are_mailed_a_waiting_registration_and_teams_the_decision(
     team = TeamFactory(name="Waiting One")
     with django_capture_on_commit_callbacks(execute=True):
         participation = register(team=team, challenge=challenge)
-    assert registration_mail == [(queue.MAIL_PENDING, participation.pk)]
+    assert registration_mail == [(MAIL_PENDING, participation.pk)]
     (message,) = mail.outbox
     assert message.to == ["o1@example.org"]
     assert message.subject == "DSTC: Waiting One waits for your approval"
@@ -68,6 +75,13 @@ def test_organisers_are_mailed_a_waiting_registration_and_teams_the_decision(
         set_participation_status(participation, Participation.Status.REJECTED, actor=wants)
     (message,) = mail.outbox
     assert message.subject == "Waiting One was not approved for DSTC"
+    # every registration mail went to the mail queue, none to the scoring one
+    mail_queue = f"{settings.CELERY_TASK_DEFAULT_QUEUE}-mail"
+    assert [(name, queue) for name, _, queue in published] == [
+        (MAIL_PENDING, mail_queue),
+        (MAIL_DECISION, mail_queue),
+        (MAIL_DECISION, mail_queue),
+    ]
     # an automatic registration waits for nobody: no mail
     mail.outbox.clear()
     with django_capture_on_commit_callbacks(execute=True):

@@ -5,47 +5,45 @@ from __future__ import annotations
 
 import pytest
 
-from leaderboard.submissions import queue, services
+from leaderboard.background import RESCORE_SUBMISSION, SCORE_SUBMISSION
+from leaderboard.celery import send
+from leaderboard.submissions import services
 from leaderboard.submissions.models import Submission
-from leaderboard.submissions.queue import SCORE_SUBMISSION
 from tests.leaderboard.factories import approved_team, phase_with_references
 from tests.leaderboard.web import GOLD_BYTES, scored_submission
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def sent(monkeypatch) -> list[tuple[int, str]]:
-    """The scoring tasks sent: (submission id, queue)."""
-    found: list[tuple[int, str]] = []
-
-    def send_task(name, args, queue):
-        if name == SCORE_SUBMISSION:
-            found.append((args[0], queue))
-
-    monkeypatch.setattr(queue.app, "send_task", send_task)
-    return found
+def scoring(published) -> list[tuple[int, str]]:
+    """The scoring tasks sent, new or re-scores: (submission id, queue)."""
+    names = (SCORE_SUBMISSION, RESCORE_SUBMISSION)
+    return [(args[0], queue) for name, args, queue in published if name in names]
 
 
-def test_re_scores_go_to_their_own_queue_when_set(settings, sent):
+def test_re_scores_go_to_their_own_queue_when_set(
+    settings, published, django_capture_on_commit_callbacks
+):
     settings.CELERY_TASK_DEFAULT_QUEUE = "new"
     settings.CELERY_RESCORE_QUEUE = "rescores"
-    queue.enqueue_scoring(1)
-    queue.enqueue_scoring(2, rescore=True)
+    with django_capture_on_commit_callbacks(execute=True):
+        send(SCORE_SUBMISSION, 1)
+        send(RESCORE_SUBMISSION, 2)
     settings.CELERY_RESCORE_QUEUE = ""
-    queue.enqueue_scoring(3, rescore=True)
-    assert sent == [(1, "new"), (2, "rescores"), (3, "new")]
+    with django_capture_on_commit_callbacks(execute=True):
+        send(RESCORE_SUBMISSION, 3)
+    assert scoring(published) == [(1, "new"), (2, "rescores"), (3, "new")]
 
 
 def test_an_organisers_re_score_is_sent_as_a_re_score(
-    settings, sent, django_capture_on_commit_callbacks
+    settings, published, django_capture_on_commit_callbacks
 ):
     settings.CELERY_TASK_DEFAULT_QUEUE = "new"
     settings.CELERY_RESCORE_QUEUE = "rescores"
     phase = phase_with_references(GOLD_BYTES)
     submission = scored_submission(approved_team(phase), phase)
-    sent.clear()
+    published.clear()
     with django_capture_on_commit_callbacks(execute=True):
         assert services.rescore(submission)
     assert Submission.objects.get(pk=submission.pk).status == Submission.Status.QUEUED
-    assert sent == [(submission.pk, "rescores")]
+    assert scoring(published) == [(submission.pk, "rescores")]
