@@ -7,7 +7,7 @@ from django.urls import include, path
 
 from leaderboard.accounts.views import ResetConfirmView, ResetView
 from leaderboard.api.views import Index as ApiIndex
-from leaderboard.operations.health import healthz, livez, readyz
+from leaderboard.operations.health import healthz, livez, readyz, readyz_web
 from leaderboard.operations.metrics import metrics
 
 handler400 = "leaderboard.views.bad_request"
@@ -18,6 +18,7 @@ urlpatterns = [
     path("livez", livez, name="livez"),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
+    path("readyz/web", readyz_web, name="readyz-web"),
     path("metrics", metrics, name="metrics"),
     # the same index as /api/v1/: where a visitor trying /api/ lands
     path("api/", ApiIndex.as_view(), name="api-root"),

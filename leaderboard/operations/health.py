@@ -1,16 +1,20 @@
-"""``/livez`` (the process answers), ``/healthz`` (database, broker, storage) and ``/readyz``
-(migrations applied, apps ready, a worker alive, the scheduler running).
+"""``/livez`` (the process answers), ``/healthz`` (database, broker, storage), ``/readyz/web``
+(this process can serve pages) and ``/readyz`` (migrations applied, apps ready, a worker alive,
+the scheduler running).
 
 ``/livez`` is the liveness probe of an orchestrator: it checks nothing beyond the process
 answering, so a Redis or database outage (which restarting the web processes cannot mend, and
 which the site rides out: "When a service fails" in docs/operators.md) never gets them
-restarted. ``/healthz`` is the site's health: the web process and what it talks to answer; for
-monitoring and the containers' health checks. ``/readyz`` is readiness to score: it also fails
-while no Celery worker has sent a heartbeat for ``heartbeat.STALE``
+restarted. ``/readyz/web`` is the readiness probe of the web and uploads pools: the database
+answers and no migration is pending, nothing else, so workers that are down or a beat being
+replaced never take a page-serving process out of the load balancer (reading goes on while
+scoring waits). ``/healthz`` is the site's health: the web process and what it talks to
+answer; for monitoring. ``/readyz`` is for alerting, not a readiness probe of the web: it also
+fails while no Celery worker has sent a heartbeat for ``heartbeat.STALE``
 (``operations.heartbeat``), naming ``worker``, and while the scheduler's periodic task has not
 run for ``heartbeat.scheduler_stale()``, naming ``scheduler``.
 
-All three answer JSON: 200 with ``"status": "ok"``, or 503 naming each check that failed. The
+All four answer JSON: 200 with ``"status": "ok"``, or 503 naming each check that failed. The
 bodies carry no connection strings or tracebacks (they are public); the reason goes to the log.
 """
 
@@ -89,11 +93,30 @@ def pending_migrations() -> list[str]:
     return [f"{migration.app_label}.{migration.name}" for migration, _ in plan]
 
 
+def readyz_web(request: HttpRequest) -> JsonResponse:
+    """200 when this process can answer pages: the database answers and every migration is
+    applied. 503 naming ``database`` when it does not answer, or ``migrations`` (with the
+    ``pending`` ones) during an upgrade, until the migration has run. Workers, the scheduler,
+    the broker and storage are never looked at: the web and uploads pools' readiness probe."""
+    try:
+        check_database()
+        pending = pending_migrations()
+    except Exception:
+        log.exception("web readiness: the database did not answer")
+        return JsonResponse({"status": "error", "failed": ["database"]}, status=503)
+    if pending or not apps.ready:
+        log.warning("web readiness: %d migrations not applied", len(pending))
+        body = {"status": "error", "failed": ["migrations"], "pending": pending}
+        return JsonResponse(body, status=503)
+    return JsonResponse({"status": "ok"})
+
+
 def readyz(request: HttpRequest) -> JsonResponse:
-    """200 once every migration is applied, the apps are loaded, a worker is alive and the
-    scheduler runs; 503 before (during an upgrade, until the migrate service has run), while
-    no worker is (``"failed": ["worker"]``; ``workers`` counts the live ones) or while the
-    scheduler has not run for ``heartbeat.scheduler_stale()`` (``"scheduler"``, with
+    """For alerting, not a readiness probe of the web (that is ``readyz_web``): 200 once every
+    migration is applied, the apps are loaded, a worker is alive and the scheduler runs; 503
+    before (during an upgrade, until the migrate service has run), while no worker is
+    (``"failed": ["worker"]``; ``workers`` counts the live ones) or while the scheduler has
+    not run for ``heartbeat.scheduler_stale()`` (``"scheduler"``, with
     ``scheduler_silent_seconds``, null when it never ran)."""
     try:
         pending = pending_migrations()

@@ -1,6 +1,6 @@
 """/livez answers whatever is down; /healthz names the failing dependency with a 503; /readyz
-waits for migrations (and a worker); JSON logs; the settings of the operations block fail
-loudly on bad values."""
+waits for migrations (and a worker); /readyz/web for the database and migrations only; JSON
+logs; the settings of the operations block fail loudly on bad values."""
 
 from __future__ import annotations
 
@@ -76,6 +76,90 @@ def test_readyz_is_ok_once_migrated_and_503_with_pending_migrations(client, monk
     response = client.get("/readyz")
     assert response.status_code == 503
     assert response.json()["pending"] == ["submissions.0099_future"]
+
+
+def test_readyz_web_serves_with_workers_and_beat_down_while_readyz_names_them(client):
+    """Workers stopped and beat being replaced: /readyz (alerting) says so, but the web pools
+    stay ready, so readers keep their pages."""
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from leaderboard.operations.heartbeat import beat
+    from leaderboard.operations.models import SchedulerHeartbeat, WorkerHeartbeat
+
+    WorkerHeartbeat.objects.all().delete()
+    SchedulerHeartbeat.objects.all().delete()
+    beat("celery@stopped", now=timezone.now() - dt.timedelta(minutes=5))  # long silent
+    alerting = client.get("/readyz")
+    assert alerting.status_code == 503
+    assert alerting.json()["failed"] == ["worker", "scheduler"]
+    response = client.get("/readyz/web")
+    assert response.status_code == 200
+    assert response.json() == {"status": "ok"}
+
+
+def test_readyz_web_never_asks_the_broker_or_storage(client, monkeypatch):
+    def broken() -> None:
+        raise OSError("down")
+
+    monkeypatch.setattr(health, "check_broker", broken)
+    monkeypatch.setattr(health, "check_storage", broken)
+    for name in ("broker", "storage"):
+        monkeypatch.setitem(health.CHECKS, name, broken)
+    assert client.get("/healthz").json()["failed"] == ["broker", "storage"]
+    assert client.get("/readyz/web").status_code == 200
+
+
+def test_readyz_web_is_503_naming_the_database_when_it_does_not_answer(client, monkeypatch, caplog):
+    """Every query fails as with the server gone; the reason (which names the server and the
+    user) goes to the log, the body names only ``database``."""
+    from django.db import DEFAULT_DB_ALIAS, OperationalError, connections
+
+    detail = 'connection to server at "db.internal" (10.0.0.9), port 5432 failed: user "secret"'
+
+    def unreachable(*args: object, **kwargs: object) -> None:
+        raise OperationalError(detail)
+
+    monkeypatch.setattr(type(connections[DEFAULT_DB_ALIAS]), "cursor", unreachable)
+    with caplog.at_level(logging.ERROR, logger="leaderboard.operations.health"):
+        response = client.get("/readyz/web")
+    assert response.status_code == 503
+    assert response.json() == {"status": "error", "failed": ["database"]}
+    text = response.content.decode()
+    assert "secret" not in text and "10.0.0.9" not in text and "Traceback" not in text
+    assert detail in caplog.text
+
+
+def test_readyz_web_is_503_naming_migrations_while_one_is_pending(client, monkeypatch):
+    monkeypatch.setattr(health, "pending_migrations", lambda: ["submissions.0099_future"])
+    response = client.get("/readyz/web")
+    assert response.status_code == 503
+    assert response.json() == {
+        "status": "error",
+        "failed": ["migrations"],
+        "pending": ["submissions.0099_future"],
+    }
+
+
+def test_readyz_web_answers_every_production_probe_as_readyz_does(client, settings):
+    """The HTTPS redirect and the allowed hosts treat /readyz/web as /readyz: a probe that
+    says it came through the HTTPS proxy is answered, one that does not is redirected, and a
+    host not allowed is refused; nginx's cache never keeps either (no ``public``)."""
+    settings.SECURE_SSL_REDIRECT = True
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    settings.ALLOWED_HOSTS = ["trackboard.example.org", "127.0.0.1"]
+    from leaderboard.operations.heartbeat import beat, scheduler_beat
+
+    beat("celery@test")
+    scheduler_beat()
+    for path in ("/readyz", "/readyz/web"):
+        proxied = client.get(path, HTTP_HOST="127.0.0.1:8000", HTTP_X_FORWARDED_PROTO="https")
+        assert proxied.status_code == 200, path
+        assert "public" not in proxied.get("Cache-Control", ""), path
+        assert client.get(path, HTTP_HOST="127.0.0.1:8000").status_code == 301, path
+        refused = client.get(path, HTTP_HOST="10.1.2.3:8000", HTTP_X_FORWARDED_PROTO="https")
+        assert refused.status_code == 400, path
 
 
 def test_the_json_formatter_writes_one_object_per_line_with_extras_and_exceptions():
