@@ -34,6 +34,7 @@ ENV NGINX_LISTEN=8080 \
 # hadolint ignore=DL3066
 USER www-data
 EXPOSE 8080
+# nginx's own location (nginx.conf): nginx answers it, whatever the pools behind it do.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
-    CMD ["curl", "-fsS", "-o", "/dev/null", "-H", "X-Forwarded-Proto: https", "http://127.0.0.1:8080/livez"]
+    CMD ["curl", "-fsS", "-o", "/dev/null", "http://127.0.0.1:8080/nginx/livez"]
 CMD ["/bin/sh", "-c", "/etc/trackboard-nginx/render /etc/trackboard-nginx/nginx.conf /var/lib/trackboard-nginx/nginx.conf && exec nginx -e stderr -p /var/lib/trackboard-nginx -c /var/lib/trackboard-nginx/nginx.conf -g 'daemon off;'"]
