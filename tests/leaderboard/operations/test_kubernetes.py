@@ -252,7 +252,8 @@ def test_nginx_s_own_location_answers_with_no_pool_behind_it(tmp_path):
     # Started by root, nginx would run its workers as nobody (as in scripts/serve)
     settings = "daemon off;"
     if os.getuid() == 0:
-        settings += f" user {pwd.getpwuid(os.getuid()).pw_name} {grp.getgrgid(os.getgid()).gr_name};"
+        user, group = pwd.getpwuid(os.getuid()).pw_name, grp.getgrgid(os.getgid()).gr_name
+        settings += f" user {user} {group};"
     argv = [nginx, "-e", "stderr", "-p", str(state), "-c", str(conf), "-g", settings]
     with open(tmp_path / "error.log", "wb") as errors:
         process = subprocess.Popen(argv, stderr=errors)
