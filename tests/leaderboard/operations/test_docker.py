@@ -69,11 +69,15 @@ def test_the_commands_are_gunicorn_a_scalable_worker_and_one_beat(compose):
     assert services["web"]["command"][:2] == ["gunicorn", "leaderboard.wsgi:application"]
     assert services["worker"]["command"][:4] == ["celery", "-A", "leaderboard", "worker"]
     assert services["beat"]["command"][:4] == ["celery", "-A", "leaderboard", "beat"]
-    # mail on a worker of its own; the scoring workers take only the scoring queue
+    # mail on a worker of its own; the scoring workers take every other queue
     mail = services["mail-worker"]["command"]
     assert mail[:4] == ["celery", "-A", "leaderboard", "worker"]
     assert "--queues=${TRACKBOARD_MAIL_QUEUE:-trackboard-mail}" in mail
     assert not any(part.startswith(("--queues", "-Q")) for part in services["worker"]["command"])
+    assert (
+        "--exclude-queues=${TRACKBOARD_MAIL_QUEUE:-trackboard-mail}"
+        in services["worker"]["command"]
+    )
     # --scale worker=N needs no fixed container name or host port on the worker.
     assert "container_name" not in services["worker"] and "ports" not in services["worker"]
     # uploads: the same server, with its own processes
