@@ -8,9 +8,11 @@ lets go (``build``), so a change committed while it held the board is never miss
 of changes costs a few builds, not one each. The task claims each board with a conditional
 UPDATE (a lease, as a worker claims a submission), builds it while the stored version is behind
 the phase's, stores it and lets go; a task whose boards are current, or held by another worker,
-does nothing, so sending one twice is harmless. A task lost with the broker, or a worker that
-died holding a board (its lease runs out after ``LEASE_SECONDS``), is made good by ``resend``,
-which beat runs with the lease reaper.
+does nothing, so sending one twice is harmless. While it builds, a heartbeat thread renews the
+lease every third of ``LEASE_SECONDS`` (``leaderboard.leases``, the mechanism of the scoring
+claim), so a build may take as long as it takes without another worker taking the board over.
+A task lost with the broker, or a worker that died holding a board (its lease runs out within
+``LEASE_SECONDS``), is made good by ``resend``, which beat runs with the lease reaper.
 
 Which boards a phase has (``kinds``): the public one, and the private one (each team's final
 selections, ranked on the private part) once the organisers may need it: when the phase has a
@@ -33,14 +35,16 @@ from django.utils import timezone
 from leaderboard.background import BUILD_BOARDS
 from leaderboard.celery import send
 from leaderboard.challenges.models import Phase
+from leaderboard.leases import Heartbeat
 from leaderboard.rankings.compute import compute
 from leaderboard.rankings.models import Board
 from leaderboard.rankings.serialised import serialise
 
 log = logging.getLogger(__name__)
 
-#: How long a worker holds a board it builds; renewed with every build it stores.
-LEASE_SECONDS = 30
+#: How long a worker's claim on a board lasts; its heartbeat renews it every third of it while
+#: it builds, so past it the builder is gone and another worker may take the board over.
+LEASE_SECONDS: float = 30
 
 
 def kinds(phase: Phase, now: dt.datetime | None = None) -> tuple[str, ...]:
@@ -157,20 +161,27 @@ def _build(phase_id: int, kind: str, until: float) -> int:
     if token is None:
         return 0
     built = 0
+    lease = dt.timedelta(seconds=LEASE_SECONDS)
+
+    def renew(held: str) -> str | None:
+        return Board.renew(pk, held, lease)
+
     try:
-        while True:
-            phase = Phase.objects.select_related("challenge").filter(pk=phase_id).first()
-            stored = Board.objects.filter(pk=pk).values_list("version", flat=True).first()
-            if phase is None or stored == phase.board_version:
-                return built
-            if built and time.monotonic() >= until:
-                return built  # at least one build a turn, then the queue's other tasks
-            started = time.monotonic()
-            data = Board.pack(serialise(compute(phase, kind), charts=True))
-            seconds = time.monotonic() - started
-            if not _store(pk, token, phase.board_version, data, seconds):
-                return built  # the lease ran out and another worker took the board over
-            built += 1
+        with Heartbeat(renew, token, lease, f"the {kind} board of phase {phase_id}") as beat:
+            while not beat.lost:
+                phase = Phase.objects.select_related("challenge").filter(pk=phase_id).first()
+                stored = Board.objects.filter(pk=pk).values_list("version", flat=True).first()
+                if phase is None or stored == phase.board_version:
+                    return built
+                if built and time.monotonic() >= until:
+                    return built  # at least one build a turn, then the queue's other tasks
+                started = time.monotonic()
+                data = Board.pack(serialise(compute(phase, kind), charts=True))
+                seconds = time.monotonic() - started
+                if not _store(pk, token, phase.board_version, data, seconds):
+                    return built  # another worker took the board over
+                built += 1
+            return built  # another worker took the board over (its heartbeat found out)
     finally:
         Board.objects.filter(pk=pk, builder=token).update(lease_until=None, builder="")
 
@@ -204,14 +215,10 @@ def _claim(pk: int) -> str | None:
 
 
 def _store(pk: int, token: str, version: int, data: bytes, seconds: float) -> bool:
-    """Store a built board, if this worker still holds the row; the lease is renewed."""
-    now = timezone.now()
+    """Store a built board, if this worker still holds the row (its heartbeat renews the
+    lease, ``_build``)."""
     return bool(
         Board.objects.filter(pk=pk, builder=token).update(
-            version=version,
-            data=data,
-            built_at=now,
-            build_seconds=seconds,
-            lease_until=now + dt.timedelta(seconds=LEASE_SECONDS),
+            version=version, data=data, built_at=timezone.now(), build_seconds=seconds
         )
     )

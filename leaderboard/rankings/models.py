@@ -3,6 +3,7 @@ publishes, and figures reported elsewhere."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import zlib
 from typing import Any
@@ -45,6 +46,15 @@ class Board(models.Model):
 
     def __str__(self) -> str:
         return f"{self.phase_id} {self.kind} board v{self.version}"
+
+    @classmethod
+    def renew(cls, pk: int, token: str, lease: dt.timedelta) -> str | None:
+        """Move the lease of the builder holding ``token`` on by ``lease`` from now (a
+        conditional UPDATE); returns the token, or None when another builder took the board
+        over (``leaderboard.leases.Heartbeat`` calls it)."""
+        until = timezone.now() + lease
+        moved = cls.objects.filter(pk=pk, builder=token).update(lease_until=until)
+        return token if moved else None
 
     @staticmethod
     def pack(data: dict[str, Any]) -> bytes:

@@ -21,9 +21,9 @@ from leaderboard.celery import send
 from leaderboard.challenges import audit
 from leaderboard.challenges.models import Condition, Phase
 from leaderboard.challenges.references import loaded_reference
+from leaderboard.leases import Heartbeat
 from leaderboard.storage import StorageUnavailable
 from leaderboard.submissions import ratios
-from leaderboard.submissions.leases import Heartbeat
 from leaderboard.submissions.metrics import part_columns, result_columns
 from leaderboard.submissions.models import Result, Submission, SubmissionFile
 from leaderboard.submissions.services.intake import (
@@ -60,7 +60,12 @@ def run_scoring(submission_id: int, *, retry_in: float = 0.0, give_up: bool = Fa
         raise TransientScoringError(str(exc)) from exc
     if held is None:
         return "skipped"
-    heartbeat = Heartbeat(submission_id, held, lease)
+    heartbeat = Heartbeat(
+        lambda until: Submission.renew(submission_id, until, lease),
+        held,
+        lease,
+        f"submission {submission_id}",
+    )
     try:
         with heartbeat:
             _score_claimed(submission_id)

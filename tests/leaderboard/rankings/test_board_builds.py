@@ -8,6 +8,7 @@ shared prediction gets 3 of 4 turns right (JGA 75.00), the gold all four (100.00
 from __future__ import annotations
 
 import datetime as dt
+import time
 
 import pytest
 from django.utils import timezone
@@ -240,3 +241,30 @@ def test_no_page_export_or_api_answer_computes_a_board(client, monkeypatch):
     client.logout()
     for path in [base + p for p in paths[:6]] + api:
         assert client.get(path).status_code == 200, path
+
+
+@pytest.mark.django_db(transaction=True)  # the heartbeat's thread has a connection of its own
+def test_a_build_longer_than_the_lease_keeps_the_board(sent, phase, monkeypatch):
+    """The builder's heartbeat renews the board's lease every third of it while it builds
+    (``leaderboard.leases``): a build that outlasts the lease is not taken over, and stores."""
+    monkeypatch.setattr(builds, "LEASE_SECONDS", 0.6)  # renewed every 0.2 s
+    pk = builds._row(phase.pk, Board.Kind.PUBLIC)
+    compute = builds.compute
+    seen: dict[str, object] = {}
+
+    def slow(phase, kind):
+        claimed = Board.objects.get(pk=pk).lease_until
+        deadline = time.monotonic() + 10
+        while timezone.now() <= claimed + dt.timedelta(seconds=0.3):  # past the claim's lease
+            assert time.monotonic() < deadline
+            time.sleep(0.02)
+        seen["other"] = builds._claim(pk)  # another worker tries to take the board over
+        seen["renewed"] = Board.objects.get(pk=pk).lease_until > claimed
+        return compute(phase, kind)
+
+    monkeypatch.setattr(builds, "compute", slow)
+    assert builds.build(phase.pk) == 1
+    assert seen == {"other": None, "renewed": True}
+    row = Board.objects.get(pk=pk)
+    assert row.version == _version(phase)
+    assert row.builder == "" and row.lease_until is None  # let go

@@ -6,11 +6,13 @@ from __future__ import annotations
 import datetime as dt
 import json
 import time
+from collections.abc import Callable
 
 import pytest
+from django.utils import timezone
 
+from leaderboard.leases import Heartbeat
 from leaderboard.submissions import services
-from leaderboard.submissions.leases import Heartbeat
 from leaderboard.submissions.models import Submission
 from scoring.synth import make_gold, make_prediction
 from tests.leaderboard.factories import approved_team, phase_with_references, uploads
@@ -42,24 +44,34 @@ def _lease(pk: int) -> dt.datetime:
     return Submission.objects.values_list("lease_until", flat=True).get(pk=pk)
 
 
+def _heartbeat(pk: int, held: dt.datetime) -> Heartbeat[dt.datetime]:
+    """The scoring's heartbeat (``services.run_scoring``)."""
+    return Heartbeat(lambda until: Submission.renew(pk, until, LEASE), held, LEASE, f"s{pk}")
+
+
+def _until(predicate: Callable[[], bool], seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not predicate():
+        assert time.monotonic() < deadline, "not within the deadline"
+        time.sleep(0.02)
+
+
 def test_the_heartbeat_keeps_a_claim_alive_past_its_first_lease(claimed):
     pk, held = claimed
-    with Heartbeat(pk, held, LEASE) as heartbeat:
-        time.sleep(1.5)  # past the first lease's end, several renewals in
+    with _heartbeat(pk, held) as heartbeat:
+        # past the first lease's end, several renewals in
+        _until(lambda: timezone.now() > held + LEASE / 2)
         assert heartbeat.held > held
         assert _lease(pk) == heartbeat.held
     assert not heartbeat.lost
-    last = heartbeat.held
-    time.sleep(0.5)
-    assert _lease(pk) == last  # stopped with the block
+    assert _lease(pk) == heartbeat.held  # stopped with the block (its thread has ended)
 
 
 def test_the_heartbeat_stops_when_another_claim_took_the_row_over(claimed):
     pk, held = claimed
-    with Heartbeat(pk, held, LEASE) as heartbeat:
+    with _heartbeat(pk, held) as heartbeat:
         Submission.objects.filter(pk=pk).update(lease_until=held - dt.timedelta(seconds=10))
         taken = Submission.claim(pk, dt.timedelta(seconds=60))
         assert taken is not None
-        time.sleep(0.5)
-        assert heartbeat.lost
+        _until(lambda: heartbeat.lost)
     assert _lease(pk) == taken
