@@ -107,6 +107,7 @@ MAIL_PENDING = "leaderboard.teams.tasks.mail_pending"
 MAIL_DECISION = "leaderboard.teams.tasks.mail_decision"
 BUILD_BOARDS = "leaderboard.rankings.tasks.build_boards"
 RESEND_BOARD_BUILDS = "leaderboard.rankings.tasks.resend_board_builds"
+CLOSE_PHASES = "leaderboard.challenges.tasks.close_phases"
 SCHEDULER_HEARTBEAT = "leaderboard.operations.tasks.scheduler_heartbeat"
 
 
@@ -125,9 +126,11 @@ def _declare() -> dict[str, Task]:
         Task(MAIL_PENDING, Queue.MAIL, MAIL_RETRY),
         Task(MAIL_DECISION, Queue.MAIL, MAIL_RETRY),
         # periodic (beat): the lease reaper and the lost messages' re-sends, the boards left
-        # behind, the scheduler's own liveness (a late heartbeat is worthless: it expires)
+        # behind, the phases' closes recorded, the scheduler's own liveness (a late heartbeat
+        # is worthless: it expires)
         Task(REAP_EXPIRED_LEASES, Queue.SCORING, periodic=True),
         Task(RESEND_BOARD_BUILDS, Queue.SCORING, periodic=True),
+        Task(CLOSE_PHASES, Queue.SCORING, periodic=True),
         Task(SCHEDULER_HEARTBEAT, Queue.SCORING, {"expires": 60}, periodic=True),
     ]
     return {task.name: task for task in tasks}

@@ -415,7 +415,7 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 # --- scoring ------------------------------------------------------------------------------
 #: How long a claim on a submission lasts; the scoring process renews it every third of it
-#: while it scores (``submissions/leases.py``), so past it the claimant is gone and any
+#: while it scores (``leaderboard/leases.py``), so past it the claimant is gone and any
 #: delivery, or the reaper, takes the row over.
 SCORING_LEASE_SECONDS = env_int("TRACKBOARD_SCORING_LEASE_SECONDS", 60, minimum=3)
 #: How long a queued submission may wait unclaimed before its task is sent again (a message

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
-from django.db.models import F, Q
+from django.db.models import Case, F, Q, Value, When
 from django.dispatch import Signal
 from django.utils import timezone
 
@@ -192,6 +192,12 @@ class Phase(models.Model):
     #: the stored board records the version it was built from, so whoever reads it knows
     #: whether a newer one is on its way.
     board_version = models.PositiveBigIntegerField(default=0, editable=False)
+    #: Whether the phase's close has been recorded (``record_close``, the one rule: its
+    #: ``closes_at`` has passed, or it was revealed). Beat's ``close_phases`` records a close
+    #: when it happens and ``save`` when the dates are saved, each moving ``board_version``:
+    #: what follows from the close (the private board, ``rankings.builds.kinds``) reads this,
+    #: never the clock. Uploads (``is_open``, ``state``) stay on the dates.
+    closed = models.BooleanField(default=False, editable=False)
 
     class Meta:
         ordering = ["challenge", "order", "opens_at"]
@@ -211,15 +217,42 @@ class Phase(models.Model):
             problems = self.refusals(stored) if stored is not None else {}
             if problems:
                 raise PhaseLocked(problems)
-        # ``board_version`` only moves through ``changed``: saving a phase loaded earlier must
-        # not write back an older version.
+        # ``board_version`` only moves through ``changed``, ``closed`` only through
+        # ``record_close``: saving a phase loaded earlier must not write back older values.
         if not self._state.adding and kwargs.get("update_fields") is None:
             kwargs["update_fields"] = [
                 f.name
                 for f in self._meta.concrete_fields
-                if not f.primary_key and f.name != "board_version"
+                if not f.primary_key and f.name not in ("board_version", "closed")
             ]
-        super().save(*args, **kwargs)
+        with transaction.atomic():
+            super().save(*args, **kwargs)
+            # The dates saved may have closed the phase (created closed, the close moved
+            # earlier) or re-opened it (the close moved later): recorded as beat records one.
+            Phase.record_close(self.pk)
+            self.closed = Phase.objects.values_list("closed", flat=True).get(pk=self.pk)
+
+    @staticmethod
+    def has_closed(now: Any) -> Q:
+        """The one rule of the recorded close (``closed``): the phase's ``closes_at`` has
+        passed at ``now``, or it was revealed (a revealed phase never re-opens)."""
+        return Q(revealed=True) | Q(closes_at__lte=now)
+
+    @classmethod
+    def record_close(cls, pk: int, now: Any = None) -> bool:
+        """Bring the phase's ``closed`` in line with ``has_closed`` at ``now`` (a conditional
+        UPDATE) and, when it flips, move its ``board_version`` (``changed``) in the same
+        transaction, so the boards that follow from the close are built because the data
+        changed. Returns whether it flipped; run again, it changes nothing."""
+        rule = cls.has_closed(now or timezone.now())
+        flips = (rule & Q(closed=False)) | (~rule & Q(closed=True))
+        with transaction.atomic():
+            moved = cls.objects.filter(flips, pk=pk).update(
+                closed=Case(When(rule, then=Value(True)), default=Value(False))
+            )
+            if moved:
+                cls.changed(pk)
+        return bool(moved)
 
     @classmethod
     def changed(cls, *phase_ids: int) -> None:

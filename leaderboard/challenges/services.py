@@ -1,5 +1,5 @@
-"""Challenge workflows: adding reference versions, making an older one active again, and
-opening a post-challenge phase after a reveal.
+"""Challenge workflows: adding reference versions, making an older one active again,
+opening a post-challenge phase after a reveal, and recording the phases' closes.
 
 Both change what every scored submission of the condition should be scored against; their
 callers re-score (``submissions.services.rescore_all``)."""
@@ -173,3 +173,13 @@ def open_post_challenge(
     for condition, gold, name, files in copies:
         add_reference(made[condition.pk], gold, name or "reference.json", files, actor=actor)
     return post
+
+
+def close_phases(now: dt.datetime | None = None) -> list[int]:
+    """Record the close of every phase whose ``closes_at`` has passed and whose close is not
+    recorded yet (``Phase.record_close``: ``closed`` set by a conditional UPDATE, the board's
+    version moved in the same transaction); returns the phases closed. Periodic (beat's
+    ``close_phases``): a second run changes nothing."""
+    now = now or timezone.now()
+    due = Phase.objects.filter(Phase.has_closed(now), closed=False).values_list("pk", flat=True)
+    return [pk for pk in due if Phase.record_close(pk, now)]

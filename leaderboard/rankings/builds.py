@@ -16,7 +16,9 @@ A task lost with the broker, or a worker that died holding a board (its lease ru
 
 Which boards a phase has (``kinds``): the public one, and the private one (each team's final
 selections, ranked on the private part) once the organisers may need it: when the phase has a
-private board (hidden results or a split) or has closed (the reveal publishes it).
+private board (hidden results or a split) or has closed (the reveal publishes it). The close
+is the phase's recorded ``closed`` (beat's ``close_phases`` records it and moves the phase's
+version, so the private board is built because the data changed), never the clock.
 """
 
 from __future__ import annotations
@@ -47,11 +49,10 @@ log = logging.getLogger(__name__)
 LEASE_SECONDS: float = 30
 
 
-def kinds(phase: Phase, now: dt.datetime | None = None) -> tuple[str, ...]:
+def kinds(phase: Phase) -> tuple[str, ...]:
     """The boards ``phase`` has: the public one, and the private one when the phase has a
-    private board or has closed."""
-    now = now or timezone.now()
-    if phase.has_private_board or phase.closes_at <= now:
+    private board or its close was recorded (``Phase.closed``)."""
+    if phase.has_private_board or phase.closed:
         return (Board.Kind.PUBLIC, Board.Kind.PRIVATE)
     return (Board.Kind.PUBLIC,)
 
@@ -95,7 +96,7 @@ def resend(now: dt.datetime | None = None) -> list[int]:
     }
     sent = []
     for phase in Phase.objects.all():
-        for kind in kinds(phase, now):
+        for kind in kinds(phase):
             version, lease = boards.get((phase.pk, kind), (None, None))
             if version != phase.board_version and (lease is None or lease <= now):
                 send(BUILD_BOARDS, phase.pk)

@@ -1,7 +1,9 @@
 """The standing world of these tests: a hidden, split phase (``construction``), teams A, B and
 C with the runs listed there, an organiser, an outsider; its boards built, as the board's
-worker builds them after each change. ``close`` moves the phase's dates only: what its boards
-show is unchanged (a test that changes something else builds the boards again)."""
+worker builds them after each change. ``close`` moves the phase's dates, records the close as
+beat's ``close_phases`` does (the phase's version moves) and builds the boards, as the worker
+does after that change: what they show is unchanged (a test that changes something else builds
+the boards again)."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import pytest
 from django.utils import timezone
 
 from leaderboard.challenges.models import Phase
+from leaderboard.challenges.services import close_phases
 from leaderboard.submissions import services
 from leaderboard.submissions.services import select_final
 from tests.leaderboard.boards import built
@@ -50,6 +53,8 @@ def close(phase: Phase) -> None:
     Phase.objects.filter(pk=phase.pk).update(
         opens_at=now - dt.timedelta(days=10), closes_at=now - dt.timedelta(minutes=1)
     )
+    close_phases()  # as beat records the close
+    built(phase)  # as the board's worker builds them after it
     phase.refresh_from_db()
 
 

@@ -16,6 +16,7 @@ from django.utils import timezone
 from leaderboard.background import BUILD_BOARDS
 from leaderboard.celery import app
 from leaderboard.challenges.models import Phase
+from leaderboard.challenges.services import close_phases
 from leaderboard.rankings import builds
 from leaderboard.rankings.boards import stored
 from leaderboard.rankings.models import Board
@@ -184,6 +185,37 @@ def test_the_private_board_is_built_when_the_phase_has_one_or_has_closed():
     }
     assert kinds[public.pk] == {"public"}
     assert kinds[hidden.pk] == kinds[split.pk] == kinds[closed.pk] == {"public", "private"}
+
+
+def test_the_close_beat_records_asks_for_the_private_board(
+    phase, sent, django_capture_on_commit_callbacks
+):
+    """A phase without a private board gets one when it closes, because beat's
+    ``close_phases`` records the close and moves the phase's version: the clock alone
+    changes nothing the builder reads."""
+    builds.build(phase.pk)
+    assert builds.kinds(phase) == (Board.Kind.PUBLIC,)
+    now = timezone.now()
+    Phase.objects.filter(pk=phase.pk).update(
+        opens_at=now - dt.timedelta(days=3), closes_at=now - dt.timedelta(minutes=1)
+    )  # the close passes
+    before = _version(phase)
+    assert builds.kinds(Phase.objects.get(pk=phase.pk)) == (Board.Kind.PUBLIC,)
+    assert builds.resend() == []  # no timer decides it
+    with django_capture_on_commit_callbacks(execute=True):
+        assert close_phases() == [phase.pk]
+    assert _version(phase) == before + 1
+    assert [pk for _, pk, _ in sent] == [phase.pk]  # built because the data changed
+    with django_capture_on_commit_callbacks(execute=True):
+        assert close_phases() == []  # recorded once
+    assert _version(phase) == before + 1 and len(sent) == 1
+    closed = Phase.objects.get(pk=phase.pk)
+    assert closed.closed and builds.kinds(closed) == (Board.Kind.PUBLIC, Board.Kind.PRIVATE)
+    builds.build(phase.pk)
+    assert set(Board.objects.filter(phase=phase).values_list("kind", flat=True)) == {
+        "public",
+        "private",
+    }
 
 
 def test_a_deleted_phase_builds_nothing():
