@@ -1,4 +1,5 @@
-"""Start and stop the real processes of a production-like site (gunicorn, Celery worker, beat).
+"""Start and stop the real processes of a production-like site (gunicorn, Celery worker, beat),
+or the whole stack of ``scripts/serve`` (nginx before both pools, under supervisord).
 
 Each process logs to its own file under the test's temporary directory; a test that times out
 prints the tails of those logs. Everything started is stopped at the end, by its own pid.
@@ -7,17 +8,23 @@ prints the tails of those logs. Everything started is stopped at the end, by its
 from __future__ import annotations
 
 import os
+import re
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+import requests
 from django.db import connection
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, require
 
 DEADLINE = 60.0
 SECRET = "production-test-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz"
@@ -126,3 +133,156 @@ class Processes:
 
 
 PYTHON = sys.executable
+
+
+def listening(port: int) -> bool:
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes under ``pid``: children, theirs, and so on (from /proc)."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        # "pid (comm) state ppid ...": comm may hold spaces, so split after the last ')'.
+        parents.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry.name))
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        children = parents.get(todo.pop(), [])
+        found += children
+        todo += children
+    return found
+
+
+def alive(pid: int) -> bool:
+    """``pid`` runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@dataclass
+class Stack:
+    """``scripts/serve`` running: nginx at ``base``, the pools and the Celery processes under
+    supervisord, which writes every log under ``dir``/logs."""
+
+    base: str
+    addr: tuple[str, int]
+    #: nginx's, the readers' and the uploads' ports
+    ports: tuple[int, int, int]
+    process: subprocess.Popen[bytes]
+    dir: Path
+    #: what the script itself printed
+    out: Path
+
+    @property
+    def logs(self) -> Path:
+        return self.dir / "logs"
+
+    def tails(self) -> str:
+        return "\n".join(
+            f"--- {p.name}\n{p.read_text(errors='replace')[-2000:]}"
+            for p in [self.out, *sorted(self.logs.glob("*.log"))]
+            if p.exists()
+        )
+
+    def control(self, *args: str) -> str:
+        """``supervisorctl`` on the stack's control socket; its output."""
+        done = subprocess.run(
+            [PYTHON, "-m", "supervisor.supervisorctl", "-c", str(self.dir / "supervisord.conf"),
+             *args],
+            capture_output=True, text=True, timeout=30,
+        )  # fmt: skip
+        return done.stdout
+
+    def pid(self, program: str = "") -> int:
+        """The pid of ``program`` as supervisord has it (0: not running); supervisord's own
+        without one."""
+        found = self.control("pid", *([program] if program else [])).strip()
+        return int(found) if found.isdigit() else 0
+
+    def app_hits(self, path: str, expected: int) -> int:
+        """Requests for ``path`` in the readers' gunicorn access log (the app was reached).
+        A line is written just after its answer is sent: half a second for any line to come,
+        then up to two more for ``expected`` of them."""
+        time.sleep(0.5)
+        deadline = time.monotonic() + 2
+        while True:
+            log = (self.logs / "web.log").read_text(errors="replace")
+            found = len(re.findall(rf'"GET {re.escape(path)} HTTP', log))
+            if found >= expected or time.monotonic() > deadline:
+                return found
+            time.sleep(0.05)
+
+    def wait_for(self, predicate: Callable[[], bool], what: str, deadline: float = DEADLINE):
+        """Poll ``predicate`` until it holds; fail with the logs' tails after ``deadline`` s."""
+        end = time.monotonic() + deadline
+        while not predicate():
+            if time.monotonic() > end:
+                pytest.fail(f"timed out waiting for {what}:\n{self.tails()}")
+            time.sleep(0.1)
+
+    def stop(self, sig: int) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+        try:
+            return self.process.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            raise
+
+
+@contextmanager
+def serve(*, redis_url: str, tag: str, private: Path, tmp: Path, **extra: str) -> Iterator[Stack]:
+    """``scripts/serve`` with production settings on this test's database, on free loopback
+    ports, each gunicorn pool 1 process x 2 threads, one worker process; ``extra`` adds to
+    its environment (or changes it). Yields once nginx answers /healthz; TERM at the end."""
+    require("nginx", shutil.which("nginx") is not None, "apt-get install nginx")
+    front, web, uploads = free_port(), free_port(), free_port()
+    settings = {
+        "TRACKBOARD_ADDR": f"127.0.0.1:{front}",
+        "TRACKBOARD_WEB_BIND": f"127.0.0.1:{web}",
+        "TRACKBOARD_UPLOADS_BIND": f"127.0.0.1:{uploads}",
+        "TRACKBOARD_SERVE_DIR": str(tmp / "serve"),
+        "TRACKBOARD_PYTHON": PYTHON,
+        "WEB_CONCURRENCY": "1",
+        "WEB_THREADS": "2",
+        "UPLOADS_CONCURRENCY": "1",
+        "UPLOADS_THREADS": "2",
+        "WORKER_CONCURRENCY": "1",
+    }
+    env = production_env(
+        redis_url=redis_url, tag=tag, private=private, var=tmp / "var", **{**settings, **extra}
+    )
+    out = tmp / "serve.out"
+    with open(out, "wb") as log:
+        process = subprocess.Popen([str(ROOT / "scripts" / "serve")], env=env, stdout=log,
+                                   stderr=subprocess.STDOUT,
+                                   preexec_fn=signals_as_from_a_terminal)  # fmt: skip
+    stack = Stack(f"http://127.0.0.1:{front}", ("127.0.0.1", front), (front, web, uploads),
+                  process, tmp / "serve", out)  # fmt: skip
+    try:
+        deadline = time.monotonic() + DEADLINE
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"scripts/serve exited:\n{stack.tails()}")
+            try:
+                if requests.get(f"{stack.base}/healthz", timeout=2).ok:
+                    break
+            except requests.RequestException:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"the stack did not answer /healthz:\n{stack.tails()}")
+            time.sleep(0.3)
+        yield stack
+    finally:
+        stack.stop(signal.SIGTERM)

@@ -12,15 +12,10 @@ and on HUP (TERM after every test).
 from __future__ import annotations
 
 import json
-import re
-import shutil
 import signal
 import socket
-import subprocess
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 import requests
@@ -28,15 +23,13 @@ from django.test import Client
 
 from leaderboard.api.services import create_token
 from leaderboard.submissions.models import Submission
-from tests.conftest import ROOT, require
 from tests.leaderboard.factories import KEYS, approved_team, phase_with_references
 from tests.leaderboard.operations.processes import (
     DEADLINE,
-    PYTHON,
     SECRET,
-    free_port,
-    production_env,
-    signals_as_from_a_terminal,
+    Stack,
+    listening,
+    serve,
 )
 from tests.leaderboard.web import GOLD_BYTES, PREDICTION, log_in, scored_submission
 
@@ -44,48 +37,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 #: nginx.conf's client_header_timeout, in seconds.
 HEADER_TIMEOUT = 10
-
-
-@dataclass
-class Stack:
-    base: str
-    addr: tuple[str, int]
-    ports: tuple[int, int, int]
-    process: subprocess.Popen[bytes]
-    logs: Path
-
-    def tails(self) -> str:
-        return "\n".join(
-            f"--- {p.name}\n{p.read_text(errors='replace')[-2000:]}"
-            for p in sorted(self.logs.glob("*.log"))
-        )
-
-    def app_hits(self, path: str, expected: int) -> int:
-        """Requests for ``path`` in the readers' gunicorn access log (the app was reached).
-        A line is written just after its answer is sent: half a second for any line to come,
-        then up to two more for ``expected`` of them."""
-        time.sleep(0.5)
-        deadline = time.monotonic() + 2
-        while True:
-            log = (self.logs / "web.log").read_text(errors="replace")
-            found = len(re.findall(rf'"GET {re.escape(path)} HTTP', log))
-            if found >= expected or time.monotonic() > deadline:
-                return found
-            time.sleep(0.05)
-
-    def stop(self, sig: int) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(sig)
-        try:
-            return self.process.wait(timeout=90)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            raise
-
-
-def listening(port: int) -> bool:
-    with socket.socket() as sock:
-        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 def stops_everything(stack: Stack, sig: int, status: int) -> None:
@@ -98,49 +49,9 @@ def stops_everything(stack: Stack, sig: int, status: int) -> None:
 @pytest.fixture
 def stack(transactional_db, postgres, redis_url, isolation, tmp_path) -> Iterator[Stack]:
     """``scripts/serve`` on free loopback ports, each gunicorn pool 1 process x 2 threads."""
-    require("nginx", shutil.which("nginx") is not None, "apt-get install nginx")
-    front, web, uploads = free_port(), free_port(), free_port()
-    serve_dir = tmp_path / "serve"
-    env = production_env(
-        redis_url=redis_url,
-        tag=isolation["tag"],
-        private=isolation["private"],
-        var=tmp_path / "var",
-        TRACKBOARD_ADDR=f"127.0.0.1:{front}",
-        TRACKBOARD_WEB_BIND=f"127.0.0.1:{web}",
-        TRACKBOARD_UPLOADS_BIND=f"127.0.0.1:{uploads}",
-        TRACKBOARD_SERVE_DIR=str(serve_dir),
-        TRACKBOARD_PYTHON=PYTHON,
-        WEB_CONCURRENCY="1",
-        WEB_THREADS="2",
-        UPLOADS_CONCURRENCY="1",
-        UPLOADS_THREADS="2",
-        WORKER_CONCURRENCY="1",
-    )
-    out = open(tmp_path / "serve.out", "wb")  # noqa: SIM115 - closed below
-    process = subprocess.Popen([str(ROOT / "scripts" / "serve")], env=env, stdout=out,
-                               stderr=subprocess.STDOUT,
-                               preexec_fn=signals_as_from_a_terminal)  # fmt: skip
-    out.close()
-    found = Stack(f"http://127.0.0.1:{front}", ("127.0.0.1", front), (front, web, uploads),
-                  process, serve_dir / "logs")  # fmt: skip
-    deadline = time.monotonic() + DEADLINE
-    while True:
-        if process.poll() is not None:
-            pytest.fail(f"scripts/serve exited:\n{(tmp_path / 'serve.out').read_text()}")
-        try:
-            if requests.get(f"{found.base}/healthz", timeout=2).ok:
-                break
-        except requests.RequestException:
-            pass
-        if time.monotonic() > deadline:
-            found.stop(signal.SIGTERM)
-            pytest.fail(f"the stack did not answer /healthz:\n{found.tails()}")
-        time.sleep(0.3)
-    try:
+    with serve(redis_url=redis_url, tag=isolation["tag"], private=isolation["private"],
+               tmp=tmp_path) as found:  # fmt: skip
         yield found
-    finally:
-        found.stop(signal.SIGTERM)
 
 
 def _stalled_in_headers(addr: tuple[str, int]) -> socket.socket:
