@@ -85,7 +85,8 @@ def test_the_server_wheel_is_the_app_on_the_participant_package_of_its_version(w
     assert str(own.specifier) == f"=={__version__}"
     assert "django" in {r.name for r in needs}
     extras = metadata.get_all("Provides-Extra")
-    assert extras == ["s3"]  # development tools are a dependency group, not an extra
+    # development tools are a dependency group, not an extra; serve: scripts/serve's supervisor
+    assert extras == ["s3", "serve"]
 
 
 def _pins(lock: str) -> dict[str, str]:
@@ -101,6 +102,7 @@ def test_every_lock_pins_every_package_with_hashes_within_the_ranges():
                       *project["project"]["optional-dependencies"]["s3"]],
         "dev": [*project["project"]["dependencies"],
                 *project["project"]["optional-dependencies"]["s3"],
+                *project["project"]["optional-dependencies"]["serve"],
                 *project["dependency-groups"]["dev"]],
     }  # fmt: skip
     participant = tomllib.loads((ROOT / "participant" / "pyproject.toml").read_text())
