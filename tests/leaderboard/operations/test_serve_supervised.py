@@ -6,6 +6,10 @@
 - ten failed log-ins from one client address lock that address, not another one: behind
   nginx the site counts the address nginx received each connection from
   (``TRACKBOARD_TRUSTED_PROXIES=1``), not nginx's own, which every client would share;
+- every kind of mail reaches the site's mail server (an SMTP server of this module's own): a
+  sign-up's confirmation and a password reset asked for through nginx, a registration's mails
+  to the organisers and to the team, and a scored submission's, all by the one worker
+  ``scripts/serve`` starts, which takes every queue the site declares, the mail's included;
 - TERM to the script while an upload is still on its way through nginx and a submission is
   being scored: the upload is answered and the scoring finishes, then every process is gone.
 
@@ -31,6 +35,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 import requests
+from aiosmtpd.controller import Controller
 from axes.models import AccessAttempt
 from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
@@ -38,10 +43,21 @@ from requests.adapters import HTTPAdapter
 from urllib3 import encode_multipart_formdata
 
 from leaderboard.api.services import create_token
+from leaderboard.challenges.models import Challenge
 from leaderboard.challenges.references import clear_reference_cache
 from leaderboard.submissions.models import Submission
+from leaderboard.teams.models import Participation
+from leaderboard.teams.services import register, set_participation_status
 from tests.conftest import require
-from tests.leaderboard.factories import KEYS, approved_team, phase_with_references
+from tests.leaderboard.accounts.conftest import Inbox, free_port
+from tests.leaderboard.factories import (
+    KEYS,
+    ChallengeFactory,
+    TeamFactory,
+    UserFactory,
+    approved_team,
+    phase_with_references,
+)
 from tests.leaderboard.operations.processes import (
     PYTHON,
     Stack,
@@ -61,12 +77,23 @@ SCORE_DELAY = 5
 #: How long the worker may take to be started again (supervisord tries it at once).
 RESTART_DEADLINE = 30
 PASSWORD = "a right password, 2 b sure"
+SITE = "https://trackboard.example.org"
 #: The stack's queue and cache prefix, this module's alone.
 TAG = f"trackboard-test-{uuid.uuid4().hex[:10]}"
 
 
 @pytest.fixture(scope="module")
-def stack(django_db_setup, tmp_path_factory) -> Iterator[Stack]:
+def mail_server() -> Iterator[Controller]:
+    """The site's mail server: a real SMTP server on loopback; its ``handler`` (an ``Inbox``)
+    keeps what it accepted."""
+    controller = Controller(Inbox(), hostname="127.0.0.1", port=free_port())
+    controller.start()
+    yield controller
+    controller.stop()
+
+
+@pytest.fixture(scope="module")
+def stack(django_db_setup, tmp_path_factory, mail_server) -> Iterator[Stack]:
     """``scripts/serve`` for the whole module, its scoring lease at the minimum (3 s) and its
     reaper every second, so a run killed mid-scoring is given back within seconds."""
     engine = django_settings.DATABASES["default"]["ENGINE"]
@@ -99,6 +126,9 @@ def stack(django_db_setup, tmp_path_factory) -> Iterator[Stack]:
         tmp=tmp,
         TRACKBOARD_PYTHON=str(python),
         TRACKBOARD_SCORING_LEASE_SECONDS="3",
+        EMAIL_HOST="127.0.0.1",
+        EMAIL_PORT=str(mail_server.port),
+        TRACKBOARD_SITE_URL=SITE,
         TRACKBOARD_REAPER_INTERVAL="1",
         **{DELAY_VARIABLE: str(SCORE_DELAY)},
     ) as found:
@@ -249,6 +279,77 @@ def test_a_worker_killed_while_scoring_is_started_again_and_nothing_else_stops(s
     assert answers and set(answers) == {200}, answers
     assert {name: stack.pid(name) for name in others} == others
     assert "RUNNING" in stack.control("status", "worker")
+
+
+def _mail_to(stack: Stack, inbox: Inbox, address: str, subject: str) -> str:
+    """The message to ``address`` whose subject starts with ``subject``, once it arrived."""
+
+    def found() -> str | None:
+        for to, message in list(inbox.received):
+            if address in to and f"Subject: {subject}" in message:
+                return message
+        return None
+
+    stack.wait_for(lambda: found() is not None, f"the mail {subject!r} to {address}")
+    return str(found())
+
+
+def test_every_kind_of_mail_arrives(stack, mail_server, settings):
+    inbox = mail_server.handler
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
+    # a sign-up through nginx: its confirmation
+    newcomer = _Client("127.0.0.4")
+    url = f"{stack.base}/accounts/signup/"
+    page = newcomer.get(url, timeout=10)
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text)
+    assert token is not None, page.text
+    signed_up = newcomer.post(
+        url,
+        data={
+            "csrfmiddlewaretoken": token[1],
+            "username": "newcomer",
+            "email": "newcomer@example.org",
+            "password1": PASSWORD,
+            "password2": PASSWORD,
+        },
+        headers={"Referer": url},
+        allow_redirects=False,
+        timeout=10,
+    )
+    assert signed_up.status_code == 302, signed_up.text
+    confirm = _mail_to(stack, inbox, "newcomer@example.org", "Confirm your e-mail address")
+    assert f"{SITE}/accounts/confirm/" in confirm
+    # a password reset through nginx
+    url = f"{stack.base}/accounts/password_reset/"
+    forgetful = _Client("127.0.0.5")
+    page = forgetful.get(url, timeout=10)
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text)
+    assert token is not None, page.text
+    asked = forgetful.post(
+        url,
+        data={"csrfmiddlewaretoken": token[1], "email": "newcomer@example.org"},
+        headers={"Referer": url},
+        allow_redirects=False,
+        timeout=10,
+    )
+    assert asked.status_code == 302, asked.text
+    reset = _mail_to(stack, inbox, "newcomer@example.org", "Reset your Trackboard password")
+    assert f"{SITE}/accounts/reset/" in reset
+    # a registration waiting for the organisers, and their decision to the team
+    challenge = ChallengeFactory(registration=Challenge.Registration.APPROVAL, title="Mailed")
+    challenge.organisers.add(UserFactory(email="organiser@example.org"))
+    team = TeamFactory(name="Mailed Team")
+    participation = register(team=team, challenge=challenge)
+    _mail_to(stack, inbox, "organiser@example.org", "Mailed: Mailed Team waits for your approval")
+    set_participation_status(participation, Participation.Status.APPROVED)
+    _mail_to(stack, inbox, team.created_by.email, "Mailed Team is approved for Mailed")
+    # a scored submission's outcome
+    phase = phase_with_references(GOLD_BYTES)
+    scored = approved_team(phase)
+    _, api_token = create_token(scored.created_by, "mailed")
+    submission = _upload(stack, phase.pk, api_token, "mailed")
+    stack.wait_for(lambda: _status(submission) == "scored", "the submission to be scored")
+    _mail_to(stack, inbox, scored.created_by.email, f"Submission #{submission} to ")
 
 
 def _in_flight(stack: Stack, phase_pk: int, token: str) -> tuple[socket.socket, bytes]:
