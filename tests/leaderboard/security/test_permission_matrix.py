@@ -27,6 +27,7 @@ EXPECTED: dict[str, str] = {
     "livez": PUBLIC,
     "healthz": PUBLIC,
     "readyz": PUBLIC,
+    "readyz-web": PUBLIC,
     # off until the operator sets a metrics token (then a bearer token, not a role)
     "metrics": "44444444",
     "login": PUBLIC,
