@@ -133,19 +133,33 @@ _LEADING_SPACE_BYTES = re.compile(rb"\s*")
 #: The longest manifest line read, in bytes: one turn's text and state need far less, and a
 #: longer line would be copied several times over while it is read.
 MAX_MANIFEST_LINE = 65536
-# A run longer than the limit, tried only where a line starts (after a new line): linear time.
-_LONG_LINE = re.compile(rb"(?:\A|(?<=\n))[^\n]{%d}" % (MAX_MANIFEST_LINE + 1))
+
+
+def long_stretch(data: bytes, separator: bytes, limit: int) -> int:
+    """Where the first stretch of more than ``limit`` bytes without ``separator`` starts (at
+    the start of ``data`` or just after a separator); -1 when there is none. Each step looks
+    back from the end of a window of ``limit + 1`` bytes for its last separator and starts the
+    next window just after it: a stretch that fits in a window ends at a separator, and no
+    byte is looked at twice, so a file costs a few bytes a window (a regular expression tried
+    after every separator read each window again: about twice a JSON file's parse)."""
+    start = 0
+    while len(data) - start > limit:
+        found = data.rfind(separator, start, start + limit + 1)
+        if found < 0:
+            return start
+        start = found + len(separator)
+    return -1
 
 
 def check_manifest_lines(data: bytes, name: str) -> None:
     """Refuse a manifest with a line longer than ``MAX_MANIFEST_LINE`` bytes, before it is
     decoded or split."""
-    found = _LONG_LINE.search(data)
-    if found is None:
+    found = long_stretch(data, b"\n", MAX_MANIFEST_LINE)
+    if found < 0:
         return
-    number = data.count(b"\n", 0, found.start()) + 1
-    end = data.find(b"\n", found.start())
-    length = (len(data) if end < 0 else end) - found.start()
+    number = data.count(b"\n", 0, found) + 1
+    end = data.find(b"\n", found)
+    length = (len(data) if end < 0 else end) - found
     raise InvalidFile(
         f"{name}: line {number} is {length:,} bytes long; a manifest line (one turn's text and "
         f"state) may be at most {MAX_MANIFEST_LINE:,} bytes. The file was not read further."
@@ -155,20 +169,18 @@ def check_manifest_lines(data: bytes, name: str) -> None:
 #: The longest stretch of a JSON prediction without a quote, in bytes: every dialogue id,
 #: slot and value is a string far shorter, and the structure between them is a few bytes.
 MAX_JSON_STRETCH = 65536
-# A run longer than the limit, tried only after a quote (or at the start): linear time.
-_LONG_STRETCH = re.compile(rb'(?:\A|(?<="))[^"]{%d}' % (MAX_JSON_STRETCH + 1))
 
 
 def check_json_stretches(data: bytes, name: str) -> None:
     """Refuse a JSON prediction with more than ``MAX_JSON_STRETCH`` bytes in a row without a
     quote (a giant id or value), before it is decoded or parsed."""
-    found = _LONG_STRETCH.search(data)
-    if found is None:
+    found = long_stretch(data, b'"', MAX_JSON_STRETCH)
+    if found < 0:
         return
-    number = data.count(b"\n", 0, found.start()) + 1
+    number = data.count(b"\n", 0, found) + 1
     raise InvalidFile(
         f"{name}: line {number}: more than {MAX_JSON_STRETCH:,} bytes in a row without a quote "
-        f"(from byte offset {found.start():,}); no dialogue id, slot or value of a prediction "
+        f"(from byte offset {found:,}); no dialogue id, slot or value of a prediction "
         "is that long. The file was not read further."
     )
 

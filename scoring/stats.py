@@ -19,6 +19,7 @@ matrix product.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -77,8 +78,27 @@ def _interval(samples: Counts, level: float) -> tuple[float, float]:
     if finite.size == 0:
         return (float("nan"), float("nan"))
     tail = 100 * (1 - level) / 2
-    low, high = np.percentile(finite, [tail, 100 - tail])
-    return (float(low), float(high))
+    return (sorted_percentile(finite, tail), sorted_percentile(finite, 100 - tail))
+
+
+def sorted_percentile(ordered: Counts, percent: float) -> float:
+    """The ``percent`` percentile of the sorted, non-empty ``ordered``, by numpy's default
+    ("linear") method and with its very operations, so the same bits as ``np.percentile``:
+    the position ``(n - 1) * percent / 100``, then ``a + (b - a) * t`` between its neighbours,
+    or ``b - (b - a) * (1 - t)`` from the upper one when ``t >= 0.5``. Without sorting what is
+    sorted again, nor importing ``numpy.ma`` as ``np.percentile`` does (a tenth of a short
+    command's time)."""
+    last = ordered.size - 1
+    position = last * (percent / 100)
+    if position >= last:
+        return float(ordered[last])
+    if position < 0:
+        return float(ordered[0])
+    low = math.floor(position)
+    t = np.float64(position - low)
+    a, b = ordered[low], ordered[low + 1]
+    gap = b - a
+    return float(b - gap * (1 - t) if t >= 0.5 else a + gap * t)
 
 
 #: Resamples drawn at a time: the same draws as one (n_boot x n) call, in bounded memory.

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scoring import InvalidFile, Resampling, ScoringError, get_task
+from scoring.formats import long_stretch
 from tests.scoring import helpers
 
 TASK = get_task("dstc11")
@@ -302,3 +304,28 @@ def test_a_json_prediction_with_a_giant_string_is_refused_before_it_is_parsed(re
         "20); no dialogue id, slot or value of a prediction is that long. The file was not "
         "read further."
     )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    data=st.lists(st.sampled_from([b"a", b"bb", b'"', b"\n", b"x" * 7]), max_size=60).map(b"".join),
+    separator=st.sampled_from([b'"', b"\n"]),
+    limit=st.integers(min_value=1, max_value=12),
+)
+def test_the_long_stretch_scan_finds_what_the_regular_expression_found(data, separator, limit):
+    """The window scan gives the same verdict and offset as the regular expression it
+    replaced (a run of more than ``limit`` bytes without the separator, starting at the start
+    or just after a separator), on short strings where every case is reached."""
+    escaped = re.escape(separator)
+    pattern = re.compile(rb"(?:\A|(?<=%s))[^%s]{%d}" % (escaped, escaped, limit + 1))
+    found = pattern.search(data)
+    assert long_stretch(data, separator, limit) == (found.start() if found else -1)
+
+
+def test_the_long_stretch_scan_on_hand_worked_cases():
+    assert long_stretch(b"", b'"', 3) == -1
+    assert long_stretch(b"abc", b'"', 3) == -1  # three bytes: at the limit
+    assert long_stretch(b"abcd", b'"', 3) == 0
+    assert long_stretch(b'ab"cd"efgh', b'"', 3) == 6  # "efgh" after the second quote
+    assert long_stretch(b'ab"cd"efg', b'"', 3) == -1
+    assert long_stretch(b'"abcd"', b'"', 3) == 1

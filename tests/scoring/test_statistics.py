@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import math
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scoring import Resampling, Source, get_task, stats
+from scoring.stats import sorted_percentile
 from scoring.synth import make_gold, make_prediction
 from tests.scoring import helpers
 
@@ -188,3 +192,32 @@ def test_entries_with_other_denominators_are_not_tested():
     # no dialogues, or none with anything to count
     assert np.isnan(stats.bootstrap_p_values([[], []], [[], []], [(0, 1)], 50, 1)[0])
     assert np.isnan(stats.bootstrap_p_values([[0, 0], [0, 0]], [[0, 0]] * 2, [(0, 1)], 50, 1)[0])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    values=st.lists(
+        st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, width=32), min_size=1, max_size=60
+    ),
+    wide=st.booleans(),
+    percent=st.one_of(
+        st.sampled_from([0.0, 2.5, 5.0, 50.0, 95.0, 97.5, 100.0]),
+        st.floats(min_value=0, max_value=100),
+    ),
+)
+def test_the_percentile_of_a_sorted_sample_is_numpys_to_the_bit(values, wide, percent):
+    """``sorted_percentile`` gives the very number ``np.percentile`` gives (its default, linear
+    method), ties and tiny samples included, for float32 and float64 samples."""
+    ordered = np.sort(np.array(values, dtype=np.float64 if wide else np.float32))
+    expected = float(np.percentile(ordered, [percent])[0])  # as the intervals asked for them
+    assert sorted_percentile(ordered, percent) == expected or (
+        math.isnan(expected) and math.isnan(sorted_percentile(ordered, percent))
+    )
+
+
+def test_a_percentile_on_a_hand_worked_sample():
+    ordered = np.array([1.0, 2.0, 4.0, 8.0])
+    assert sorted_percentile(ordered, 50) == 3.0  # position 1.5: halfway from 2 to 4
+    assert sorted_percentile(ordered, 25) == 1.75  # position 0.75: 1 + 0.75 x 1
+    assert sorted_percentile(ordered, 100) == 8.0
+    assert sorted_percentile(ordered, 0) == 1.0
