@@ -241,6 +241,10 @@ class Stats:
         self.latency: dict[str, list[float]] = defaultdict(list)
         self.errors: dict[str, list[str]] = defaultdict(list)
         self.accepted: list[tuple[int, float]] = []  # (submission id, time the upload started)
+        #: when each class of load stopped (time.monotonic): the last signed-in reader's last
+        #: answer, the last upload sent; its rate is over the time it ran, not over the wait for
+        #: the slowest upload's answer
+        self.stopped: dict[str, float] = {}
 
     def record(self, endpoint: str, started: float, status: int, ok: set[int]) -> None:
         self.latency[endpoint].append(time.perf_counter() - started)
@@ -266,6 +270,7 @@ async def reader_loop(port, seed_info, stats: Stats, stop: float, n: int) -> Non
             status = 0
             stats.errors[name].append(repr(exc))
         stats.record(name, started, status, {200})
+    stats.stopped["signed-in"] = max(stats.stopped.get("signed-in", 0.0), time.monotonic())
 
 
 async def upload_once(port, seed_info, body_files, stats: Stats, n: int) -> None:
@@ -295,6 +300,7 @@ async def uploads_open_loop(port, seed_info, body_files, stats, stop: float, rat
         await asyncio.sleep(max(0.0, due - time.monotonic()))
         pending.append(asyncio.create_task(upload_once(port, seed_info, body_files, stats, n)))
         n += 1
+    stats.stopped["upload"] = time.monotonic()
     await asyncio.gather(*pending)
 
 
@@ -597,6 +603,9 @@ async def _drive(args, seed_info, body_files, workdir: Path) -> tuple[Stats, dic
     tasks.append(uploads_open_loop(args.port, seed_info, body_files, stats, stop, args.upload_rate))
     anonymous, *_ = await asyncio.gather(anonymous_readers(args, seed_info, workdir), *tasks)
     stats.elapsed = time.monotonic() - started  # type: ignore[attr-defined]
+    stats.ran = {  # type: ignore[attr-defined]
+        name: at - started for name, at in stats.stopped.items()
+    }
     return stats, anonymous
 
 
@@ -611,11 +620,13 @@ def _report_requests(stats: Stats, anonymous: dict, args) -> None:
           + (f" ({ {k: anonymous[k] for k in ('status', 'connect', 'read', 'write', 'timeout')} })"
              if errors else ""))  # fmt: skip
     signed = [e for e in stats.latency if e.startswith("signed-in")]
-    classes = {"signed-in (page+api)": signed, "upload": ["upload"]}
-    for label, endpoints in classes.items():
+    classes = {"signed-in (page+api)": ("signed-in", signed), "upload": ("upload", ["upload"])}
+    for label, (kind, endpoints) in classes.items():
         values = [v for e in endpoints for v in stats.latency[e]]
         errors_seen = [x for e in endpoints for x in stats.errors.get(e, [])]
-        print(f"  {label:22s} {len(values):6d} req  {len(values) / elapsed:7.1f} req/s  "
+        ran = stats.ran.get(kind, elapsed)  # type: ignore[attr-defined]
+        print(f"  {label:22s} {len(values):6d} req  {len(values) / ran:7.1f} req/s "
+              f"(over {ran:.1f} s)  "
               f"{percentiles(values)}  errors {len(errors_seen)}"
               + (f" ({sorted(set(errors_seen))[:5]})" if errors_seen else ""))  # fmt: skip
 
