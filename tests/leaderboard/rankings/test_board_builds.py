@@ -13,6 +13,8 @@ import time
 import pytest
 from django.utils import timezone
 
+import scoring.stats
+
 from leaderboard.background import BUILD_BOARDS
 from leaderboard.celery import app
 from leaderboard.challenges.models import Phase
@@ -45,10 +47,10 @@ def sent(monkeypatch) -> list[tuple[str, int, str]]:
     """The build tasks sent to the broker: (task name, phase id, queue)."""
     found: list[tuple[str, int, str]] = []
 
-    def send_task(name, args, queue):
+    def record(name, args, queue):
         found.append((name, args[0], queue))
 
-    monkeypatch.setattr(app, "send_task", send_task)
+    monkeypatch.setattr(app, "send_task", record)
     return found
 
 
@@ -232,9 +234,9 @@ def test_a_board_that_keeps_changing_is_built_in_turns_of_a_task_each(
     monkeypatch.setattr(builds, "TURN_SECONDS", 0)
     compute = builds.compute
 
-    def changing(phase, kind):
+    def changing(phase, kind, **kwargs):
         Phase.changed(phase.pk)  # another change arrives during every build
-        return compute(phase, kind)
+        return compute(phase, kind, **kwargs)
 
     monkeypatch.setattr(builds, "compute", changing)
     assert builds.build(phase.pk) == 1
@@ -284,7 +286,7 @@ def test_a_build_longer_than_the_lease_keeps_the_board(sent, phase, monkeypatch)
     compute = builds.compute
     seen: dict[str, object] = {}
 
-    def slow(phase, kind):
+    def slow(phase, kind, **kwargs):
         claimed = Board.objects.get(pk=pk).lease_until
         deadline = time.monotonic() + 10
         while timezone.now() <= claimed + dt.timedelta(seconds=0.3):  # past the claim's lease
@@ -292,7 +294,7 @@ def test_a_build_longer_than_the_lease_keeps_the_board(sent, phase, monkeypatch)
             time.sleep(0.02)
         seen["other"] = builds._claim(pk)  # another worker tries to take the board over
         seen["renewed"] = Board.objects.get(pk=pk).lease_until > claimed
-        return compute(phase, kind)
+        return compute(phase, kind, **kwargs)
 
     monkeypatch.setattr(builds, "compute", slow)
     assert builds.build(phase.pk) == 1
@@ -300,3 +302,37 @@ def test_a_build_longer_than_the_lease_keeps_the_board(sent, phase, monkeypatch)
     row = Board.objects.get(pk=pk)
     assert row.version == _version(phase)
     assert row.builder == "" and row.lease_until is None  # let go
+
+
+@pytest.mark.parametrize(
+    "options", [{"results_visibility": Phase.Visibility.HIDDEN}, {"split_fraction": 0.5}]
+)
+def test_one_build_draws_each_number_of_dialogues_once(options, monkeypatch):
+    """A build's boards (the public and the private one, with its shake-up on the public part
+    of a split) and its turns share the bootstrap's draws: each number of dialogues is drawn
+    once a task, not once a board."""
+    phase = phase_with_references(GOLD_BYTES, **options)
+    for team in (approved_team(phase), approved_team(phase)):
+        scored_submission(team, phase, build=False)
+    drawn: list[int] = []
+    resample_weights = scoring.stats.resample_weights
+
+    def counted(n, n_boot, seed):
+        drawn.append(n)
+        return resample_weights(n, n_boot, seed)
+
+    monkeypatch.setattr(scoring.stats, "resample_weights", counted)
+    compute = builds.compute
+    changes = [phase.pk]
+
+    def changing(phase, kind, **kwargs):
+        if changes:
+            Phase.changed(changes.pop())  # once: the board is built again in the same turn
+        return compute(phase, kind, **kwargs)
+
+    monkeypatch.setattr(builds, "compute", changing)
+    assert builds.build(phase.pk) == 3  # the public board twice, the private one
+    assert drawn and sorted(drawn) == sorted(set(drawn))
+    kinds = set(Board.objects.filter(phase=phase).values_list("kind", flat=True))
+    assert kinds == {"public", "private"}
+    assert all(row.version == _version(phase) for row in Board.objects.filter(phase=phase))
