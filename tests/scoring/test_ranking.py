@@ -5,6 +5,7 @@ the same resample indices, and scipy's ``kendalltau``, ``spearmanr`` and ``norm`
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
@@ -12,12 +13,18 @@ from scipy import stats as scipy_stats
 
 from scoring import ScoringError
 from scoring.ranking import (
+    _checked,
+    _places,
+    _tail_index,
     detectable_difference,
     rank_bounds,
     rank_correlations,
     rank_intervals,
 )
 from scoring.stats import bootstrap_p_values, resample_entries
+
+if TYPE_CHECKING:
+    from scoring.ranking import Block
 
 
 def _indices(n: int, n_boot: int, seed: int) -> np.ndarray:
@@ -107,6 +114,102 @@ def test_an_entry_without_a_value_ranks_last_tied_with_the_others_without_one():
     assert best.tolist() == [[1, 3, 2, 3], [2, 3, 1, 3]]
     assert worst.tolist() == [[1, 4, 2, 4], [2, 4, 1, 4]]
     assert rank_intervals(values, "higher", 0.5) == [(1, 2), (3, 4), (1, 2), (3, 4)]
+
+
+# The previous implementation of ``rank_intervals`` (two global sorts of every resample's
+# packed (entry, place)), kept verbatim as the reference the counting one must equal.
+def _rank_intervals_before(values: Block, direction: str, level: float) -> list[tuple[int, int]]:
+    """Each entry's ``level`` rank interval over the resamples of ``values`` (B x E): the
+    ``inverted_cdf`` lower quantile of its best ranks and upper quantile of its worst ranks
+    (see the module's text)."""
+    if not 0 < level < 1:
+        raise ScoringError("the confidence level must be above 0 and below 1 (e.g. 0.95).")
+    values = _checked(values, direction)
+    rows, entries = values.shape
+    if rows == 0 or entries == 0:
+        return []
+    low_at = _tail_index(rows, (1 - level) / 2)
+    high_at = _tail_index(rows, (1 + level) / 2)
+    # Every resample's (entry, place) as one number, ``entry * E + place``, best and worst
+    # place apart: sorted, entry e's B places lie in order at [e * B, (e + 1) * B).
+    wide = np.int32 if entries * entries < 2**31 else np.int64
+    best = np.empty(values.shape, dtype=wide)
+    worst = np.empty(values.shape, dtype=wide)
+    for start, order, first, last in _places(values, direction):
+        stop = start + len(order)
+        np.multiply(order, entries, out=best[start:stop], casting="unsafe")
+        np.add(best[start:stop], last, out=worst[start:stop])
+        best[start:stop] += first
+    starts = np.arange(entries, dtype=wide) * entries
+    low = np.sort(best.reshape(-1))[low_at::rows] - starts + 1
+    high = np.sort(worst.reshape(-1))[high_at::rows] - starts + 1
+    return [(int(a), int(b)) for a, b in zip(low, high, strict=True)]
+
+
+def _random_boards(count: int, seed: int):
+    """``count`` boards (B in 1..300, E in 1..40) of values drawn from a few levels, so that
+    entries often tie (also within the tolerance: a level and the level plus 1e-10), with
+    entries or whole resamples without a value (NaN) in some."""
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        rows, entries = int(rng.integers(1, 301)), int(rng.integers(1, 41))
+        levels = rng.choice([0.0, 12.5, 50.0, 50.0 + 1e-10, 62.5, 100.0], size=rng.integers(1, 7))
+        values = rng.choice(levels, size=(rows, entries))
+        if rng.random() < 0.4:
+            values[rng.random(values.shape) < rng.choice([0.02, 0.3])] = np.nan
+        if rng.random() < 0.2:
+            values[:, rng.integers(entries)] = np.nan  # an entry without any value
+        yield values
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rank_intervals_equal_the_previous_implementation_on_random_boards(seed):
+    tested = set()
+    for values in _random_boards(60, seed):
+        tested.add(np.isnan(values).any())
+        for direction in ("higher", "lower"):
+            for level in (0.5, 0.9, 0.95):
+                found = rank_intervals(values, direction, level)
+                assert found == _rank_intervals_before(values, direction, level), (
+                    values.shape,
+                    direction,
+                    level,
+                )
+    assert tested == {False, True}
+
+
+#: level: the quantiles of its interval, as exact decimals (numpy's ``(1 - 0.95) / 2`` is a hair
+#: above 0.025, and B * it can pass a whole number that ``ceil`` then takes one further)
+QUANTILES = {0.5: (0.25, 0.75), 0.9: (0.05, 0.95), 0.95: (0.025, 0.975)}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rank_intervals_are_numpys_inverted_cdf_quantiles_of_the_rank_bounds(seed):
+    """Independently of either implementation's packing: each entry's ``level`` interval is
+    numpy's ``inverted_cdf`` quantile (1 - level) / 2 of its best ranks and (1 + level) / 2
+    of its worst ranks, from ``rank_bounds``, one entry at a time."""
+    for values in _random_boards(60, seed + 100):
+        for direction in ("higher", "lower"):
+            best, worst = rank_bounds(values, direction)
+            for level, (low, high) in QUANTILES.items():
+                expected = [
+                    (
+                        int(np.quantile(best[:, e], low, method="inverted_cdf")),
+                        int(np.quantile(worst[:, e], high, method="inverted_cdf")),
+                    )
+                    for e in range(values.shape[1])
+                ]
+                assert rank_intervals(values, direction, level) == expected
+
+
+def test_rank_intervals_of_boards_at_the_counts_edges():
+    """One resample, one entry, every entry tied, and every value missing."""
+    assert rank_intervals(np.array([[3.0, 1.0, 2.0]]), "higher", 0.95) == [(1, 1), (3, 3), (2, 2)]
+    assert rank_intervals(np.array([[3.0], [1.0]]), "lower", 0.9) == [(1, 1)]
+    assert rank_intervals(np.full((5, 4), 7.0), "higher", 0.95) == [(1, 4)] * 4
+    assert rank_intervals(np.full((5, 3), np.nan), "lower", 0.5) == [(1, 3)] * 3
+    assert rank_intervals(np.empty((0, 3)), "higher", 0.95) == []
+    assert rank_intervals(np.empty((4, 0)), "higher", 0.95) == []
 
 
 def test_resampling_keeps_the_rank_groups_p_values():
