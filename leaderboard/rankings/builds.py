@@ -38,9 +38,10 @@ from leaderboard.background import BUILD_BOARDS
 from leaderboard.celery import send
 from leaderboard.challenges.models import Phase
 from leaderboard.leases import Heartbeat
-from leaderboard.rankings.compute import compute
+from leaderboard.rankings.compute import compute, draws_for
 from leaderboard.rankings.models import Board
 from leaderboard.rankings.serialised import serialise
+from scoring.stats import Draws
 
 log = logging.getLogger(__name__)
 
@@ -116,8 +117,11 @@ TURN_SECONDS = 60
 def build(phase_id: int) -> int:
     """Build every board of the phase that is behind its version and that no other worker
     holds; returns the number of boards built. After letting go of its boards, it looks
-    again: a change committed while it held them sent no task (``request``)."""
+    again: a change committed while it held them sent no task (``request``). Its boards, and
+    every board built again in its turn, share one set of the bootstrap's draws (``Draws``):
+    each number of dialogues is drawn once a task."""
     built = 0
+    kept: list[Draws] = []  # the draws of the task's boards, once made
     until = time.monotonic() + TURN_SECONDS
     while True:
         phase = Phase.objects.select_related("challenge").filter(pk=phase_id).first()
@@ -125,7 +129,7 @@ def build(phase_id: int) -> int:
             return built
         wanted = kinds(phase)
         for kind in wanted:
-            built += _build(phase_id, kind, until)
+            built += _build(phase_id, kind, until, kept)
         if not _waiting(phase_id, wanted):
             return built
         if time.monotonic() >= until:
@@ -152,9 +156,11 @@ def _waiting(phase_id: int, wanted: tuple[str, ...]) -> bool:
     return False
 
 
-def _build(phase_id: int, kind: str, until: float) -> int:
+def _build(phase_id: int, kind: str, until: float, kept: list[Draws] | None = None) -> int:
     """Claim the phase's ``kind`` board and build it while it is behind (until ``until``, a
-    ``time.monotonic`` deadline); the number built (0 when another worker holds it)."""
+    ``time.monotonic`` deadline); the number built (0 when another worker holds it). ``kept``:
+    the draws of the task's other boards (``draws_for``), holding the ones it used after."""
+    kept = [] if kept is None else kept
     pk = _row(phase_id, kind)
     if not _behind(pk, phase_id):
         return 0  # current: a task sent twice costs two reads, no write
@@ -177,7 +183,9 @@ def _build(phase_id: int, kind: str, until: float) -> int:
                 if built and time.monotonic() >= until:
                     return built  # at least one build a turn, then the queue's other tasks
                 started = time.monotonic()
-                data = Board.pack(serialise(compute(phase, kind), charts=True))
+                draws = draws_for(phase, kept[0] if kept else None)
+                kept[:] = [draws]
+                data = Board.pack(serialise(compute(phase, kind, draws=draws), charts=True))
                 seconds = time.monotonic() - started
                 if not _store(pk, token, phase.board_version, data, seconds):
                     return built  # another worker took the board over

@@ -49,7 +49,7 @@ from leaderboard.rankings.shakeup import NO_SPLIT, final_shakeups
 from scoring.stats import Draws
 from scoring.taskapi import DialogueRatios
 
-__all__ = ["compute", "part_dialogues", "reported_rows"]
+__all__ = ["compute", "draws_for", "part_dialogues", "reported_rows"]
 
 #: Who a row stands for (``Counted.entrant``): a team, or one of its baseline methods.
 Entrant = tuple[int, str]
@@ -74,8 +74,20 @@ def reported_rows(phase: Phase, *, organiser: bool = False) -> list[dict[str, An
     ]
 
 
-def compute(phase: Phase, part: str = "public") -> Leaderboard:
-    """Build the leaderboard without the cache."""
+def draws_for(phase: Phase, kept: Draws | None = None) -> Draws:
+    """The bootstrap's draws of ``phase``'s challenge: ``kept`` (the draws of an earlier board
+    of the same build) when made with the challenge's number of resamples and seed, else new
+    ones."""
+    resampling = phase.challenge.resampling()
+    if kept is not None and (kept.n_boot, kept.seed) == (resampling.n_boot, resampling.seed):
+        return kept
+    return Draws(resampling.n_boot, resampling.seed)
+
+
+def compute(phase: Phase, part: str = "public", draws: Draws | None = None) -> Leaderboard:
+    """Build the leaderboard without the cache. ``draws``: the resamples drawn for another
+    board of the same build (``builds``: a phase's public and private boards, and each turn,
+    draw each number of dialogues once); used when they are the challenge's (``draws_for``)."""
     challenge = phase.challenge
     primary = challenge.primary
     only = final_submission_ids(phase) if part == "private" else None
@@ -95,9 +107,8 @@ def compute(phase: Phase, part: str = "public") -> Leaderboard:
     sources = [[behind.get((o.submission_id, c.pk)) for c in conditions] for o in planned]
     stored = _statistics(ranked, [r for row in sources for r in row])
     dialogues = part_dialogues(phase, part, list(stored.values()), primary)
-    resampling = challenge.resampling()
     # the resamples of every condition's statistics, drawn once for each number of dialogues
-    draws = Draws(resampling.n_boot, resampling.seed)
+    draws = draws_for(phase, draws)
     built = [
         _condition_board(
             phase,

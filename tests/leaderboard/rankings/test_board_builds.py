@@ -14,7 +14,6 @@ import pytest
 from django.utils import timezone
 
 import scoring.stats
-
 from leaderboard.background import BUILD_BOARDS
 from leaderboard.celery import app
 from leaderboard.challenges.models import Phase
