@@ -26,6 +26,12 @@ Uses a throw-away Postgres database (``--database-url``, dropped and created ane
 (``--teams 2000`` for the larger board; ``--n-boot`` sets the rank groups' resamples, 1,000 by
 default as the scorer's; ``--split 0.5`` also times, last, the final board of the phase split
 so, every team's one submission a final selection, with its shake-up).
+
+It also times ``scoring.ranking.rank_intervals`` alone on boards of 500 and 2,000 entries
+(``--n-boot`` resamples of results of ``--dialogues`` dialogues made as the benchmark's, the
+smaller board the larger one's first 500 entries), beside the previous implementation (two
+global sorts, kept below as the "before" figure), round after round; with
+``--rank-intervals-only`` it times that alone, without a database.
 """
 
 from __future__ import annotations
@@ -41,11 +47,20 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import brotli
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from scoring.errors import ScoringError  # noqa: E402
+from scoring.ranking import _checked, _places, _tail_index  # noqa: E402
+
+if TYPE_CHECKING:
+    from scoring.ranking import Block
 
 BARE = """{% load scores %}<!doctype html><html><body>
 {% for row in board.overview %}<tr><td>{{ row.rank }}</td><th>{{ row.team_name }}</th>
@@ -64,6 +79,84 @@ def timed(function: Callable[[], object], repeat: int) -> float:
         function()
         samples.append((time.perf_counter() - start) * 1000)
     return statistics.median(samples)
+
+
+# The previous implementation of ``scoring.ranking.rank_intervals`` (every resample's packed
+# (entry, place) sorted globally, twice), kept verbatim as the "before" figure.
+def _rank_intervals_before(values: Block, direction: str, level: float) -> list[tuple[int, int]]:
+    """Each entry's ``level`` rank interval over the resamples of ``values`` (B x E): the
+    ``inverted_cdf`` lower quantile of its best ranks and upper quantile of its worst ranks
+    (see the module's text)."""
+    if not 0 < level < 1:
+        raise ScoringError("the confidence level must be above 0 and below 1 (e.g. 0.95).")
+    values = _checked(values, direction)
+    rows, entries = values.shape
+    if rows == 0 or entries == 0:
+        return []
+    low_at = _tail_index(rows, (1 - level) / 2)
+    high_at = _tail_index(rows, (1 + level) / 2)
+    # Every resample's (entry, place) as one number, ``entry * E + place``, best and worst
+    # place apart: sorted, entry e's B places lie in order at [e * B, (e + 1) * B).
+    wide = np.int32 if entries * entries < 2**31 else np.int64
+    best = np.empty(values.shape, dtype=wide)
+    worst = np.empty(values.shape, dtype=wide)
+    for start, order, first, last in _places(values, direction):
+        stop = start + len(order)
+        np.multiply(order, entries, out=best[start:stop], casting="unsafe")
+        np.add(best[start:stop], last, out=worst[start:stop])
+        best[start:stop] += first
+    starts = np.arange(entries, dtype=wide) * entries
+    low = np.sort(best.reshape(-1))[low_at::rows] - starts + 1
+    high = np.sort(worst.reshape(-1))[high_at::rows] - starts + 1
+    return [(int(a), int(b)) for a, b in zip(low, high, strict=True)]
+
+
+#: The boards' entries for ``rank_intervals`` alone (the smaller: the first of them).
+RANKED_ENTRIES = (500, 2000)
+
+
+def rank_interval_times(
+    dialogues: int, n_boot: int, repeat: int
+) -> list[tuple[tuple[int, int], float, float]]:
+    """((B, E), before ms, after ms) of ``rank_intervals`` on each board of ``RANKED_ENTRIES``
+    entries: results of ``dialogues`` dialogues made as ``tests.leaderboard.bulk`` makes them,
+    their primary metric resampled ``n_boot`` times; both implementations in turn, round after
+    round (the order swapped each round), medians of ``repeat`` rounds. Needs Django set up
+    (the results' maker), not a database."""
+    import random
+
+    from scoring.ranking import rank_intervals
+    from scoring.stats import resample_entries
+    from tests.leaderboard import bulk
+
+    rng = random.Random(8)
+    made = [bulk._dialogues(rng, dialogues).columns["jga"] for _ in range(max(RANKED_ENTRIES))]
+    values = resample_entries([n for n, _ in made], [d for _, d in made], [], n_boot, 1).values
+    boards = [np.ascontiguousarray(values[:, :entries]) for entries in RANKED_ENTRIES]
+    kinds = {"before": _rank_intervals_before, "after": rank_intervals}
+    samples: list[dict[str, list[float]]] = [{kind: [] for kind in kinds} for _ in boards]
+    for board in boards:
+        assert rank_intervals(board, "higher", 0.95) == _rank_intervals_before(
+            board, "higher", 0.95
+        )
+    for round_ in range(repeat):
+        for board, times in zip(boards, samples, strict=True):
+            for kind in sorted(kinds, reverse=round_ % 2 == 1):
+                start = time.perf_counter()
+                kinds[kind](board, "higher", 0.95)
+                times[kind].append((time.perf_counter() - start) * 1000)
+    return [
+        (board.shape, statistics.median(t["before"]), statistics.median(t["after"]))
+        for board, t in zip(boards, samples, strict=True)
+    ]
+
+
+def print_rank_interval_times(times: list[tuple[tuple[int, int], float, float]]) -> None:
+    for (rows, entries), before_ms, after_ms in times:
+        print(
+            f"  rank intervals      {after_ms:8.1f} ms  ({after_ms / before_ms:5.2f} x before, "
+            f"{before_ms:.1f} ms; {rows} x {entries}, alone)"
+        )
 
 
 #: The database the benchmark drops and creates anew (trust authentication on the loopback).
@@ -109,11 +202,28 @@ def main() -> None:
         default=DATABASE_URL,
         help="Postgres database to drop and create for the run ('': a throw-away SQLite file)",
     )
+    parser.add_argument(
+        "--rank-intervals-only",
+        action="store_true",
+        help="time only rank_intervals beside the previous implementation (no database)",
+    )
     args = parser.parse_args()
 
     workdir = tempfile.mkdtemp(prefix="trackboard-bench-")
     os.environ["TRACKBOARD_VAR_DIR"] = workdir
     os.environ.pop("DATABASE_URL", None)
+    if args.rank_intervals_only:
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
+        import django
+
+        django.setup()
+        n_boot = args.n_boot or 1000
+        print(
+            f"rank intervals, {args.dialogues} dialogues per result, {n_boot} resamples, "
+            f"median of {args.repeat}"
+        )
+        print_rank_interval_times(rank_interval_times(args.dialogues, n_boot, args.repeat))
+        return
     if args.database_url:
         fresh_database(args.database_url)
         os.environ["DATABASE_URL"] = args.database_url
@@ -217,6 +327,7 @@ def main() -> None:
     build_ms = statistics.median(rounds["build"])
     stats_ms = statistics.median(rounds["stats"])
     small_ms = timed(lambda: compute(Phase.objects.get(pk=small.pk)), args.repeat)
+    ranked = rank_interval_times(args.dialogues, args.n_boot or 1000, args.repeat)
     url = reverse("rankings:leaderboard", args=[phase.challenge.slug, phase.slug])
     client = Client()
 
@@ -278,6 +389,7 @@ def main() -> None:
     )
     print(f"  statistics alone    {stats_ms:8.1f} ms  ({stats_ms / query_ms:5.1f} x baseline; "
           "each condition resampled and ranked, then the overview, from arrays read)")  # fmt: skip
+    print_rank_interval_times(ranked)
     print(f"  compute, small      {small_ms:8.1f} ms  ({bulk.DIALOGUES} dialogues per result)")
     if final_ms is not None:
         print(f"  compute (final)     {final_ms:8.1f} ms  (split {args.split}: with its shake-up)")
