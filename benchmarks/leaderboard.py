@@ -29,9 +29,10 @@ so, every team's one submission a final selection, with its shake-up).
 
 It also times ``scoring.ranking.rank_intervals`` alone on boards of 500 and 2,000 entries
 (``--n-boot`` resamples of results of ``--dialogues`` dialogues made as the benchmark's, the
-smaller board the larger one's first 500 entries), beside the previous implementation (two
-global sorts, kept below as the "before" figure), round after round; with
-``--rank-intervals-only`` it times that alone, without a database.
+smaller board the larger one's first 500 entries), beside another exact method prototyped for
+it (each entry's quantiles read from a count of its places instead of two global sorts; kept
+below), round after round; with ``--rank-intervals-only`` it times that alone, without a
+database.
 """
 
 from __future__ import annotations
@@ -81,9 +82,10 @@ def timed(function: Callable[[], object], repeat: int) -> float:
     return statistics.median(samples)
 
 
-# The previous implementation of ``scoring.ranking.rank_intervals`` (every resample's packed
-# (entry, place) sorted globally, twice), kept verbatim as the "before" figure.
-def _rank_intervals_before(values: Block, direction: str, level: float) -> list[tuple[int, int]]:
+# Another exact method for ``scoring.ranking.rank_intervals``, prototyped and measured beside
+# it: each entry's quantiles read from a count of its places (``np.bincount`` over entry x
+# place, cumulative) instead of the two global sorts of every resample's (entry, place).
+def _rank_intervals_counted(values: Block, direction: str, level: float) -> list[tuple[int, int]]:
     """Each entry's ``level`` rank interval over the resamples of ``values`` (B x E): the
     ``inverted_cdf`` lower quantile of its best ranks and upper quantile of its worst ranks
     (see the module's text)."""
@@ -95,8 +97,11 @@ def _rank_intervals_before(values: Block, direction: str, level: float) -> list[
         return []
     low_at = _tail_index(rows, (1 - level) / 2)
     high_at = _tail_index(rows, (1 + level) / 2)
-    # Every resample's (entry, place) as one number, ``entry * E + place``, best and worst
-    # place apart: sorted, entry e's B places lie in order at [e * B, (e + 1) * B).
+    # Every resample's (entry, place) as one number, ``entry * E + place``, then counted (E x E
+    # counts, no sort): ``totals[e * E + p]`` is the number of (entry, place) pairs up to entry
+    # e's place p. Every entry has one place per resample, so entry e's B places come after
+    # e * B pairs, and its quantile of 0-based index ``at`` is the first place p whose total
+    # exceeds e * B + at.
     wide = np.int32 if entries * entries < 2**31 else np.int64
     best = np.empty(values.shape, dtype=wide)
     worst = np.empty(values.shape, dtype=wide)
@@ -105,10 +110,13 @@ def _rank_intervals_before(values: Block, direction: str, level: float) -> list[
         np.multiply(order, entries, out=best[start:stop], casting="unsafe")
         np.add(best[start:stop], last, out=worst[start:stop])
         best[start:stop] += first
-    starts = np.arange(entries, dtype=wide) * entries
-    low = np.sort(best.reshape(-1))[low_at::rows] - starts + 1
-    high = np.sort(worst.reshape(-1))[high_at::rows] - starts + 1
-    return [(int(a), int(b)) for a, b in zip(low, high, strict=True)]
+    each = np.arange(entries, dtype=np.int64)
+    bounds = []
+    for keys, at in ((best, low_at), (worst, high_at)):
+        totals = np.bincount(keys.reshape(-1), minlength=entries * entries)
+        np.cumsum(totals, out=totals)
+        bounds.append(np.searchsorted(totals, each * rows + at, side="right") - each * entries + 1)
+    return [(int(a), int(b)) for a, b in zip(*bounds, strict=True)]
 
 
 #: The boards' entries for ``rank_intervals`` alone (the smaller: the first of them).
@@ -118,10 +126,11 @@ RANKED_ENTRIES = (500, 2000)
 def rank_interval_times(
     dialogues: int, n_boot: int, repeat: int
 ) -> list[tuple[tuple[int, int], float, float]]:
-    """((B, E), before ms, after ms) of ``rank_intervals`` on each board of ``RANKED_ENTRIES``
-    entries: results of ``dialogues`` dialogues made as ``tests.leaderboard.bulk`` makes them,
-    their primary metric resampled ``n_boot`` times; both implementations in turn, round after
-    round (the order swapped each round), medians of ``repeat`` rounds. Needs Django set up
+    """((B, E), ours ms, counted ms): ``rank_intervals`` and the counting method on each board
+    of ``RANKED_ENTRIES`` entries: results of ``dialogues`` dialogues made as
+    ``tests.leaderboard.bulk`` makes them, their primary metric resampled ``n_boot`` times;
+    both methods in turn, round after round (the order swapped each round), medians of
+    ``repeat`` rounds. Needs Django set up
     (the results' maker), not a database."""
     import random
 
@@ -133,10 +142,10 @@ def rank_interval_times(
     made = [bulk._dialogues(rng, dialogues).columns["jga"] for _ in range(max(RANKED_ENTRIES))]
     values = resample_entries([n for n, _ in made], [d for _, d in made], [], n_boot, 1).values
     boards = [np.ascontiguousarray(values[:, :entries]) for entries in RANKED_ENTRIES]
-    kinds = {"before": _rank_intervals_before, "after": rank_intervals}
+    kinds = {"counted": _rank_intervals_counted, "ours": rank_intervals}
     samples: list[dict[str, list[float]]] = [{kind: [] for kind in kinds} for _ in boards]
     for board in boards:
-        assert rank_intervals(board, "higher", 0.95) == _rank_intervals_before(
+        assert rank_intervals(board, "higher", 0.95) == _rank_intervals_counted(
             board, "higher", 0.95
         )
     for round_ in range(repeat):
@@ -146,16 +155,16 @@ def rank_interval_times(
                 kinds[kind](board, "higher", 0.95)
                 times[kind].append((time.perf_counter() - start) * 1000)
     return [
-        (board.shape, statistics.median(t["before"]), statistics.median(t["after"]))
+        (board.shape, statistics.median(t["ours"]), statistics.median(t["counted"]))
         for board, t in zip(boards, samples, strict=True)
     ]
 
 
 def print_rank_interval_times(times: list[tuple[tuple[int, int], float, float]]) -> None:
-    for (rows, entries), before_ms, after_ms in times:
+    for (rows, entries), ours_ms, counted_ms in times:
         print(
-            f"  rank intervals      {after_ms:8.1f} ms  ({after_ms / before_ms:5.2f} x before, "
-            f"{before_ms:.1f} ms; {rows} x {entries}, alone)"
+            f"  rank intervals      {ours_ms:8.1f} ms  (counted per entry instead: "
+            f"{counted_ms:.1f} ms, {counted_ms / ours_ms:5.2f} x; {rows} x {entries}, alone)"
         )
 
 

@@ -138,10 +138,7 @@ def rank_intervals(values: Block, direction: str, level: float) -> list[tuple[in
     low_at = _tail_index(rows, (1 - level) / 2)
     high_at = _tail_index(rows, (1 + level) / 2)
     # Every resample's (entry, place) as one number, ``entry * E + place``, best and worst
-    # place apart, then counted (E x E counts, no sort): ``totals[e * E + p]`` is the number of
-    # (entry, place) pairs up to entry e's place p. Every entry has one place per resample, so
-    # entry e's B places come after e * B pairs, and its quantile of 0-based index ``at`` is
-    # the first place p whose total exceeds e * B + at (the total before p is at most that).
+    # place apart: sorted, entry e's B places lie in order at [e * B, (e + 1) * B).
     wide = np.int32 if entries * entries < 2**31 else np.int64
     best = np.empty(values.shape, dtype=wide)
     worst = np.empty(values.shape, dtype=wide)
@@ -150,13 +147,10 @@ def rank_intervals(values: Block, direction: str, level: float) -> list[tuple[in
         np.multiply(order, entries, out=best[start:stop], casting="unsafe")
         np.add(best[start:stop], last, out=worst[start:stop])
         best[start:stop] += first
-    each = np.arange(entries, dtype=np.int64)
-    bounds = []
-    for keys, at in ((best, low_at), (worst, high_at)):
-        totals = np.bincount(keys.reshape(-1), minlength=entries * entries)
-        np.cumsum(totals, out=totals)
-        bounds.append(np.searchsorted(totals, each * rows + at, side="right") - each * entries + 1)
-    return [(int(a), int(b)) for a, b in zip(*bounds, strict=True)]
+    starts = np.arange(entries, dtype=wide) * entries
+    low = np.sort(best.reshape(-1))[low_at::rows] - starts + 1
+    high = np.sort(worst.reshape(-1))[high_at::rows] - starts + 1
+    return [(int(a), int(b)) for a, b in zip(low, high, strict=True)]
 
 
 def detectable_difference(

@@ -116,9 +116,10 @@ def test_an_entry_without_a_value_ranks_last_tied_with_the_others_without_one():
     assert rank_intervals(values, "higher", 0.5) == [(1, 2), (3, 4), (1, 2), (3, 4)]
 
 
-# The previous implementation of ``rank_intervals`` (two global sorts of every resample's
-# packed (entry, place)), kept verbatim as the reference the counting one must equal.
-def _rank_intervals_before(values: Block, direction: str, level: float) -> list[tuple[int, int]]:
+# Another exact method for ``rank_intervals``: each entry's quantiles read from a count of its
+# places (a counting sort) instead of the two global sorts. Not faster where measured
+# (benchmarks/leaderboard.py prints both); kept here as a second computation to agree with.
+def _rank_intervals_counted(values: Block, direction: str, level: float) -> list[tuple[int, int]]:
     """Each entry's ``level`` rank interval over the resamples of ``values`` (B x E): the
     ``inverted_cdf`` lower quantile of its best ranks and upper quantile of its worst ranks
     (see the module's text)."""
@@ -130,8 +131,11 @@ def _rank_intervals_before(values: Block, direction: str, level: float) -> list[
         return []
     low_at = _tail_index(rows, (1 - level) / 2)
     high_at = _tail_index(rows, (1 + level) / 2)
-    # Every resample's (entry, place) as one number, ``entry * E + place``, best and worst
-    # place apart: sorted, entry e's B places lie in order at [e * B, (e + 1) * B).
+    # Every resample's (entry, place) as one number, ``entry * E + place``, then counted (E x E
+    # counts, no sort): ``totals[e * E + p]`` is the number of (entry, place) pairs up to entry
+    # e's place p. Every entry has one place per resample, so entry e's B places come after
+    # e * B pairs, and its quantile of 0-based index ``at`` is the first place p whose total
+    # exceeds e * B + at.
     wide = np.int32 if entries * entries < 2**31 else np.int64
     best = np.empty(values.shape, dtype=wide)
     worst = np.empty(values.shape, dtype=wide)
@@ -140,10 +144,13 @@ def _rank_intervals_before(values: Block, direction: str, level: float) -> list[
         np.multiply(order, entries, out=best[start:stop], casting="unsafe")
         np.add(best[start:stop], last, out=worst[start:stop])
         best[start:stop] += first
-    starts = np.arange(entries, dtype=wide) * entries
-    low = np.sort(best.reshape(-1))[low_at::rows] - starts + 1
-    high = np.sort(worst.reshape(-1))[high_at::rows] - starts + 1
-    return [(int(a), int(b)) for a, b in zip(low, high, strict=True)]
+    each = np.arange(entries, dtype=np.int64)
+    bounds = []
+    for keys, at in ((best, low_at), (worst, high_at)):
+        totals = np.bincount(keys.reshape(-1), minlength=entries * entries)
+        np.cumsum(totals, out=totals)
+        bounds.append(np.searchsorted(totals, each * rows + at, side="right") - each * entries + 1)
+    return [(int(a), int(b)) for a, b in zip(*bounds, strict=True)]
 
 
 def _random_boards(count: int, seed: int):
@@ -163,14 +170,14 @@ def _random_boards(count: int, seed: int):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_rank_intervals_equal_the_previous_implementation_on_random_boards(seed):
+def test_rank_intervals_equal_the_counting_method_on_random_boards(seed):
     tested = set()
     for values in _random_boards(60, seed):
         tested.add(np.isnan(values).any())
         for direction in ("higher", "lower"):
             for level in (0.5, 0.9, 0.95):
                 found = rank_intervals(values, direction, level)
-                assert found == _rank_intervals_before(values, direction, level), (
+                assert found == _rank_intervals_counted(values, direction, level), (
                     values.shape,
                     direction,
                     level,
