@@ -63,15 +63,114 @@ class Board(models.Model):
         """A serialised board as ``data`` stores it: JSON, written by orjson when it writes
         what reads back (``unpack``) the same as the standard library's encoder's JSON
         (``_orjson``), else by that encoder."""
-        text = _orjson(data)
+        shared = _shared(data)
+        text = _orjson(shared)
         if text is None:
-            text = json.dumps(data, cls=DjangoJSONEncoder, separators=(",", ":")).encode()
+            text = json.dumps(shared, cls=DjangoJSONEncoder, separators=(",", ":")).encode()
         return zlib.compress(text, 1)
 
     @staticmethod
     def unpack(stored: bytes | memoryview) -> dict[str, Any]:
-        """The serialised board ``data`` holds (whichever encoder wrote it)."""
-        return dict(json.loads(zlib.decompress(stored)))
+        """The serialised board ``data`` holds (whichever encoder wrote it, with its rows'
+        facts listed once or, as stored before, in every row)."""
+        return _unshared(dict(json.loads(zlib.decompress(stored))))
+
+
+#: The facts of a board's row (``serialised``) that the stored form lists once for all the
+#: rows sharing them (``_shared``): the row keeps the index of its facts under the key. Each
+#: team's submission is in up to four tables (the overview and each condition), and the
+#: scorer's signature is usually the same on every row.
+SHARED: dict[str, tuple[str, ...]] = {
+    "~entry": (
+        "team_id",
+        "team_name",
+        "team_slug",
+        "method_name",
+        "method_url",
+        "method_description",
+        "is_baseline",
+        "submitted_at",
+    ),
+    "~signature": ("signature",),
+}
+#: The stored form's key of the facts' lists (absent from boards stored before).
+_TABLES = "~shared"
+#: What a fact may be to be listed once: the JSON scalars, compared with their type (so that
+#: True and 1 stay apart).
+_SCALARS = frozenset((str, int, bool, type(None)))
+
+
+def _row_lists(data: dict[str, Any]) -> list[list[Any]]:
+    """The lists of rows of a serialised board: each condition's, then the overview."""
+    found = [
+        c["rows"]
+        for c in data.get("conditions") or ()
+        if isinstance(c, dict) and isinstance(c.get("rows"), list)
+    ]
+    if isinstance(data.get("overview"), list):
+        found.append(data["overview"])
+    return found
+
+
+def _shared(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (not changed) with each row's ``SHARED`` facts listed once under ``_TABLES``:
+    a row keeps the index of its facts instead (a row missing one of a group's facts, or with
+    a fact that is not a JSON scalar, keeps that group as it is). ``_unshared`` undoes it."""
+    if not isinstance(data, dict) or _TABLES in data:
+        return data
+    indexes: dict[str, dict[tuple[Any, ...], int]] = {marker: {} for marker in SHARED}
+    groups = [(marker, keys, set(keys), indexes[marker]) for marker, keys in SHARED.items()]
+
+    def row(found: Any) -> Any:
+        if type(found) is not dict:
+            return found
+        dropped: set[str] = set()
+        markers = {}
+        for marker, keys, named, seen in groups:
+            try:
+                values = tuple([found[key] for key in keys])
+            except KeyError:
+                continue
+            kinds = tuple(map(type, values))
+            if not _SCALARS.issuperset(kinds):
+                continue
+            markers[marker] = seen.setdefault((values, kinds), len(seen))
+            dropped |= named
+        out = {key: value for key, value in found.items() if key not in dropped}
+        out.update(markers)
+        return out
+
+    lists = _row_lists(data)
+    if not lists:
+        return data
+    shared = dict(data)
+    if isinstance(data.get("overview"), list):
+        shared["overview"] = [row(r) for r in data["overview"]]
+    if isinstance(data.get("conditions"), list):
+        shared["conditions"] = [
+            {**c, "rows": [row(r) for r in c["rows"]]}
+            if isinstance(c, dict) and isinstance(c.get("rows"), list)
+            else c
+            for c in data["conditions"]
+        ]
+    shared[_TABLES] = {
+        marker: [list(values) for values, _ in seen] for marker, seen in indexes.items()
+    }
+    return shared
+
+
+def _unshared(data: dict[str, Any]) -> dict[str, Any]:
+    """The serialised board ``_shared`` stored as ``data`` (changed in place): each row with
+    its facts again."""
+    tables = data.pop(_TABLES, None)
+    if tables is None:
+        return data  # stored before: every row has its facts
+    for rows in _row_lists(data):
+        for found in rows:
+            for marker, keys in SHARED.items():
+                if isinstance(found, dict) and marker in found:
+                    found.update(zip(keys, tables[marker][found.pop(marker)], strict=True))
+    return data
 
 
 #: Where orjson leaves a value to ``DjangoJSONEncoder`` (which writes dates and times its own

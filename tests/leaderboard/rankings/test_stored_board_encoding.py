@@ -23,7 +23,7 @@ from leaderboard.demo import dstc11, other_tasks
 from leaderboard.rankings import models
 from leaderboard.rankings.compute import compute
 from leaderboard.rankings.models import Board
-from leaderboard.rankings.serialised import serialise
+from leaderboard.rankings.serialised import from_data, serialise
 from tests.leaderboard.factories import approved_team, phase_with_references
 from tests.leaderboard.web import GOLD_BYTES, scored_submission
 
@@ -43,7 +43,7 @@ def _same(a: Any, b: Any) -> bool:
     if type(a) is not type(b):
         return False
     if isinstance(a, dict):
-        return list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+        return set(a) == set(b) and all(_same(a[k], b[k]) for k in a)
     if isinstance(a, list):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     return bool(a == b)
@@ -102,3 +102,41 @@ def test_what_orjson_refuses_is_written_by_the_standard_librarys_encoder():
         assert Board.unpack(Board.pack(data)) == Board.unpack(_old_pack(data))
     with pytest.raises(TypeError):  # refused by both, as before
         Board.pack({"what": object()})
+
+
+def test_the_stored_board_lists_each_rows_facts_once_and_reads_back_the_same_board():
+    """Each row's entry (team, method, time ...) and signature are stored once and referred
+    to; read back (``from_data``), the board is the one built, field for field: the demos of
+    the three tasks (DSTC11's three conditions) and a split phase's final board."""
+    dstc11.build()
+    other_tasks.build()
+    split = phase_with_references(GOLD_BYTES, split_fraction=0.5)
+    for team in (approved_team(split), approved_team(split)):
+        scored_submission(team, split, build=False)
+    tasks, boards = set(), 0
+    for phase in Phase.objects.select_related("challenge"):
+        for kind in ("public", "private"):
+            board = compute(phase, kind)
+            data = serialise(board, charts=True)
+            stored = Board.pack(data)
+            shared = json.loads(zlib.decompress(stored))
+            entries = shared[models._TABLES]["~entry"]
+            shown = {r["submission_id"] for rows in models._row_lists(data) for r in rows}
+            assert len(entries) == len(shown)  # one per submission shown, whatever its rows
+            assert all("team_name" not in r for rows in models._row_lists(shared) for r in rows)
+            assert Board.unpack(stored) == Board.unpack(_old_pack(data))
+            assert from_data(Board.unpack(stored)) == replace(board, version="")
+            tasks.add(phase.challenge.task)
+            boards += 1
+            if kind == "private" and phase.pk == split.pk:
+                assert board.shakeups and len(board.conditions) == 3
+    assert len(tasks) == 3 and boards >= 8
+
+
+def test_a_board_stored_before_reads_back_as_it_did():
+    phase = phase_with_references(GOLD_BYTES)
+    scored_submission(approved_team(phase), phase)
+    board = compute(Phase.objects.select_related("challenge").get(pk=phase.pk))
+    data = serialise(board, charts=True)
+    assert Board.unpack(_old_pack(data)) == json.loads(json.dumps(data, cls=DjangoJSONEncoder))
+    assert from_data(Board.unpack(_old_pack(data))) == replace(board, version="")
