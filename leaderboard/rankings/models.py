@@ -32,7 +32,8 @@ class Board(models.Model):
     #: the phase's ``board_version`` the stored board was built from; null: never built
     version = models.PositiveBigIntegerField(null=True)
     #: the built board: its serialised form (``rankings.serialised``, with its charts) as
-    #: JSON, compressed (``pack``); a board of 500 teams is about 1 MB of JSON, 150 kB here
+    #: JSON, its rows' shared facts listed once, compressed (``pack``); a board of 500 teams
+    #: is about 740 kB of JSON, 130 kB here
     data = models.BinaryField(null=True)
     built_at = models.DateTimeField(null=True)
     #: how long its build took
