@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import math
 import zlib
 from typing import Any
 
-import orjson
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.serializers.json import DjangoJSONEncoder
@@ -32,8 +30,7 @@ class Board(models.Model):
     #: the phase's ``board_version`` the stored board was built from; null: never built
     version = models.PositiveBigIntegerField(null=True)
     #: the built board: its serialised form (``rankings.serialised``, with its charts) as
-    #: JSON, its rows' shared facts listed once, compressed (``pack``); a board of 500 teams
-    #: is about 740 kB of JSON, 130 kB here
+    #: JSON, compressed (``pack``); a board of 500 teams is about 1 MB of JSON, 150 kB here
     data = models.BinaryField(null=True)
     built_at = models.DateTimeField(null=True)
     #: how long its build took
@@ -61,164 +58,14 @@ class Board(models.Model):
 
     @staticmethod
     def pack(data: dict[str, Any]) -> bytes:
-        """A serialised board as ``data`` stores it: JSON, written by orjson when it writes
-        what reads back (``unpack``) the same as the standard library's encoder's JSON
-        (``_orjson``), else by that encoder."""
-        shared = _shared(data)
-        text = _orjson(shared)
-        if text is None:
-            text = json.dumps(shared, cls=DjangoJSONEncoder, separators=(",", ":")).encode()
-        return zlib.compress(text, 1)
+        """A serialised board as ``data`` stores it."""
+        text = json.dumps(data, cls=DjangoJSONEncoder, separators=(",", ":"))
+        return zlib.compress(text.encode(), 1)
 
     @staticmethod
     def unpack(stored: bytes | memoryview) -> dict[str, Any]:
-        """The serialised board ``data`` holds (whichever encoder wrote it, with its rows'
-        facts listed once or, as stored before, in every row)."""
-        return _unshared(dict(json.loads(zlib.decompress(stored))))
-
-
-#: The facts of a board's row (``serialised``) that the stored form lists once for all the
-#: rows sharing them (``_shared``): the row keeps the index of its facts under the key. Each
-#: team's submission is in up to four tables (the overview and each condition), and the
-#: scorer's signature is usually the same on every row.
-SHARED: dict[str, tuple[str, ...]] = {
-    "~entry": (
-        "team_id",
-        "team_name",
-        "team_slug",
-        "method_name",
-        "method_url",
-        "method_description",
-        "is_baseline",
-        "submitted_at",
-    ),
-    "~signature": ("signature",),
-}
-#: The stored form's key of the facts' lists (absent from boards stored before).
-_TABLES = "~shared"
-#: What a fact may be to be listed once: the JSON scalars, compared with their type (so that
-#: True and 1 stay apart).
-_SCALARS = frozenset((str, int, bool, type(None)))
-
-
-def _row_lists(data: dict[str, Any]) -> list[list[Any]]:
-    """The lists of rows of a serialised board: each condition's, then the overview."""
-    found = [
-        c["rows"]
-        for c in data.get("conditions") or ()
-        if isinstance(c, dict) and isinstance(c.get("rows"), list)
-    ]
-    if isinstance(data.get("overview"), list):
-        found.append(data["overview"])
-    return found
-
-
-def _shared(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` (not changed) with each row's ``SHARED`` facts listed once under ``_TABLES``:
-    a row keeps the index of its facts instead (a row missing one of a group's facts, or with
-    a fact that is not a JSON scalar, keeps that group as it is). ``_unshared`` undoes it."""
-    if not isinstance(data, dict) or _TABLES in data:
-        return data
-    indexes: dict[str, dict[tuple[Any, ...], int]] = {marker: {} for marker in SHARED}
-    groups = [(marker, keys, set(keys), indexes[marker]) for marker, keys in SHARED.items()]
-
-    def row(found: Any) -> Any:
-        if type(found) is not dict:
-            return found
-        dropped: set[str] = set()
-        markers = {}
-        for marker, keys, named, seen in groups:
-            try:
-                values = tuple([found[key] for key in keys])
-            except KeyError:
-                continue
-            kinds = tuple(map(type, values))
-            if not _SCALARS.issuperset(kinds):
-                continue
-            markers[marker] = seen.setdefault((values, kinds), len(seen))
-            dropped |= named
-        out = {key: value for key, value in found.items() if key not in dropped}
-        out.update(markers)
-        return out
-
-    lists = _row_lists(data)
-    if not lists:
-        return data
-    shared = dict(data)
-    if isinstance(data.get("overview"), list):
-        shared["overview"] = [row(r) for r in data["overview"]]
-    if isinstance(data.get("conditions"), list):
-        shared["conditions"] = [
-            {**c, "rows": [row(r) for r in c["rows"]]}
-            if isinstance(c, dict) and isinstance(c.get("rows"), list)
-            else c
-            for c in data["conditions"]
-        ]
-    shared[_TABLES] = {
-        marker: [list(values) for values, _ in seen] for marker, seen in indexes.items()
-    }
-    return shared
-
-
-def _unshared(data: dict[str, Any]) -> dict[str, Any]:
-    """The serialised board ``_shared`` stored as ``data`` (changed in place): each row with
-    its facts again."""
-    tables = data.pop(_TABLES, None)
-    if tables is None:
-        return data  # stored before: every row has its facts
-    for rows in _row_lists(data):
-        for found in rows:
-            for marker, keys in SHARED.items():
-                if isinstance(found, dict) and marker in found:
-                    found.update(zip(keys, tables[marker][found.pop(marker)], strict=True))
-    return data
-
-
-#: Where orjson leaves a value to ``DjangoJSONEncoder`` (which writes dates and times its own
-#: way), and refuses what that encoder refuses.
-_ORJSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
-_DJANGO = DjangoJSONEncoder()
-
-
-def _orjson(data: Any) -> bytes | None:
-    """``data`` as JSON by orjson (a tenth of the standard library's time at 500 teams), or
-    None when orjson would not write what the standard library's encoder writes back: a float
-    that is not finite (orjson writes null; the standard library NaN or Infinity, read back
-    as such) or anything orjson refuses (keys other than strings, integers beyond 64 bits,
-    numpy's numbers, strings with lone surrogates). Dates, times, Decimals and lazy strings
-    are written by ``DjangoJSONEncoder``'s ``default``, as before."""
-    if not _finite(data):
-        return None
-    try:
-        return orjson.dumps(data, default=_DJANGO.default, option=_ORJSON_OPTIONS)
-    except orjson.JSONEncodeError:
-        return None
-
-
-def _finite(value: Any) -> bool:
-    """Whether no float in ``value`` (through its dicts, lists and tuples) is NaN or infinite.
-    Other types are left to orjson, which refuses those it does not know."""
-    kind = type(value)
-    if kind is dict:
-        value = value.values()
-    elif kind is list or kind is tuple:
-        pass
-    elif isinstance(value, float):
-        return math.isfinite(value)
-    elif isinstance(value, dict):
-        value = value.values()
-    elif not isinstance(value, list | tuple):
-        return True
-    for item in value:
-        kind = type(item)
-        if kind is float:
-            if not math.isfinite(item):
-                return False
-        elif kind is str or kind is int or kind is bool or item is None:
-            continue
-        elif not _finite(item):
-            return False
-    return True
+        """The serialised board ``data`` holds."""
+        return dict(json.loads(zlib.decompress(stored)))
 
 
 class ImmutableError(RuntimeError):
