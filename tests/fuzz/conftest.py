@@ -4,6 +4,6 @@ from tests.leaderboard.conftest import (  # noqa: F401
     _fast_password_hashing,
     _isolated,
     enqueued,
-    published,
     isolation,
+    published,
 )
