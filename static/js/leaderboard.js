@@ -1,6 +1,7 @@
 // Refresh the leaderboard tables and charts in place: fetch the same page with ?fragment=1
 // every few seconds and swap the returned partial in, keeping the chart elements Plotly has
-// already drawn (they are redrawn from the new figures) and the table's chosen sort order.
+// already drawn (they are redrawn from the new figures; the others wait, as on page load, until
+// scrolled near: js/charts.js) and the table's chosen sort order.
 // Polling pauses while the tab is hidden.
 (function () {
   "use strict";

@@ -88,3 +88,30 @@ def doc_region(page, first, last, name: str) -> None:
     DOC_IMAGES.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(DOC_IMAGES / f"{name}.png"), clip=clip, full_page=True,
                     animations="disabled")  # fmt: skip
+
+
+# Every chart that has a figure, brought into view in turn (js/charts.js draws a chart only
+# once it comes near the viewport), each waited for until drawn; then back to the top.
+_DRAW_CHARTS = """async () => {
+  const holder = document.getElementById("chart-data");
+  if (!holder) { return 0; }
+  const wanted = Object.keys(JSON.parse(holder.textContent));
+  const charts = Array.from(document.querySelectorAll("[data-chart]"))
+    .filter((n) => wanted.includes(n.id));
+  for (const chart of charts) {
+    chart.scrollIntoView({ block: "center" });
+    const until = Date.now() + 15000;
+    while (!chart.classList.contains("drawn")) {
+      if (Date.now() > until) { throw new Error(`chart ${chart.id} was not drawn`); }
+      await new Promise((done) => setTimeout(done, 50));
+    }
+  }
+  window.scrollTo(0, 0);
+  return document.querySelectorAll("[data-chart].drawn").length;
+}"""
+
+
+def draw_charts(page) -> int:
+    """Scroll to every chart of ``page`` that has a figure until it is drawn; how many charts
+    are drawn then."""
+    return page.evaluate(_DRAW_CHARTS)

@@ -21,7 +21,7 @@ from leaderboard.rankings.snapshots import reveal
 from leaderboard.submissions.services import run_scoring, submit
 from leaderboard.teams.models import Participation
 from scoring.synth import make_gold, make_prediction
-from tests.browser.conftest import doc_image, doc_region, screenshot
+from tests.browser.conftest import doc_image, doc_region, draw_charts, screenshot
 from tests.leaderboard.boards import built
 from tests.leaderboard.factories import TeamFactory
 
@@ -87,11 +87,8 @@ def test_rank_intervals_counts_the_detectable_difference_and_the_shake_up(page, 
 
     phase = _revealed_final_phase()
     page.goto(f"/challenges/{dstc11.SLUG}/{phase.slug}/snapshots/1/")
-    page.wait_for_function(
-        "document.querySelector('#chart-shakeup') && "
-        "document.querySelector('#chart-shakeup').classList.contains('drawn')",
-        timeout=15_000,
-    )
+    draw_charts(page)
+    assert page.locator("#chart-shakeup.drawn").count() == 1
     # one line per entry of the final ranking
     assert page.locator("#chart-shakeup .scatterlayer .trace").count() == 5
     assert page.locator("#shakeup-table tbody tr").count() == 4  # overview + 3 conditions

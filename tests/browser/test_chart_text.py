@@ -12,6 +12,7 @@ import pytest
 from leaderboard.demo import dstc11
 from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Team
+from tests.browser.conftest import draw_charts
 from tests.browser.test_every_page import _log_in
 from tests.leaderboard.boards import built
 
@@ -51,9 +52,7 @@ PAIRS = """() => Array.from(document.querySelectorAll("#my-submissions .score-pa
 
 def _charts(page: Any, path: str, count: int) -> list[str]:
     page.goto(path)
-    page.wait_for_function(
-        f"document.querySelectorAll('[data-chart].drawn').length === {count}", timeout=15_000
-    )
+    assert draw_charts(page) == count
     measured = page.evaluate(CUT)
     # every chart has at least its axes' ticks to measure (the check measures something)
     assert measured["checked"] >= 4 * count, (path, measured["checked"])

@@ -10,7 +10,7 @@ from leaderboard.challenges.models import Phase
 from leaderboard.demo import dstc11
 from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Team
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import draw_charts, screenshot
 from tests.leaderboard.boards import built
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -32,9 +32,7 @@ def _log_in(page, username):
 
 
 def _wait_for_charts(page, count):
-    page.wait_for_function(
-        f"document.querySelectorAll('[data-chart].drawn').length === {count}", timeout=15_000
-    )
+    assert draw_charts(page) == count
 
 
 def test_the_demo_leaderboard_and_a_result_page_draw_their_charts(page):

@@ -10,6 +10,7 @@ from leaderboard.challenges.models import Phase
 from leaderboard.demo import dstc11
 from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Team
+from tests.browser.conftest import draw_charts
 from tests.leaderboard.boards import built
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -48,9 +49,7 @@ def test_main_pages_work_under_the_csp_with_hostile_names(page):
     leaderboard = f"/challenges/{dstc11.SLUG}/{phase.slug}/leaderboard/"
     response = page.goto(leaderboard)
     assert "script-src 'self'" in response.headers["content-security-policy"]
-    page.wait_for_function(
-        "document.querySelectorAll('[data-chart].drawn').length >= 1", timeout=15_000
-    )
+    assert draw_charts(page) >= 1
     text = page.inner_text("main")
     assert PAYLOADS["team"] in text and PAYLOADS["method"] in text
 

@@ -29,7 +29,7 @@ from leaderboard.challenges.models import Phase
 from leaderboard.demo import dstc11, other_tasks
 from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Team
-from tests.browser.conftest import SCREENSHOTS
+from tests.browser.conftest import SCREENSHOTS, draw_charts
 from tests.leaderboard.boards import built
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -48,16 +48,6 @@ SLUGS = {
 AXE_CONTEXT = {"exclude": [[".js-plotly-plot .main-svg"]]}
 #: page kinds whose screenshots are kept, at both sizes
 SHOWN = ("leaderboard", "result", "challenge")
-
-# Every chart that has a figure is drawn before the page is measured (Plotly sizes itself to
-# its box, and a chart drawn too wide would widen the page).
-CHARTS_DRAWN = """() => {
-  const holder = document.getElementById("chart-data");
-  if (!holder) { return true; }
-  const wanted = Object.keys(JSON.parse(holder.textContent));
-  return Array.from(document.querySelectorAll("[data-chart]"))
-    .every((n) => !wanted.includes(n.id) || n.classList.contains("drawn"));
-}"""
 
 # Tick labels of every chart that overlap their neighbours on the same axis (a phone's charts
 # must stay readable), and every "minus zero" written anywhere, charts included.
@@ -212,7 +202,9 @@ def _visit(page: Any, path: str, axe: Axe) -> tuple[list[str], dict[str, Any]]:
     page.on("pageerror", lambda e: console.append(str(e)))
     try:
         response = page.goto(path)
-        page.wait_for_function(CHARTS_DRAWN, timeout=15_000)
+        # every chart drawn before the page is measured (Plotly sizes itself to its box, and a
+        # chart drawn too wide would widen the page); each is drawn once scrolled near
+        draw_charts(page)
         problems = []
         if response is None or response.status != 200:
             problems.append(f"answered {response.status if response else 'nothing'}")

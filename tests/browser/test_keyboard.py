@@ -10,7 +10,8 @@ import pytest
 
 from leaderboard.demo import dstc11
 from leaderboard.submissions.models import Submission
-from tests.browser.test_every_page import CHARTS_DRAWN, _log_in
+from tests.browser.conftest import draw_charts
+from tests.browser.test_every_page import _log_in
 from tests.leaderboard.boards import built
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -45,7 +46,7 @@ MISSED = f"""() => {{
 def _tab_through(page: Any, path: str) -> list[str]:
     """The page's reachable elements that Tab never focused (Tab until focus leaves the page)."""
     page.goto(path)
-    page.wait_for_function(CHARTS_DRAWN, timeout=15_000)
+    draw_charts(page)
     page.evaluate(WATCH)
     total = page.evaluate(f'document.querySelectorAll("{REACHABLE}").length')
     for _ in range(total + 20):
@@ -75,7 +76,7 @@ def test_tab_reaches_every_action_of_the_main_pages(page):
 def test_the_focus_stays_in_its_place_when_the_tables_refresh(page):
     phase = built(dstc11.build().phases.get(slug="test"))
     page.goto(f"/challenges/{dstc11.SLUG}/{phase.slug}/leaderboard/")
-    page.wait_for_function(CHARTS_DRAWN, timeout=15_000)
+    draw_charts(page)
     # a link inside the tables that is there more than once (each chart of a condition links
     # to its table): the last of them has the focus
     links = page.locator('#leaderboard-tables a[href="#table-human-paraphrased"]')

@@ -13,7 +13,7 @@ from django.utils import timezone
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.services import add_reference, close_phases
 from leaderboard.demo import dstc11
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import draw_charts, screenshot
 from tests.leaderboard.boards import built
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -58,9 +58,7 @@ def test_review_preview_and_pages_fit_the_screen(page, size):
         page.goto(path)
         page.wait_for_selector(marker)
         if name == "preview":
-            page.wait_for_function(
-                "document.querySelectorAll('[data-chart].drawn').length >= 1", timeout=15_000
-            )
+            assert draw_charts(page) >= 1
         screenshot(page, f"organiser-{name}-{size}")
         width = page.evaluate("document.documentElement.scrollWidth")
         assert width <= SIZES[size][0], f"{name} is {width}px wide on the {size}"

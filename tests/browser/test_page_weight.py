@@ -19,7 +19,7 @@ from django.db import connections
 from django.test.testcases import LiveServerThread
 
 from leaderboard.demo import dstc11
-from tests.browser.test_every_page import CHARTS_DRAWN
+from tests.browser.conftest import draw_charts
 from tests.leaderboard.boards import built
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -103,7 +103,7 @@ def _load(page: Any, url: str, log: NetworkLog) -> None:
     """Open ``url`` and wait for its charts and for every response to have arrived, the
     favicon's included (the browser asks for it on its own, after the page's load)."""
     page.goto(url)
-    page.wait_for_function(CHARTS_DRAWN, timeout=15_000)
+    draw_charts(page)  # Plotly's bundle loads once a chart is scrolled near
     page.wait_for_load_state("networkidle")
     for _ in range(50):
         icon = [e for e in log.static() if "/favicon." in e.get("url", "")]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from leaderboard.demo import dstc11
-from tests.browser.conftest import doc_image, screenshot
+from tests.browser.conftest import doc_image, draw_charts, screenshot
 from tests.leaderboard.boards import built
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -47,9 +47,7 @@ def test_the_pairwise_robustness_and_errors_pages(page, size):
 
     page.goto(base + "leaderboard/")
     page.get_by_role("link", name="robustness, tested").click()
-    page.wait_for_function(
-        "document.querySelectorAll('[data-chart].drawn').length === 1", timeout=15_000
-    )
+    assert draw_charts(page) == 1
     # one trace per condition after the first
     assert page.locator("#chart-changes .scatterlayer .trace").count() == 2
     assert page.locator("table.robustness tbody tr").count() == 3
