@@ -48,7 +48,6 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import brotli
 
@@ -57,11 +56,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from scoring.errors import ScoringError  # noqa: E402
-from scoring.ranking import _checked, _places, _tail_index  # noqa: E402
-
-if TYPE_CHECKING:
-    from scoring.ranking import Block
+from tests.scoring.helpers import rank_intervals_counted  # noqa: E402
 
 BARE = """{% load scores %}<!doctype html><html><body>
 {% for row in board.overview %}<tr><td>{{ row.rank }}</td><th>{{ row.team_name }}</th>
@@ -80,43 +75,6 @@ def timed(function: Callable[[], object], repeat: int) -> float:
         function()
         samples.append((time.perf_counter() - start) * 1000)
     return statistics.median(samples)
-
-
-# Another exact method for ``scoring.ranking.rank_intervals``, prototyped and measured beside
-# it: each entry's quantiles read from a count of its places (``np.bincount`` over entry x
-# place, cumulative) instead of the two global sorts of every resample's (entry, place).
-def _rank_intervals_counted(values: Block, direction: str, level: float) -> list[tuple[int, int]]:
-    """Each entry's ``level`` rank interval over the resamples of ``values`` (B x E): the
-    ``inverted_cdf`` lower quantile of its best ranks and upper quantile of its worst ranks
-    (see the module's text)."""
-    if not 0 < level < 1:
-        raise ScoringError("the confidence level must be above 0 and below 1 (e.g. 0.95).")
-    values = _checked(values, direction)
-    rows, entries = values.shape
-    if rows == 0 or entries == 0:
-        return []
-    low_at = _tail_index(rows, (1 - level) / 2)
-    high_at = _tail_index(rows, (1 + level) / 2)
-    # Every resample's (entry, place) as one number, ``entry * E + place``, then counted (E x E
-    # counts, no sort): ``totals[e * E + p]`` is the number of (entry, place) pairs up to entry
-    # e's place p. Every entry has one place per resample, so entry e's B places come after
-    # e * B pairs, and its quantile of 0-based index ``at`` is the first place p whose total
-    # exceeds e * B + at.
-    wide = np.int32 if entries * entries < 2**31 else np.int64
-    best = np.empty(values.shape, dtype=wide)
-    worst = np.empty(values.shape, dtype=wide)
-    for start, order, first, last in _places(values, direction):
-        stop = start + len(order)
-        np.multiply(order, entries, out=best[start:stop], casting="unsafe")
-        np.add(best[start:stop], last, out=worst[start:stop])
-        best[start:stop] += first
-    each = np.arange(entries, dtype=np.int64)
-    bounds = []
-    for keys, at in ((best, low_at), (worst, high_at)):
-        totals = np.bincount(keys.reshape(-1), minlength=entries * entries)
-        np.cumsum(totals, out=totals)
-        bounds.append(np.searchsorted(totals, each * rows + at, side="right") - each * entries + 1)
-    return [(int(a), int(b)) for a, b in zip(*bounds, strict=True)]
 
 
 #: The boards' entries for ``rank_intervals`` alone (the smaller: the first of them).
@@ -142,10 +100,10 @@ def rank_interval_times(
     made = [bulk._dialogues(rng, dialogues).columns["jga"] for _ in range(max(RANKED_ENTRIES))]
     values = resample_entries([n for n, _ in made], [d for _, d in made], [], n_boot, 1).values
     boards = [np.ascontiguousarray(values[:, :entries]) for entries in RANKED_ENTRIES]
-    kinds = {"counted": _rank_intervals_counted, "ours": rank_intervals}
+    kinds = {"counted": rank_intervals_counted, "ours": rank_intervals}
     samples: list[dict[str, list[float]]] = [{kind: [] for kind in kinds} for _ in boards]
     for board in boards:
-        assert rank_intervals(board, "higher", 0.95) == _rank_intervals_counted(
+        assert rank_intervals(board, "higher", 0.95) == rank_intervals_counted(
             board, "higher", 0.95
         )
     for round_ in range(repeat):
@@ -214,7 +172,7 @@ def main() -> None:
     parser.add_argument(
         "--rank-intervals-only",
         action="store_true",
-        help="time only rank_intervals beside the previous implementation (no database)",
+        help="time only rank_intervals beside the counting method (no database)",
     )
     args = parser.parse_args()
 

@@ -129,16 +129,31 @@ def rank_intervals(values: Block, direction: str, level: float) -> list[tuple[in
     """Each entry's ``level`` rank interval over the resamples of ``values`` (B x E): the
     ``inverted_cdf`` lower quantile of its best ranks and upper quantile of its worst ranks
     (see the module's text)."""
+    packed = _packed_places(values, direction, level)
+    if packed is None:
+        return []
+    best, worst, low_at, high_at = packed
+    rows, entries = best.shape
+    # sorted, entry e's B places lie in order at [e * B, (e + 1) * B)
+    starts = np.arange(entries, dtype=best.dtype) * entries
+    low = np.sort(best.reshape(-1))[low_at::rows] - starts + 1
+    high = np.sort(worst.reshape(-1))[high_at::rows] - starts + 1
+    return [(int(a), int(b)) for a, b in zip(low, high, strict=True)]
+
+
+def _packed_places(
+    values: Block, direction: str, level: float
+) -> tuple[Ranks, Ranks, int, int] | None:
+    """(best, worst, low_at, high_at) for ``rank_intervals``: every resample's (entry, place)
+    of ``values`` (B x E) as one number, ``entry * E + place``, best and worst place apart
+    (B x E each), and the 0-based indexes of the lower and upper ``level`` quantiles among an
+    entry's B places; None for a board without resamples or entries."""
     if not 0 < level < 1:
         raise ScoringError("the confidence level must be above 0 and below 1 (e.g. 0.95).")
     values = _checked(values, direction)
     rows, entries = values.shape
     if rows == 0 or entries == 0:
-        return []
-    low_at = _tail_index(rows, (1 - level) / 2)
-    high_at = _tail_index(rows, (1 + level) / 2)
-    # Every resample's (entry, place) as one number, ``entry * E + place``, best and worst
-    # place apart: sorted, entry e's B places lie in order at [e * B, (e + 1) * B).
+        return None
     wide = np.int32 if entries * entries < 2**31 else np.int64
     best = np.empty(values.shape, dtype=wide)
     worst = np.empty(values.shape, dtype=wide)
@@ -147,10 +162,7 @@ def rank_intervals(values: Block, direction: str, level: float) -> list[tuple[in
         np.multiply(order, entries, out=best[start:stop], casting="unsafe")
         np.add(best[start:stop], last, out=worst[start:stop])
         best[start:stop] += first
-    starts = np.arange(entries, dtype=wide) * entries
-    low = np.sort(best.reshape(-1))[low_at::rows] - starts + 1
-    high = np.sort(worst.reshape(-1))[high_at::rows] - starts + 1
-    return [(int(a), int(b)) for a, b in zip(low, high, strict=True)]
+    return best, worst, _tail_index(rows, (1 - level) / 2), _tail_index(rows, (1 + level) / 2)
 
 
 def detectable_difference(

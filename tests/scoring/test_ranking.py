@@ -13,18 +13,16 @@ from scipy import stats as scipy_stats
 
 from scoring import ScoringError
 from scoring.ranking import (
-    _checked,
-    _places,
-    _tail_index,
     detectable_difference,
     rank_bounds,
     rank_correlations,
     rank_intervals,
 )
 from scoring.stats import bootstrap_p_values, resample_entries
+from tests.scoring.helpers import rank_intervals_counted
 
 if TYPE_CHECKING:
-    from scoring.ranking import Block
+    pass
 
 
 def _indices(n: int, n_boot: int, seed: int) -> np.ndarray:
@@ -116,43 +114,6 @@ def test_an_entry_without_a_value_ranks_last_tied_with_the_others_without_one():
     assert rank_intervals(values, "higher", 0.5) == [(1, 2), (3, 4), (1, 2), (3, 4)]
 
 
-# Another exact method for ``rank_intervals``: each entry's quantiles read from a count of its
-# places (a counting sort) instead of the two global sorts. Not faster where measured
-# (benchmarks/leaderboard.py prints both); kept here as a second computation to agree with.
-def _rank_intervals_counted(values: Block, direction: str, level: float) -> list[tuple[int, int]]:
-    """Each entry's ``level`` rank interval over the resamples of ``values`` (B x E): the
-    ``inverted_cdf`` lower quantile of its best ranks and upper quantile of its worst ranks
-    (see the module's text)."""
-    if not 0 < level < 1:
-        raise ScoringError("the confidence level must be above 0 and below 1 (e.g. 0.95).")
-    values = _checked(values, direction)
-    rows, entries = values.shape
-    if rows == 0 or entries == 0:
-        return []
-    low_at = _tail_index(rows, (1 - level) / 2)
-    high_at = _tail_index(rows, (1 + level) / 2)
-    # Every resample's (entry, place) as one number, ``entry * E + place``, then counted (E x E
-    # counts, no sort): ``totals[e * E + p]`` is the number of (entry, place) pairs up to entry
-    # e's place p. Every entry has one place per resample, so entry e's B places come after
-    # e * B pairs, and its quantile of 0-based index ``at`` is the first place p whose total
-    # exceeds e * B + at.
-    wide = np.int32 if entries * entries < 2**31 else np.int64
-    best = np.empty(values.shape, dtype=wide)
-    worst = np.empty(values.shape, dtype=wide)
-    for start, order, first, last in _places(values, direction):
-        stop = start + len(order)
-        np.multiply(order, entries, out=best[start:stop], casting="unsafe")
-        np.add(best[start:stop], last, out=worst[start:stop])
-        best[start:stop] += first
-    each = np.arange(entries, dtype=np.int64)
-    bounds = []
-    for keys, at in ((best, low_at), (worst, high_at)):
-        totals = np.bincount(keys.reshape(-1), minlength=entries * entries)
-        np.cumsum(totals, out=totals)
-        bounds.append(np.searchsorted(totals, each * rows + at, side="right") - each * entries + 1)
-    return [(int(a), int(b)) for a, b in zip(*bounds, strict=True)]
-
-
 def _random_boards(count: int, seed: int):
     """``count`` boards (B in 1..300, E in 1..40) of values drawn from a few levels, so that
     entries often tie (also within the tolerance: a level and the level plus 1e-10), with
@@ -177,7 +138,7 @@ def test_rank_intervals_equal_the_counting_method_on_random_boards(seed):
         for direction in ("higher", "lower"):
             for level in (0.5, 0.9, 0.95):
                 found = rank_intervals(values, direction, level)
-                assert found == _rank_intervals_counted(values, direction, level), (
+                assert found == rank_intervals_counted(values, direction, level), (
                     values.shape,
                     direction,
                     level,
