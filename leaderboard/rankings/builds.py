@@ -121,15 +121,16 @@ def build(phase_id: int) -> int:
     every board built again in its turn, share one set of the bootstrap's draws (``Draws``):
     each number of dialogues is drawn once a task."""
     built = 0
-    kept: list[Draws] = []  # the draws of the task's boards, once made
+    draws: Draws | None = None
     until = time.monotonic() + TURN_SECONDS
     while True:
         phase = Phase.objects.select_related("challenge").filter(pk=phase_id).first()
         if phase is None:
             return built
+        draws = draws_for(phase, draws)
         wanted = kinds(phase)
         for kind in wanted:
-            built += _build(phase_id, kind, until, kept)
+            built += _build(phase_id, kind, until, draws)
         if not _waiting(phase_id, wanted):
             return built
         if time.monotonic() >= until:
@@ -156,11 +157,11 @@ def _waiting(phase_id: int, wanted: tuple[str, ...]) -> bool:
     return False
 
 
-def _build(phase_id: int, kind: str, until: float, kept: list[Draws] | None = None) -> int:
+def _build(phase_id: int, kind: str, until: float, draws: Draws) -> int:
     """Claim the phase's ``kind`` board and build it while it is behind (until ``until``, a
-    ``time.monotonic`` deadline); the number built (0 when another worker holds it). ``kept``:
-    the draws of the task's other boards (``draws_for``), holding the ones it used after."""
-    kept = [] if kept is None else kept
+    ``time.monotonic`` deadline) on the task's ``draws`` (``compute`` makes new ones if the
+    challenge's resampling changed meanwhile); the number built (0 when another worker holds
+    it)."""
     pk = _row(phase_id, kind)
     if not _behind(pk, phase_id):
         return 0  # current: a task sent twice costs two reads, no write
@@ -183,8 +184,6 @@ def _build(phase_id: int, kind: str, until: float, kept: list[Draws] | None = No
                 if built and time.monotonic() >= until:
                     return built  # at least one build a turn, then the queue's other tasks
                 started = time.monotonic()
-                draws = draws_for(phase, kept[0] if kept else None)
-                kept[:] = [draws]
                 data = Board.pack(serialise(compute(phase, kind, draws=draws), charts=True))
                 seconds = time.monotonic() - started
                 if not _store(pk, token, phase.board_version, data, seconds):
