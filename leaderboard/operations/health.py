@@ -98,17 +98,25 @@ def readyz_web(request: HttpRequest) -> JsonResponse:
     applied. 503 naming ``database`` when it does not answer, or ``migrations`` (with the
     ``pending`` ones) during an upgrade, until the migration has run. Workers, the scheduler,
     the broker and storage are never looked at: the web and uploads pools' readiness probe."""
+    problem = _not_serving()
+    if problem is not None:
+        return JsonResponse(problem, status=503)
+    return JsonResponse({"status": "ok"})
+
+
+def _not_serving() -> dict[str, object] | None:
+    """What keeps this process from serving pages, as a probe's body: the database does not
+    answer (reading the migration state is a query), or a migration is pending; None when
+    nothing does."""
     try:
-        check_database()
         pending = pending_migrations()
     except Exception:
-        log.exception("web readiness: the database did not answer")
-        return JsonResponse({"status": "error", "failed": ["database"]}, status=503)
+        log.exception("readiness: the database did not answer (the migration state)")
+        return {"status": "error", "failed": ["database"]}
     if pending or not apps.ready:
-        log.warning("web readiness: %d migrations not applied", len(pending))
-        body = {"status": "error", "failed": ["migrations"], "pending": pending}
-        return JsonResponse(body, status=503)
-    return JsonResponse({"status": "ok"})
+        log.warning("readiness: %d migrations not applied", len(pending))
+        return {"status": "error", "failed": ["migrations"], "pending": pending}
+    return None
 
 
 def readyz(request: HttpRequest) -> JsonResponse:
@@ -118,14 +126,9 @@ def readyz(request: HttpRequest) -> JsonResponse:
     (``"failed": ["worker"]``; ``workers`` counts the live ones) or while the scheduler has
     not run for ``heartbeat.scheduler_stale()`` (``"scheduler"``, with
     ``scheduler_silent_seconds``, null when it never ran)."""
-    try:
-        pending = pending_migrations()
-    except Exception:
-        log.exception("readiness check could not read the migration state")
-        return JsonResponse({"status": "error", "ready": False, "failed": ["database"]}, status=503)
-    if pending or not apps.ready:
-        body = {"status": "error", "ready": False, "failed": ["migrations"], "pending": pending}
-        return JsonResponse(body, status=503)
+    problem = _not_serving()
+    if problem is not None:
+        return JsonResponse({**problem, "ready": False}, status=503)
     eager = getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False)
     workers = len(alive_workers())
     failed = []
