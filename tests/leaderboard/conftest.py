@@ -15,14 +15,17 @@ from tests.leaderboard.workers import (  # noqa: F401  (fixtures for every test 
 )
 
 
-@pytest.fixture
-def postgres(settings) -> None:
+def require_postgres() -> None:
+    """The test runs on PostgreSQL (``require``: skipped without it, failed under CI)."""
+    from django.conf import settings
+
     engine = settings.DATABASES["default"]["ENGINE"]
     require("PostgreSQL", engine.endswith("postgresql"), "set DATABASE_URL=postgres://...")
 
 
-@pytest.fixture
-def redis_url() -> str:
+def require_redis() -> str:
+    """``REDIS_URL``, once that Redis answers (``require``: skipped without it, failed under
+    CI)."""
     url = os.environ.get("REDIS_URL", "")
     require("Redis", bool(url), "set REDIS_URL=redis://...")
     import redis
@@ -32,6 +35,16 @@ def redis_url() -> str:
     except redis.RedisError as exc:
         require("Redis", False, f"{url}: {exc}")
     return url
+
+
+@pytest.fixture
+def postgres(settings) -> None:
+    require_postgres()
+
+
+@pytest.fixture
+def redis_url() -> str:
+    return require_redis()
 
 
 @pytest.fixture(autouse=True)

@@ -25,6 +25,7 @@ from kombu import pools as kombu_pools
 
 from leaderboard.celery import app
 from tests.conftest import require
+from tests.leaderboard.operations.processes import children_of
 
 # The worker fixture and helpers are shared with the other real-worker tests.
 from tests.leaderboard.workers import (  # noqa: F401
@@ -161,23 +162,6 @@ def tally(request) -> Iterator[Tally]:
     if path:
         with open(path, "a", encoding="utf-8") as out:
             out.write(json.dumps(found.as_dict()) + "\n")
-
-
-def children_of(pid: int) -> list[int]:
-    """Process ids whose parent is ``pid`` (a prefork worker's pool processes)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        # "pid (comm) state ppid ...": comm may hold spaces, so split after the last ')'.
-        fields = stat.rsplit(")", 1)[1].split()
-        if int(fields[1]) == pid:
-            found.append(int(entry.name))
-    return found
 
 
 def _socket_inodes(pid: int) -> set[str]:

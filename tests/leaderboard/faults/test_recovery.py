@@ -30,11 +30,11 @@ from leaderboard.submissions.models import Result, Submission
 from scoring.synth import make_gold, make_prediction
 from tests.leaderboard.factories import approved_team, phase_with_references, uploads
 from tests.leaderboard.faults.conftest import (
-    children_of,
     database_url,
     pool_processes_holding_a_database_connection,
     wait_for,
 )
+from tests.leaderboard.operations.processes import children_of
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 

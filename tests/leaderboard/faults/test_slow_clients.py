@@ -19,8 +19,13 @@ import requests
 from leaderboard.api.services import create_token
 from leaderboard.submissions.models import Submission
 from tests.leaderboard.factories import approved_team, phase_with_references
-from tests.leaderboard.faults.conftest import children_of
-from tests.leaderboard.operations.processes import PYTHON, Processes, free_port, production_env
+from tests.leaderboard.operations.processes import (
+    PYTHON,
+    Processes,
+    children_of,
+    free_port,
+    production_env,
+)
 from tests.leaderboard.web import GOLD_BYTES, log_in
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]

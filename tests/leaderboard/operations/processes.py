@@ -140,9 +140,9 @@ def listening(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
-def descendants(pid: int) -> list[int]:
-    """The processes under ``pid``: children, theirs, and so on (from /proc)."""
-    parents: dict[int, list[int]] = {}
+def _children() -> dict[int, list[int]]:
+    """Every process's children, by the parent's id (from /proc)."""
+    found: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -151,13 +151,24 @@ def descendants(pid: int) -> list[int]:
         except OSError:
             continue
         # "pid (comm) state ppid ...": comm may hold spaces, so split after the last ')'.
-        parents.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry.name))
+        found.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry.name))
+    return found
+
+
+def children_of(pid: int) -> list[int]:
+    """Process ids whose parent is ``pid`` (a prefork worker's pool processes)."""
+    return _children().get(pid, [])
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes under ``pid``: children, theirs, and so on."""
+    children = _children()
     found: list[int] = []
     todo = [pid]
     while todo:
-        children = parents.get(todo.pop(), [])
-        found += children
-        todo += children
+        below = children.get(todo.pop(), [])
+        found += below
+        todo += below
     return found
 
 

@@ -33,7 +33,6 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-import redis
 import requests
 from aiosmtpd.controller import Controller
 from axes.models import AccessAttempt
@@ -48,8 +47,8 @@ from leaderboard.challenges.references import clear_reference_cache
 from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Participation
 from leaderboard.teams.services import register, set_participation_status
-from tests.conftest import require
 from tests.leaderboard.accounts.conftest import Inbox, free_port
+from tests.leaderboard.conftest import require_postgres, require_redis
 from tests.leaderboard.factories import (
     KEYS,
     ChallengeFactory,
@@ -96,14 +95,8 @@ def mail_server() -> Iterator[Controller]:
 def stack(django_db_setup, tmp_path_factory, mail_server) -> Iterator[Stack]:
     """``scripts/serve`` for the whole module, its scoring lease at the minimum (3 s) and its
     reaper every second, so a run killed mid-scoring is given back within seconds."""
-    engine = django_settings.DATABASES["default"]["ENGINE"]
-    require("PostgreSQL", engine.endswith("postgresql"), "set DATABASE_URL=postgres://...")
-    redis_url = os.environ.get("REDIS_URL", "")
-    require("Redis", bool(redis_url), "set REDIS_URL=redis://...")
-    try:
-        redis.Redis.from_url(redis_url, socket_connect_timeout=2).ping()
-    except redis.RedisError as exc:
-        require("Redis", False, f"{redis_url}: {exc}")
+    require_postgres()
+    redis_url = require_redis()
     tmp = tmp_path_factory.mktemp("stack")
     # The stack's python, but a Celery worker it starts holds each claim SCORE_DELAY seconds.
     python = tmp / "python"
@@ -193,19 +186,23 @@ class _Client(requests.Session):
             cookie.secure = False
         return super().request(*args, **kwargs)
 
-    def log_in(self, base: str, username: str, password: str) -> requests.Response:
-        url = f"{base}/accounts/login/"
+    def submit(self, url: str, fields: dict[str, str]) -> requests.Response:
+        """The form at ``url`` sent with ``fields``, as a browser sends it (its CSRF token)."""
         page = self.get(url, timeout=10)
         assert page.status_code == 200, page.text
         token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text)
         assert token is not None, page.text
         return self.post(
             url,
-            data={"csrfmiddlewaretoken": token[1], "username": username, "password": password},
+            data={"csrfmiddlewaretoken": token[1], **fields},
             headers={"Referer": url},
             allow_redirects=False,
             timeout=10,
         )
+
+    def log_in(self, base: str, username: str, password: str) -> requests.Response:
+        fields = {"username": username, "password": password}
+        return self.submit(f"{base}/accounts/login/", fields)
 
 
 def test_failed_log_ins_from_one_client_do_not_lock_out_another(stack, settings):
@@ -298,39 +295,21 @@ def test_every_kind_of_mail_arrives(stack, mail_server, settings):
     inbox = mail_server.handler
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.PBKDF2PasswordHasher"]
     # a sign-up through nginx: its confirmation
-    newcomer = _Client("127.0.0.4")
-    url = f"{stack.base}/accounts/signup/"
-    page = newcomer.get(url, timeout=10)
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text)
-    assert token is not None, page.text
-    signed_up = newcomer.post(
-        url,
-        data={
-            "csrfmiddlewaretoken": token[1],
+    signed_up = _Client("127.0.0.4").submit(
+        f"{stack.base}/accounts/signup/",
+        {
             "username": "newcomer",
             "email": "newcomer@example.org",
             "password1": PASSWORD,
             "password2": PASSWORD,
         },
-        headers={"Referer": url},
-        allow_redirects=False,
-        timeout=10,
     )
     assert signed_up.status_code == 302, signed_up.text
     confirm = _mail_to(stack, inbox, "newcomer@example.org", "Confirm your e-mail address")
     assert f"{SITE}/accounts/confirm/" in confirm
     # a password reset through nginx
-    url = f"{stack.base}/accounts/password_reset/"
-    forgetful = _Client("127.0.0.5")
-    page = forgetful.get(url, timeout=10)
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text)
-    assert token is not None, page.text
-    asked = forgetful.post(
-        url,
-        data={"csrfmiddlewaretoken": token[1], "email": "newcomer@example.org"},
-        headers={"Referer": url},
-        allow_redirects=False,
-        timeout=10,
+    asked = _Client("127.0.0.5").submit(
+        f"{stack.base}/accounts/password_reset/", {"email": "newcomer@example.org"}
     )
     assert asked.status_code == 302, asked.text
     reset = _mail_to(stack, inbox, "newcomer@example.org", "Reset your Trackboard password")
