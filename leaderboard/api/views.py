@@ -88,8 +88,13 @@ class ConditionSample(APIView):
 # --- leaderboards ----------------------------------------------------------------------------
 
 
-def _phase(pk: int) -> Phase:
-    return get_object_or_404(Phase.objects.select_related("challenge"), pk=pk)
+def _phase(pk: int, user: Any = None) -> Phase:
+    """The phase with its challenge; with ``user``, whether they organise it, asked in the same
+    query (``Phase.objects.asked_by``: ``access`` then asks nothing more)."""
+    phases = Phase.objects.select_related("challenge")
+    if user is not None:
+        phases = phases.asked_by(user)
+    return get_object_or_404(phases, pk=pk)
 
 
 def _row_csv(row: dict[str, Any]) -> dict[str, Any]:
@@ -161,7 +166,7 @@ class PhaseLeaderboard(APIView):
     renderer_classes = [JSONRenderer, CSVRenderer]
 
     def get(self, request: Request, pk: int) -> Any:
-        phase = _phase(pk)
+        phase = _phase(pk, request.user)
         rights = require_results_visible(phase, request.user)
         renderer = request.accepted_renderer
 

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
-from django.db.models import Case, F, Q, Value, When
+from django.db.models import Case, Exists, F, OuterRef, Q, Value, When
 from django.dispatch import Signal
 from django.utils import timezone
 
@@ -104,9 +104,25 @@ class Challenge(models.Model):
     def __str__(self) -> str:
         return self.title
 
+    @staticmethod
+    def organised_by(user: AbstractBaseUser, challenge: str = "pk") -> Exists:
+        """The one definition of organising a challenge (being staff is not enough): an
+        ``EXISTS`` over the organisers of the challenge ``OuterRef(challenge)`` names (``"pk"``
+        in a query of challenges, ``"challenge"`` in one of phases), true when ``user`` (signed
+        in) is one. ``is_organised_by`` asks it alone, ``PhaseQuerySet.asked_by`` in a phase's
+        own query."""
+        return Exists(
+            Challenge.organisers.through.objects.filter(
+                challenge_id=OuterRef(challenge), user_id=user.pk
+            )
+        )
+
     def is_organised_by(self, user: AbstractBaseUser | AnonymousUser) -> bool:
-        """Whether ``user`` organises this challenge (being staff is not enough)."""
-        return bool(user.is_authenticated) and self.organisers.filter(pk=user.pk).exists()
+        """Whether ``user`` organises this challenge (``organised_by``; an anonymous user
+        organises nothing, and is not asked about)."""
+        return bool(user.is_authenticated) and (
+            Challenge.objects.filter(Challenge.organised_by(user), pk=self.pk).exists()
+        )
 
     def frame_ancestors(self) -> str:
         """The CSP ``frame-ancestors`` source list of the embeddable board."""
@@ -146,6 +162,19 @@ class Challenge(models.Model):
         task's primary metric when the challenge ranks by the tie-breaker."""
         task = self.scoring_task()
         return task.primary if self.primary == task.tiebreak else task.tiebreak
+
+
+class PhaseQuerySet(models.QuerySet["Phase"]):
+    def asked_by(self, user: AbstractBaseUser | AnonymousUser) -> PhaseQuerySet:
+        """Each phase with whether ``user`` organises its challenge, answered by the phase's
+        own query (``Challenge.organised_by``) for ``Phase.is_organised_by``, with the user it
+        was asked for; an anonymous user organises nothing, and adds nothing to the query."""
+        if not user.is_authenticated:
+            return self
+        return self.annotate(
+            organiser_asked_for=Value(user.pk),
+            organised_by_asker=Challenge.organised_by(user, "challenge"),
+        )
 
 
 class Phase(models.Model):
@@ -199,6 +228,8 @@ class Phase(models.Model):
     #: never the clock. Uploads (``is_open``, ``state``) stay on the dates.
     closed = models.BooleanField(default=False, editable=False)
 
+    objects = PhaseQuerySet.as_manager()
+
     class Meta:
         ordering = ["challenge", "order", "opens_at"]
         constraints = [
@@ -231,6 +262,14 @@ class Phase(models.Model):
             # earlier) or re-opened it (the close moved later): recorded as beat records one.
             Phase.record_close(self.pk)
             self.closed = Phase.objects.values_list("closed", flat=True).get(pk=self.pk)
+
+    def is_organised_by(self, user: AbstractBaseUser | AnonymousUser) -> bool:
+        """Whether ``user`` organises the phase's challenge: the answer its own query already
+        has when it was asked for ``user`` (``PhaseQuerySet.asked_by``), else
+        ``Challenge.is_organised_by``; the same ``Challenge.organised_by`` either way."""
+        if user.is_authenticated and getattr(self, "organiser_asked_for", None) == user.pk:
+            return bool(self.organised_by_asker)
+        return self.challenge.is_organised_by(user)
 
     @staticmethod
     def has_closed(now: Any) -> Q:

@@ -40,7 +40,10 @@ class Access:
 
 
 def access(phase: Phase, user: Any) -> Access:
-    if phase.challenge.is_organised_by(user):
+    """What ``user`` may see of ``phase``. Whether they organise its challenge is the answer
+    the phase's query has when it asked (``Phase.objects.asked_by(user)``, as the board's
+    views load it: no query of its own), else a query (``Phase.is_organised_by``)."""
+    if phase.is_organised_by(user):
         return Access(True, True, True, True, True)
     if phase.revealed:
         return Access(False, True, True, True, True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
@@ -39,10 +40,13 @@ TABLE_LIMIT = 20
 EMBED_LIMIT = 10
 
 
-def _phase(slug: str, phase: str) -> Phase:
-    return get_object_or_404(
-        Phase.objects.select_related("challenge"), challenge__slug=slug, slug=phase
-    )
+def _phase(slug: str, phase: str, user: Any = None) -> Phase:
+    """The phase with its challenge; with ``user``, whether they organise it, asked in the same
+    query (``Phase.objects.asked_by``: ``access`` then asks nothing more)."""
+    phases = Phase.objects.select_related("challenge")
+    if user is not None:
+        phases = phases.asked_by(user)
+    return get_object_or_404(phases, challenge__slug=slug, slug=phase)
 
 
 def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpResponseBase:
@@ -51,8 +55,8 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
     every viewer with the same rights, so it is revalidated (304) for everyone; the whole page
     only for anonymous readers, whose page is kept whole in the cache per stored board
     (``caching.respond``)."""
-    selected = _phase(slug, phase)
     user = request.user
+    selected = _phase(slug, phase, user)
     fragment = request.GET.get("fragment") == "1"
     show_all = request.GET.get("all") == "1"
     rights = access(selected, user)
@@ -174,7 +178,7 @@ def _tables_html(context: dict[str, object]) -> str:
 def snapshots(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     """The published snapshots, newest first; before a reveal (or for whoever may not see
     them yet) the page says that nothing is published, rather than answering 404."""
-    selected = _phase(slug, phase)
+    selected = _phase(slug, phase, request.user)
     published = access(selected, request.user).snapshots
     context = {
         "phase": selected,
@@ -186,7 +190,7 @@ def snapshots(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
 
 def snapshot(request: HttpRequest, slug: str, phase: str, number: int) -> HttpResponse:
     """The permalink of one published snapshot: the same tables and charts, frozen."""
-    selected = _phase(slug, phase)
+    selected = _phase(slug, phase, request.user)
     if not access(selected, request.user).snapshots:
         raise Http404
     found = get_object_or_404(selected.snapshots, number=number)
@@ -209,7 +213,7 @@ def snapshot(request: HttpRequest, slug: str, phase: str, number: int) -> HttpRe
 def reveal_phase(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     """Organisers only: the private board exactly as it would be published (GET), and its
     publication once confirmed from that preview (POST, with the preview's fingerprint)."""
-    selected = _phase(slug, phase)
+    selected = _phase(slug, phase, request.user)
     if not access(selected, request.user).organiser:
         raise Http404
     if request.method == "POST":
@@ -250,12 +254,12 @@ def reveal_phase(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
 
 
 def export_json(request: HttpRequest, slug: str, phase: str) -> HttpResponseBase:
-    selected = _phase(slug, phase)
+    selected = _phase(slug, phase, request.user)
     return _export(request, selected, "json")
 
 
 def export_csv(request: HttpRequest, slug: str, phase: str) -> HttpResponseBase:
-    selected = _phase(slug, phase)
+    selected = _phase(slug, phase, request.user)
     return _export(request, selected, "csv")
 
 
@@ -281,7 +285,7 @@ def _export(request: HttpRequest, selected: Phase, kind: str) -> HttpResponseBas
 @login_required
 def export_archive(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     """Organisers only: every Result, signature and the per-dialogue correctness matrix."""
-    selected = _phase(slug, phase)
+    selected = _phase(slug, phase, request.user)
     if not access(selected, request.user).organiser:
         raise Http404
     response = HttpResponse(

@@ -215,17 +215,17 @@ def test_a_warm_board_costs_two_queries_the_phases_and_the_stored_boards(
             assert client.get(urls[kind], HTTP_IF_NONE_MATCH="nothing-like-it").status_code == 200
 
 
-def test_a_signed_in_reader_of_a_warm_board_costs_five_queries(
+def test_a_signed_in_reader_of_a_warm_board_costs_four_queries(
     client, phase, django_assert_num_queries
 ):
-    # the session, its user, the phase, whether the user organises the challenge (asked
-    # once per request, whatever the view and the conditional GET need of it), and the
-    # stored board's version
+    # the session, its user, the phase with whether the user organises the challenge (asked
+    # in the phase's query, once per request, whatever the view and the conditional GET need
+    # of it), and the stored board's version
     client.force_login(UserFactory())
     urls = _urls(phase)
     for kind in ("page", "api"):
         client.get(urls[kind])
-        with django_assert_num_queries(5):
+        with django_assert_num_queries(4):
             assert client.get(urls[kind]).status_code == 200
 
 
