@@ -4,6 +4,7 @@ published snapshots, the reveal's preview and confirmation, and the exports. Eve
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from typing import Any
@@ -18,6 +19,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.utils.cache import add_never_cache_headers
+from django.utils.safestring import mark_safe
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_http_methods
 
@@ -153,7 +155,71 @@ def _page(
     )
     if request.GET.get("fragment") == "1":
         return HttpResponse(context["tables_html"])
+    context["header"] = _header_html(
+        selected,
+        rights,
+        signed_in=request.user.is_authenticated,
+        published=snapshot is not None,
+        several_conditions=board is not None and len(board.conditions) > 1,
+    )
     return render(request, "rankings/leaderboard.html", context)
+
+
+#: Where ``rankings/_header.html`` leaves the countdown, which the page renders per request.
+_COUNTDOWN = "<!--countdown-->"
+#: The phase's fields not shown by any page: ``board_version`` moves with every result.
+_UNSHOWN = frozenset({"board_version"})
+
+
+def _header_html(
+    selected: Phase, rights: Access, *, signed_in: bool, published: bool, several_conditions: bool
+) -> tuple[str, str]:
+    """The page's header (``rankings/_header.html``: breadcrumbs, the phase's state and dates,
+    the ranking's wording, the links), before and after the countdown, rendered once and kept
+    beside the tables. The countdown ("closes in 3 hours") is left to the page, rendered per
+    request; nothing of the reader is in the header's context, so nothing of theirs is kept.
+
+    The header is rendered from its context alone, and the key is everything that context is
+    made of: every field of the phase and its challenge (edited in the admin without a new
+    stored board), the phase's state now (dates move it without a write), each of the viewer's
+    rights (``Access``: an organiser's links are never kept for a participant), whether a reader
+    is signed in, whether a final ranking is published and whether the board has several
+    conditions.
+    """
+    challenge = selected.challenge
+    values = [
+        (f.attname, getattr(row, f.attname))
+        for row in (selected, challenge)
+        for f in type(row)._meta.concrete_fields
+        if f.attname not in _UNSHOWN
+    ]
+    shown = hashlib.sha256(repr(values).encode()).hexdigest()[:32]
+    seen = "".join("1" if r else "0" for r in vars(rights).values())
+    flags = "".join("1" if f else "0" for f in (signed_in, published, several_conditions))
+    key = caching.cache_key("header", selected.pk, shown, selected.state, seen, flags)
+    kept = cache.get(key)
+    if kept is None:
+        task = challenge.scoring_task()
+        context = {
+            "phase": selected,
+            "challenge": challenge,
+            "primary": task.metric(challenge.primary),
+            "tiebreak": task.metric(challenge.tiebreak),
+            "visible": rights.board,
+            "organiser": rights.organiser,
+            "signed_in": signed_in,
+            "published": published,
+            "several_conditions": several_conditions,
+            "countdown": mark_safe(_COUNTDOWN),
+        }
+        before, found, after = render_to_string("rankings/_header.html", context).partition(
+            _COUNTDOWN
+        )
+        if not found:
+            raise ValueError("rankings/_header.html leaves no place for the countdown")
+        kept = (before, after)
+        cache.set(key, kept, settings.LEADERBOARD_CACHE_SECONDS)
+    return kept
 
 
 def _tables_html(context: dict[str, object]) -> str:
