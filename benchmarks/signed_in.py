@@ -23,8 +23,9 @@ Then the signed-in page is profiled (``cProfile``, ``--profiled`` requests) and 
 attributed: each middleware of ``settings.MIDDLEWARE`` by its own work (each layer of the
 handler's chain is wrapped in a function of its own name, so the profile's cumulative time of a
 layer less that of the next is the middleware's own), the session's load and save, the
-authentication (the user's query and the session's hash), and inside the view the phase, the
-rights, the stored board, template rendering; the queries are counted and listed
+authentication (the user's query and the session's hash), and inside the view the phase (whose
+query also answers whether the reader organises the challenge), the rights, the stored board,
+the kept tables and header, template rendering; the queries are counted and listed
 (``CaptureQueriesContext``) in a separate pass, since capturing them costs time. The profiled
 shares are applied to the unprofiled median, printed beside the profiler's own figures.
 
@@ -321,15 +322,19 @@ def attribute(
     rows.append(("  URL resolution and the view (phase_leaderboard)", view))
     session_load = function("sessions/backends/db.py", "load")
     get_user = function("django/contrib/auth/__init__.py", "get_user")
-    # ``request.user`` is lazy: the view's first use of it (``access``) loads the session and
-    # the user, so those are taken out of the rights
+    # ``request.user`` is lazy: the view's first use of it (``_phase``, asking the phase's
+    # query whether the reader organises the challenge) loads the session and the user, so
+    # those are taken out of the phase
     parts = [
         ("    session load (SessionStore.load: 1 query, decode)", session_load),
         ("    the user (auth.get_user less the load: 1 query, the hash)", get_user - session_load),
-        ("    the phase (rankings.views._phase: 1 query)", function("rankings/views.py", "_phase")),
         (
-            "    the rights (visibility.access less the user: 1 query)",
-            function("challenges/visibility.py", "access") - get_user,
+            "    the phase and whether the reader organises (_phase less the user: 1 query)",
+            function("rankings/views.py", "_phase") - get_user,
+        ),
+        (
+            "    the rights (visibility.access: the phase's answer, no query)",
+            function("challenges/visibility.py", "access"),
         ),
         (
             "    the stored board (boards.stored: its state, 1 query)",
@@ -338,6 +343,10 @@ def attribute(
         (
             "    the tables (views._tables_html: the cache's get)",
             function("rankings/views.py", "_tables_html"),
+        ),
+        (
+            "    the header (views._header_html: its key, the cache's get)",
+            function("rankings/views.py", "_header_html"),
         ),
         (
             "    template rendering (backends.django.Template.render)",
