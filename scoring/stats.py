@@ -4,11 +4,19 @@ Turns of one dialogue are correlated (states are cumulative), so the resampling 
 dialogue. Every metric here is a ratio of sums over dialogues, ``sum(numerator) /
 sum(denominator)``; resampling draws dialogue indices and recomputes both sums.
 
-The draws are fixed by the seed: resample ``b`` of the bootstrap is the ``b``-th call of
-``rng.integers(0, n, size=n)`` on ``rng = numpy.random.default_rng(seed)`` (the same numbers as
-one ``size=(B, n)`` call), and the sign flips of approximate randomisation are
-``default_rng(seed).integers(0, 2, size=(R, n))``; so anyone can reproduce an interval from the
-per-dialogue counts. Percentiles interpolate linearly (numpy's default).
+The draws are fixed by the seed and made here from the raw output of numpy's PCG64 bit
+generator, whose stream numpy keeps from release to release (its ``Generator`` methods'
+streams it does not promise): ``raw = numpy.random.PCG64(seed).random_raw(count)``, 64-bit
+unsigned integers. Value ``i`` of that stream, ``r``, draws the dialogue index
+``floor(r * n / 2**64)`` (Lemire's multiply-high, without rejection: each of the ``n``
+indices is drawn with a probability within ``2**-64`` of ``1 / n``, a bias below ``n / 2**64``
+per draw), computed exactly in 64-bit arithmetic (:func:`draw_indices`); dialogue ``j`` of
+resample ``b`` of the bootstrap is value ``b * n + j`` of the stream. The sign flips of
+approximate randomisation come from a fresh ``PCG64(seed)`` stream: value ``b * n + j``'s top
+bit, ``r >> 63``, keeps A and B of dialogue ``j`` in randomisation ``b`` where it is 1 and
+swaps them where it is 0 (:func:`draw_signs`). So anyone can reproduce an interval from the
+per-dialogue counts and the PCG64 stream alone. Percentiles interpolate linearly (numpy's
+default).
 
 A leaderboard resamples many entries on one reference at once (:func:`resample_entries`,
 behind its rank groups' :func:`bootstrap_p_values`, its rank intervals and its detectable
@@ -33,6 +41,7 @@ if TYPE_CHECKING:  # annotations only: numpy.typing costs a short process ~20 ms
 
     Counts = npt.NDArray[np.float64]
     IndexBlock = npt.NDArray[np.int64]
+    Signs = npt.NDArray[np.int8]
     Weights = npt.NDArray[np.float32]
     Block = npt.NDArray[Any]
 
@@ -101,15 +110,70 @@ def sorted_percentile(ordered: Counts, percent: float) -> float:
     return float(b - gap * (1 - t) if t >= 0.5 else a + gap * t)
 
 
-#: Resamples drawn at a time: the same draws as one (n_boot x n) call, in bounded memory.
+#: Resamples drawn at a time: the same draws as all at once, in bounded memory.
 _BLOCK_ROWS = 100
+#: Dialogues a draw can index: the multiply-high below is exact for fewer than 2**32.
+_MOST_DIALOGUES = 2**32 - 1
+_LOW_HALF = np.uint64(0xFFFFFFFF)
+_HALF = np.uint64(32)
+#: Values computed at a time (128 KiB of scratch).
+_CHUNK = 1 << 14
+
+
+def draw_indices(n: int, seed: int, first: int, count: int) -> IndexBlock:
+    """Values ``first`` .. ``first + count - 1`` of the bootstrap's stream of dialogue indices
+    in ``[0, n)``: raw value ``r`` of ``PCG64(seed)`` (the same position in its stream) draws
+    ``floor(r * n / 2**64)``. Dialogue ``j`` of resample ``b`` is value ``b * n + j``, so a
+    block of rows draws the same numbers as all rows at once. Every resample of the scorer is
+    drawn here.
+
+    The product ``r * n`` needs 96 bits; with ``r = hi * 2**32 + lo`` (its 32-bit halves) the
+    floor is ``(hi * n + (lo * n >> 32)) >> 32``, whose every term fits in 64 bits while
+    ``n < 2**32``. Indices are int64 (numpy's index type), viewed without a copy."""
+    if not 0 <= n <= _MOST_DIALOGUES:
+        raise ScoringError(f"resampling draws from 0 to {_MOST_DIALOGUES} dialogues, not {n}.")
+    bits = np.random.PCG64(seed)
+    if first:
+        bits.advance(first)  # as if ``first`` raw values had been drawn
+    raw = bits.random_raw(count)
+    size = np.uint64(n)
+    low = np.empty(min(count, _CHUNK), dtype=np.uint64)
+    # In chunks that stay in the processor's cache, in place: each value's low half times n,
+    # shifted; then its high half times n, plus that, shifted.
+    for start in range(0, count, _CHUNK):
+        chunk = raw[start : start + _CHUNK]
+        part = low[: len(chunk)]
+        np.bitwise_and(chunk, _LOW_HALF, out=part)
+        part *= size
+        part >>= _HALF
+        chunk >>= _HALF
+        chunk *= size
+        chunk += part
+        chunk >>= _HALF
+    indices: IndexBlock = raw.view(np.int64)
+    return indices
+
+
+def _resamples(n: int, seed: int, start: int, rows: int) -> IndexBlock:
+    """Resamples ``start`` .. ``start + rows - 1`` of ``n`` dialogues, one row each."""
+    return draw_indices(n, seed, start * n, rows * n).reshape(rows, n)
+
+
+def draw_signs(n: int, n_boot: int, seed: int) -> Signs:
+    """Approximate randomisation's (n_boot x n) signs: ``+1`` keeps A and B of a dialogue,
+    ``-1`` swaps them. Randomisation ``b``, dialogue ``j``: the top bit of raw value
+    ``b * n + j`` of a fresh ``PCG64(seed)``, as ``2 * bit - 1``."""
+    raw = np.random.PCG64(seed).random_raw(n_boot * n).reshape(n_boot, n)
+    top = raw.view(np.int64) < 0  # the top bit set: the sign bit of the same 64 bits
+    signs: Signs = top.view(np.int8) * np.int8(2)
+    signs -= 1
+    return signs
 
 
 def _index_blocks(n: int, n_boot: int, seed: int) -> list[tuple[int, IndexBlock]]:
     """(first row, rows of resampled dialogue indices), drawn row after row."""
-    rng = np.random.default_rng(seed)
     return [
-        (start, rng.integers(0, n, size=(min(_BLOCK_ROWS, n_boot - start), n)))
+        (start, _resamples(n, seed, start, min(_BLOCK_ROWS, n_boot - start)))
         for start in range(0, n_boot, _BLOCK_ROWS)
     ]
 
@@ -129,8 +193,8 @@ def bootstrap_ci(
         return {name: (float("nan"), float("nan")) for name in pairs}
     columns = [np.asarray(c, dtype=np.float64) for pair in pairs.values() for c in pair]
     sums = [np.empty(n_boot) for _ in columns]
-    # Resample in blocks of rows: the same draws as one (n_boot x n) call, in a working set
-    # that stays in the processor's cache.
+    # Resample in blocks of rows: the same draws as all rows at once, in a working set that
+    # stays in the processor's cache.
     for start, indices in _index_blocks(n, n_boot, seed):
         stop = start + len(indices)
         for column, total in zip(columns, sums, strict=True):
@@ -169,7 +233,7 @@ def paired_test(
     observed = 100.0 * float(delta.sum()) / total
     n = len(delta)
     intervals = bootstrap_ci({"d": (delta, den)}, n_boot, seed, level)
-    signs = np.random.default_rng(seed).integers(0, 2, size=(n_boot, n)) * 2 - 1
+    signs = draw_signs(n, n_boot, seed)
     shuffled = np.abs(100.0 * (signs @ delta) / total)
     # A small tolerance keeps floating-point noise from deciding ties.
     extreme = int(np.count_nonzero(shuffled >= abs(observed) - 1e-9))
@@ -196,15 +260,14 @@ _TOLERANCE = 1e-9
 def resample_weights(n: int, n_boot: int, seed: int) -> Iterator[tuple[int, Weights]]:
     """The bootstrap's resamples of ``n`` dialogues as weights, block after block of rows:
     (first row, ``W[rows]``), where ``W[b, j]`` counts the draws of dialogue ``j`` in resample
-    ``b``. The draws are those of :func:`bootstrap_ci`: resample ``b`` is row ``b`` of
-    ``default_rng(seed).integers(0, n, size=(n_boot, n))``. Counts are whole numbers of at
-    most ``n``, exact in float32."""
-    rng = np.random.default_rng(seed)
+    ``b``. The draws are those of :func:`bootstrap_ci`: resample ``b`` is values ``b * n`` ..
+    ``b * n + n - 1`` of :func:`draw_indices`. Counts are whole numbers of at most ``n``,
+    exact in float32."""
     rows = max(1, min(n_boot, _WEIGHT_CELLS // max(n, 1)))
     for start in range(0, n_boot, rows):
         count = min(rows, n_boot - start)
         # One bincount counts every row: row r's draws are offset by r * n.
-        draws = rng.integers(0, n, size=(count, n))
+        draws = _resamples(n, seed, start, count)
         draws += np.arange(0, count * n, n)[:, np.newaxis]
         counts = np.bincount(draws.reshape(-1), minlength=count * n)
         yield start, counts.reshape(count, n).astype(np.float32)

@@ -23,6 +23,8 @@ def test_the_changelog_has_the_scoring_version_with_what_it_does_to_scores():
     text = (ROOT / "CHANGELOG.md").read_text()
     sections = re.split(r"^## ", text, flags=re.MULTILINE)
     release = next((s for s in sections if s.startswith(f"{__version__}\n")), None)
+    if release is None:  # a version not released yet says what it does under "Unreleased"
+        release = next((s for s in sections if s.startswith("Unreleased\n")), None)
     assert release is not None, f"CHANGELOG.md has no section for version {__version__}"
     assert "### Scores" in release
     assert f"v:{__version__}" in release

@@ -53,6 +53,28 @@ def score(
     )
 
 
+def index_stream(n: int, seed: int, count: int) -> list[int]:
+    """The first ``count`` dialogue indices of the bootstrap's stream as docs/scoring.md
+    defines them, in plain Python integers: raw value ``r`` of ``PCG64(seed)`` draws
+    ``floor(r * n / 2**64)``. Written apart from ``scoring.stats``' 64-bit arithmetic."""
+    return [(int(raw) * n) >> 64 for raw in np.random.PCG64(seed).random_raw(count).tolist()]
+
+
+def resample_indices(n: int, n_boot: int, seed: int) -> list[list[int]]:
+    """The bootstrap's resamples as docs/scoring.md defines them: dialogue ``j`` of resample
+    ``b`` is value ``b * n + j`` of :func:`index_stream`."""
+    stream = index_stream(n, seed, n_boot * n)
+    return [stream[b * n : (b + 1) * n] for b in range(n_boot)]
+
+
+def sign_flips(n: int, n_boot: int, seed: int) -> list[list[int]]:
+    """Approximate randomisation's signs as docs/scoring.md defines them: ``2 * bit - 1`` with
+    ``bit`` the top bit of raw value ``b * n + j`` of ``PCG64(seed)`` (+1 keeps A - B)."""
+    raws = np.random.PCG64(seed).random_raw(n_boot * n).tolist()
+    stream = [2 * (int(raw) >> 63) - 1 for raw in raws]
+    return [stream[b * n : (b + 1) * n] for b in range(n_boot)]
+
+
 def rank_intervals_counted(values: Any, direction: str, level: float) -> list[tuple[int, int]]:
     """Another exact method for ``scoring.ranking.rank_intervals``: each entry's quantiles read
     from a count of its places (a counting sort: ``np.bincount`` over entry x place, a running

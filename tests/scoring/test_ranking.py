@@ -19,15 +19,16 @@ from scoring.ranking import (
     rank_intervals,
 )
 from scoring.stats import bootstrap_p_values, resample_entries
-from tests.scoring.helpers import rank_intervals_counted
+from tests.scoring.helpers import rank_intervals_counted, resample_indices
 
 if TYPE_CHECKING:
     pass
 
 
 def _indices(n: int, n_boot: int, seed: int) -> np.ndarray:
-    """The bootstrap's resamples as the docs define them: row b of integers(0, n, (B, n))."""
-    return np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
+    """The bootstrap's resamples as the docs define them (dialogue j of resample b is
+    floor(r * n / 2**64), r raw value b * n + j of PCG64(seed)), in plain integers."""
+    return np.array(resample_indices(n, n_boot, seed), dtype=np.int64).reshape(n_boot, n)
 
 
 def _loop_values(numerators, denominators, n_boot, seed):

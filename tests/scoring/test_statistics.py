@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring import Resampling, Source, get_task, stats
+from scoring import Resampling, ScoringError, Source, get_task, stats
 from scoring.stats import sorted_percentile
 from scoring.synth import make_gold, make_prediction
 from tests.scoring import helpers
@@ -38,10 +38,8 @@ def test_bootstrap_intervals_match_a_plain_resampling_loop():
     errors, n_ref = result.dialogues.columns["ser"]
     assert list(turns) == [len(t) for t in gold.values()]
 
-    rng = np.random.default_rng(99)
     jga_samples, ser_samples = [], []
-    for _ in range(500):
-        picks = [int(i) for i in rng.integers(0, len(turns), size=len(turns))]
+    for picks in helpers.resample_indices(len(turns), 500, 99):
         jga_samples.append(100 * sum(correct[i] for i in picks) / sum(turns[i] for i in picks))
         ser_samples.append(100 * sum(errors[i] for i in picks) / sum(n_ref[i] for i in picks))
 
@@ -80,12 +78,11 @@ def test_paired_test_matches_a_plain_randomisation_loop():
     correct_b, _ = comparison.b.dialogues.columns["jga"]
     total = sum(turns)
     observed = 100 * (sum(correct_a) - sum(correct_b)) / total
-    rng = np.random.default_rng(11)
-    flips = rng.integers(0, 2, size=(400, len(correct_a)))
+    flips = helpers.sign_flips(len(correct_a), 400, 11)
     extreme = 0
     for row in flips:
         diff = sum(
-            (ca - cb) if flip else (cb - ca)
+            (ca - cb) if flip == 1 else (cb - ca)
             for ca, cb, flip in zip(correct_a, correct_b, row, strict=True)
         )
         if abs(100 * diff / total) >= abs(observed) - 1e-9:
@@ -128,10 +125,9 @@ def test_gold_against_augpt_is_significant(fixtures_dir):
 def _bootstrap_p_value(num_a, num_b, den, n_boot, seed):
     """The rank groups' paired bootstrap p-value, written out: draw each resample's dialogue
     indices as the intervals do, recompute A - B on it, and count the signs."""
-    rng = np.random.default_rng(seed)
     n = len(den)
     at_most_zero = at_least_zero = usable = 0
-    for picks in rng.integers(0, n, size=(n_boot, n)):
+    for picks in helpers.resample_indices(n, n_boot, seed):
         total = sum(float(den[i]) for i in picks)
         if total == 0:
             continue
@@ -148,9 +144,53 @@ def test_resample_weights_count_the_intervals_draws_in_every_block(monkeypatch):
     assert [start for start, _ in blocks] == [0, 5, 10, 15, 20]
     weights = np.concatenate([block for _, block in blocks])
     assert weights.dtype == np.float32
-    picks = np.random.default_rng(4).integers(0, 7, size=(23, 7))
+    picks = helpers.resample_indices(7, 23, 4)
     for row, drawn in zip(weights, picks, strict=True):
-        assert row.tolist() == [float(list(drawn).count(j)) for j in range(7)]
+        assert row.tolist() == [float(drawn.count(j)) for j in range(7)]
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 1000, 2**31 + 5, 2**32 - 1])
+def test_the_draw_is_the_documented_multiply_high_of_the_pcg64_stream(n):
+    """``floor(r * n / 2**64)`` of each raw value, in numpy's 64-bit arithmetic, equals the
+    plain-integer product of the docs; every piece of the stream, drawn on its own from any
+    position, is that piece of the whole (across the chunks of the arithmetic too)."""
+    whole = helpers.index_stream(n, 31, 40_000)
+    assert stats.draw_indices(n, 31, 0, 40_000).tolist() == whole
+    assert all(0 <= i < n for i in whole)
+    for first, count in ((0, 1), (1, 999), (7, 16_384), (16_383, 2), (12_345, 27_655), (40_000, 0)):
+        drawn = stats.draw_indices(n, 31, first, count)
+        assert drawn.dtype == np.int64
+        assert drawn.tolist() == whole[first : first + count], (first, count)
+    if n == 1:
+        assert set(whole) == {0}
+
+
+@pytest.mark.parametrize("n", [1, 7, 1000])
+def test_resamples_are_the_same_in_one_block_or_many(n, monkeypatch):
+    """Resample ``b`` is values ``b * n`` .. ``b * n + n - 1`` of the stream, whether the
+    rows are drawn in blocks of 100 (the intervals), of another size (the weights) or at once."""
+    expected = helpers.resample_indices(n, 250, 8)
+    blocks = stats._index_blocks(n, 250, 8)
+    assert [start for start, _ in blocks] == [0, 100, 200]
+    assert np.concatenate([rows for _, rows in blocks]).tolist() == expected
+    counted = [[row.count(j) for j in range(n)] for row in expected]
+    for cells in (n * 3, n * 250, 1 << 22):  # blocks of 3 rows, one block, the default
+        monkeypatch.setattr(stats, "_WEIGHT_CELLS", cells)
+        weights = np.concatenate([w for _, w in stats.resample_weights(n, 250, 8)])
+        assert weights.tolist() == counted
+
+
+def test_a_draw_from_too_many_dialogues_is_refused():
+    with pytest.raises(ScoringError, match="4294967295"):
+        stats.draw_indices(2**32, 1, 0, 10)
+    assert stats.draw_indices(0, 1, 0, 0).tolist() == []
+
+
+def test_the_sign_flips_are_the_top_bits_of_the_pcg64_stream():
+    signs = stats.draw_signs(13, 57, 6)
+    assert signs.shape == (57, 13)
+    assert signs.tolist() == helpers.sign_flips(13, 57, 6)
+    assert set(signs.reshape(-1).tolist()) == {-1, 1}
 
 
 def test_bootstrap_p_values_match_a_plain_resampling_loop():

@@ -5,8 +5,9 @@ C1 42.86, A1 14.29 on the private part. By hand: one concordant pair (B1, C1) an
 discordant ones, so Kendall's tau is -1/3 and Spearman's rho -1/2; A1 loses two places, B1 and
 C1 gain one each; the mean shift is ((85.71 - 50) + (42.86 - 25) + (14.29 - 100)) / 3 =
 -10.71 points. The intervals are recomputed here with scipy over the resamples the docs
-describe (each part's dialogues in the reference's order, row b of
-``default_rng(seed).integers(0, n, size=(B, n))``), resample by resample."""
+describe (each part's dialogues in the reference's order; dialogue j of resample b is
+``floor(r * n / 2**64)``, ``r`` raw value ``b * n + j`` of ``PCG64(seed)``), resample by
+resample."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from leaderboard.submissions.models import Result
 from tests.leaderboard.boards import leaderboard
 from tests.leaderboard.organiser import construction as c
 from tests.leaderboard.organiser.conftest import close
+from tests.scoring.helpers import resample_indices
 
 pytestmark = pytest.mark.django_db
 
@@ -38,7 +40,7 @@ def _resampled(world, part: str, seed: int, n_boot: int) -> np.ndarray:
         ]
         counts.append(([t.count("1") for t in kept], [len(t) for t in kept]))
     n = len(counts[0][0])
-    picks = np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
+    picks = resample_indices(n, n_boot, seed)
     return np.array(
         [[100 * sum(right[i] for i in row) / sum(turns[i] for i in row) for right, turns in counts]
          for row in picks]

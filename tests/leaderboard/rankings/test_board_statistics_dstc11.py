@@ -12,9 +12,10 @@ reveals its final ranking (every team's one submission, on the private part).
 The independent computation reads each Result's per-turn verdicts (the scorer's JSON, not the
 statistics the boards read), splits the dialogues by the documented rule (the first eight
 bytes of sha256("<seed>:<id>") below the fraction), draws the resamples as docs/scoring.md
-says (row b of ``default_rng(seed).integers(0, n, size=(B, n))`` over a part's dialogues in
-the reference's order), recomputes every entry's JGA on every resample in a plain loop, ranks
-by counting, and takes scipy's Kendall's tau, Spearman's rho and normal quantiles.
+says (dialogue j of resample b is ``floor(r * n / 2**64)``, ``r`` raw value ``b * n + j`` of
+``PCG64(seed)``, over a part's dialogues in the reference's order), recomputes every entry's
+JGA on every resample in a plain loop, ranks by counting, and takes scipy's Kendall's tau,
+Spearman's rho and normal quantiles.
 
 The scoring (5 teams x 2 conditions of 7,372 turns) is done once for the module. (These five
 systems rank the same on both parts in nearly every resample, so the shake-up's correlations
@@ -51,6 +52,7 @@ from tests.leaderboard.factories import (
     phase_with_references,
     uploads,
 )
+from tests.scoring.helpers import resample_indices
 
 pytestmark = pytest.mark.django_db
 
@@ -152,7 +154,7 @@ def _resampled(world, names, key: str, part: str) -> np.ndarray:
     """(B x entries): each entry's JGA on each resample of ``part``'s dialogues, by a loop."""
     counts = [_counts(world, name, key, part) for name in names]
     n = len(counts[0][0])
-    picks = np.random.default_rng(SEED).integers(0, n, size=(N_BOOT, n))
+    picks = resample_indices(n, N_BOOT, SEED)
     out = np.empty((N_BOOT, len(names)))
     for b, row in enumerate(picks):
         for e, (right, turns) in enumerate(counts):

@@ -29,6 +29,7 @@ from scoring.synth import make_gold
 from scoring.taskapi import DialogueRatios
 from tests.leaderboard.boards import leaderboard
 from tests.leaderboard.factories import approved_team, phase_with_references, upload
+from tests.scoring.helpers import resample_indices
 
 pytestmark = pytest.mark.django_db
 
@@ -106,10 +107,9 @@ def test_entries_that_cannot_be_compared_never_share_a_group():
 
 def _p_value(a, b, turns, resampling):
     """The paired bootstrap p-value of A - B, resample by resample in plain Python."""
-    rng = np.random.default_rng(resampling.seed)
     n = len(turns)
     at_most = at_least = 0
-    for picks in rng.integers(0, n, size=(resampling.n_boot, n)):
+    for picks in resample_indices(n, resampling.n_boot, resampling.seed):
         difference = sum(int(a[i]) - int(b[i]) for i in picks) / sum(int(turns[i]) for i in picks)
         at_most += difference <= 0
         at_least += difference >= 0
