@@ -100,8 +100,9 @@ class AuthFailureIPThrottle(_FailureIPThrottle):
 
 
 class RejectedUploadIPThrottle(_FailureIPThrottle):
-    """Counts uploads the scorer refused per IP address (web form and API alike): reading a
-    hostile file costs the server, and a refused upload is never charged to a quota."""
+    """Counts uploads the request refused per IP address (web form and API alike: a file
+    missing, too large, for no condition), never charged to a quota. The files of an upload
+    are read by its worker, whose refusals are limited per team (``TooManyRejected``)."""
 
     scope = "rejected-ip"
 

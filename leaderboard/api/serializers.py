@@ -375,12 +375,21 @@ class SubmissionSerializer(SubmissionSummarySerializer):
     ci_level = serializers.SerializerMethodField()
     results = serializers.SerializerMethodField()
     can_cancel = serializers.SerializerMethodField()
+    verdicts = serializers.DictField(
+        child=serializers.DictField(child=serializers.CharField()),
+        read_only=True,
+        help_text="of an invalid upload, per condition key: the file's name and what was wrong "
+        "in a word (kind: incomplete, mismatched, unreadable, missing, too large, unknown "
+        "condition; valid for a file that passed, unchecked for one not read); the messages "
+        "are in error",
+    )
 
     class Meta(SubmissionSummarySerializer.Meta):
         fields = [
             *SubmissionSummarySerializer.Meta.fields,
             "method_description",
             "url",
+            "verdicts",
             "files",
             "results_visible",
             "can_cancel",

@@ -26,6 +26,8 @@ class Submission(models.Model):
                                   worker died): any delivery takes it over at once
             scoring -> scoring    renew()     the claimant's heartbeat moves its lease on
             scoring -> scored     finish()    every condition's Result is written
+            scoring -> invalid    refuse()    its first scoring found a file the scorer refuses
+                                  (not charged any more; its files are removed)
             scoring -> failed     fail()      attempts exhausted; not charged any more
             scoring -> queued     release()   an expired lease (the reaper), or a fault of the
                                   site (``refund=True``: the attempt is given back)
@@ -42,8 +44,11 @@ class Submission(models.Model):
     scorer refused (e.g. a reference version that lacks a dialogue) has no current Result and its
     message is in ``error`` (``finish(error=...)``); it is ``failed`` when no condition scored.
 
-        ``invalid`` is a terminal record of a rejected upload (kept so the team sees its history);
-        it is created in that state, never charged, and never scored.
+    ``invalid`` is a terminal record of a refused upload (kept so the team sees its history),
+    never charged in the end and never scored: created in that state when the request itself
+    refuses the upload (a file missing, too large, for no condition of the phase), or reached
+    by ``refuse()`` when the worker, reading the files for the first time, finds one the scorer
+    refuses (``verdicts`` then says which, and why in a word).
     """
 
     class Status(models.TextChoices):
@@ -75,6 +80,10 @@ class Submission(models.Model):
     #: Shown to the team: scorer messages or a generic failure note, never a traceback.
     error = models.TextField(blank=True)
     charged = models.BooleanField(default=False)
+    #: Of an ``invalid`` upload: condition key -> ``{"kind": what was wrong in a word, "name":
+    #: the file's name}`` (the kinds of ``services.intake``); ``"valid"`` for a file that passed,
+    #: ``"unchecked"`` for one the request refused the upload before reading.
+    verdicts = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     scored_at = models.DateTimeField(null=True, blank=True)
     #: when the last claim began scoring it (scoring time: ``scored_at - started_at``)
@@ -146,6 +155,18 @@ class Submission(models.Model):
         return bool(
             cls.objects.filter(pk=pk, status=cls.Status.SCORING).update(
                 status=cls.Status.SCORED, lease_until=None, error=error, scored_at=timezone.now()
+            )
+        )
+
+    @classmethod
+    def refuse(cls, pk: int, error: str, verdicts: dict[str, dict[str, str]]) -> bool:
+        return bool(
+            cls.objects.filter(pk=pk, status=cls.Status.SCORING).update(
+                status=cls.Status.INVALID,
+                lease_until=None,
+                error=error,
+                verdicts=verdicts,
+                charged=False,
             )
         )
 

@@ -110,7 +110,11 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         except (services.QuotaExceeded, services.SubmissionNotAllowed) as exc:
             form.add_error(None, str(exc))
         else:
-            messages.success(request, f"Submission #{submission.pk} received; scoring it now.")
+            messages.success(
+                request,
+                f"Submission #{submission.pk} received; its files are being checked and scored. "
+                "If the scorer refuses a file, the upload does not count against your quota.",
+            )
             return redirect("submissions:detail", submission.pk)
     quotas = _quotas(selected, list(teams))
     used_up = all(q["used_up"] for q in quotas)
@@ -129,8 +133,8 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         },
         "formats": selected.challenge.scoring_task().formats,
         "verdicts": verdicts,
-        "refused_count": sum(1 for v in verdicts if v["kind"] != "valid"),
-        "valid_count": sum(1 for v in verdicts if v["kind"] == "valid"),
+        "refused_count": sum(1 for v in verdicts if v["kind"] != "unchecked"),
+        "unchecked_count": sum(1 for v in verdicts if v["kind"] == "unchecked"),
         "quotas": quotas,
         "ways": formats.ways_in(selected, request.build_absolute_uri("/").rstrip("/")),
     }
@@ -150,6 +154,7 @@ VERDICTS = {
     "too large": "larger than the largest accepted file",
     "unknown condition": "this phase has no such condition",
     "valid": "it passed every check: choose it again as it is",
+    "unchecked": "not read, since the upload was refused for another file: choose it again",
 }
 
 
@@ -161,7 +166,7 @@ def _verdicts(form: SubmissionForm, refused: services.SubmissionRejected) -> lis
     for condition in form.conditions:
         key = condition.key
         if key in refused.valid:
-            kind = "valid"
+            kind = "unchecked"
         elif key in refused.messages:
             kind = refused.kinds.get(key, "unreadable")
         else:
@@ -305,8 +310,31 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         "can_cancel": submission.status == Submission.Status.QUEUED
         and is_member(submission.team, request.user),
         "poll_ms": POLL_MS,
+        "verdicts": _stored_verdicts(submission, phase),
     }
     return render(request, "submissions/detail.html", context)
+
+
+def _stored_verdicts(submission: Submission, phase: Phase) -> list[dict[str, str]]:
+    """One line per file of a refused upload (``Submission.verdicts``), in the phase's order."""
+    if not submission.verdicts:
+        return []
+    labels = {c.key: c.label for c in phase.conditions.all()}
+    order = list(labels)
+    found = sorted(
+        submission.verdicts.items(),
+        key=lambda item: order.index(item[0]) if item[0] in labels else len(order),
+    )
+    return [
+        {
+            "key": key,
+            "label": labels.get(key, key),
+            "name": verdict.get("name", ""),
+            "kind": verdict.get("kind", "unreadable"),
+            "meaning": VERDICTS.get(verdict.get("kind", ""), VERDICTS["unreadable"]),
+        }
+        for key, verdict in found
+    ]
 
 
 @login_required

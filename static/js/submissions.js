@@ -67,8 +67,9 @@
           show(target, data);
           if (data.final) {
             target.removeAttribute("data-status-url");
-            // The result page shows the full breakdown: reload it once scoring ends.
-            if (!table && data.status === "scored") { window.location.reload(); }
+            // The submission's page shows the breakdown, or why the upload was refused:
+            // reload it once scoring ends.
+            if (!table) { window.location.reload(); }
           }
         })
         .catch(function () { /* try again on the next tick */ });

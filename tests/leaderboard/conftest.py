@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -108,6 +109,25 @@ def enqueued(published) -> list[int]:
     sent: list[int] = []
     published.run[SCORE_SUBMISSION] = published.run[RESCORE_SUBMISSION] = sent.append
     return sent
+
+
+@pytest.fixture
+def worker(published, django_capture_on_commit_callbacks) -> Callable[[], Any]:
+    """Score each submission in this process when its task is sent, as its worker would (it
+    reads, checks and scores the files): ``with worker(): client.post(...)`` runs the tasks sent
+    after the request's commits when the block ends; ``worker.outcomes`` lists what each
+    scoring returned (``scored``, ``invalid`` ...)."""
+    from leaderboard.background import SCORE_SUBMISSION
+    from leaderboard.submissions.services import run_scoring
+
+    outcomes: list[str] = []
+    published.run[SCORE_SUBMISSION] = lambda pk: outcomes.append(run_scoring(pk))
+
+    def run() -> Any:
+        return django_capture_on_commit_callbacks(execute=True)
+
+    run.outcomes = outcomes  # type: ignore[attr-defined]
+    return run
 
 
 @pytest.fixture

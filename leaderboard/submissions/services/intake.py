@@ -1,5 +1,8 @@
-"""Receiving a submission, in the request thread: validate every file with the challenge's
-task, store it privately, charge the quota under a lock, enqueue (docs/architecture.md).
+"""Receiving a submission, in the request thread: check what can be checked without reading
+the files (the conditions, the sizes), store them privately, charge the quota under a lock,
+enqueue (docs/architecture.md). The files are read, decoded and checked once, by the worker
+that scores them (``processing``): a file the scorer refuses makes the upload ``invalid``
+there, uncharged.
 
 Commit first, then side effects, and never undo a commit: the stored files are removed only
 when the row that names them was not committed, and sending the scoring task after the commit
@@ -27,8 +30,6 @@ from leaderboard.storage import private_storage, sha256_of, store_whole
 from leaderboard.submissions.models import CHARGED, Submission, SubmissionFile
 from leaderboard.teams.models import Participation, Team
 from leaderboard.teams.services import UNCONFIRMED, address_confirmed
-from scoring import ScoringError, Source
-from scoring.errors import kind as error_kind
 
 log = logging.getLogger(__name__)
 
@@ -60,16 +61,21 @@ class QuotaExceeded(SubmissionError):
     """The team has used its daily or total quota for the phase."""
 
 
-#: What can be wrong with one file of an upload (``SubmissionRejected.kinds``): the scorer's
-#: ``incomplete``, ``mismatched`` and ``unreadable`` (``scoring.errors.kind``), and these.
+#: What can be wrong with one file of an upload (``SubmissionRejected.kinds``,
+#: ``Submission.verdicts``): the scorer's ``incomplete``, ``mismatched`` and ``unreadable``
+#: (``scoring.errors.kind``), and these.
 MISSING, TOO_LARGE, UNKNOWN = "missing", "too large", "unknown condition"
+#: The verdict of a file that passed every check, and of one not read because the request
+#: refused its upload for another file.
+VALID, UNCHECKED = "valid", "unchecked"
 
 
 class SubmissionRejected(SubmissionError):
-    """One or more files are invalid. ``messages`` maps condition key -> scorer message,
-    ``kinds`` the same keys -> what was wrong in a word (``MISSING``, ``TOO_LARGE``,
-    ``UNKNOWN`` or ``scoring.errors.kind``), and ``valid`` the condition keys whose file of this
-    upload was accepted -> that file's name.
+    """The request refused the upload before reading its files: a file missing, too large, or
+    for no condition of the phase. ``messages`` maps condition key -> message, ``kinds`` the
+    same keys -> what was wrong in a word (``MISSING``, ``TOO_LARGE``, ``UNKNOWN``), and
+    ``valid`` the condition keys whose file of this upload was not refused -> that file's name
+    (not read: ``UNCHECKED``).
 
     ``submission`` is the ``invalid`` row recorded for the team's history (never charged).
     """
@@ -85,7 +91,7 @@ class SubmissionRejected(SubmissionError):
         self.kinds = dict(kinds or {})
         self.valid = dict(valid or {})
         self.submission = submission
-        super().__init__(_join(self.messages))
+        super().__init__(join_messages(self.messages))
 
 
 class TooManyRejected(SubmissionError):
@@ -101,7 +107,7 @@ class TransientScoringError(Exception):
     """Scoring hit a temporary problem (database, storage); the task retries it."""
 
 
-def _join(messages: Mapping[str, str]) -> str:
+def join_messages(messages: Mapping[str, str]) -> str:
     return "\n".join(f"{key}: {message}" for key, message in messages.items())
 
 
@@ -119,7 +125,7 @@ def shown_message(text: str) -> str:
 @dataclass(frozen=True)
 class _Checked:
     condition: Condition
-    data: bytes
+    upload: UploadedFile
     original_name: str
 
 
@@ -136,11 +142,13 @@ def submit(
     enqueue: bool = True,
     idempotency_key: str = "",
 ) -> Submission:
-    """Validate, store, charge and enqueue one submission.
+    """Check, store, charge and enqueue one submission; its files are read by its worker.
 
     Raises ``AddressNotConfirmed`` (a ``SubmissionNotAllowed``: ``user`` has not confirmed their
     address), ``SubmissionNotAllowed``, ``QuotaExceeded``, ``TooManyRejected`` or
-    ``SubmissionRejected``; only the last records a row (status ``invalid``, not charged).
+    ``SubmissionRejected``; only the last records a row (status ``invalid``, not charged). A
+    file the scorer refuses is found by the worker (``processing``), which makes the row
+    ``invalid`` and gives its charge back.
     ``enqueue=False`` leaves the queued row for the caller to score synchronously with
     ``run_scoring`` (the ``demo`` command does).
 
@@ -170,7 +178,7 @@ def submit(
     _check_rejections(team)
     _check_references_readable(references.values())
 
-    checked, messages, kinds = _validate(phase, conditions, references, files)
+    checked, messages, kinds = _validate(phase, conditions, files)
     # What the team sent, whether the upload is recorded as invalid or queued.
     identity = {
         "team": team,
@@ -182,13 +190,23 @@ def submit(
         "is_baseline": is_baseline,
     }
     if messages:
-        invalid = Submission.objects.create(
-            **identity, status=Submission.Status.INVALID, charged=False, error=_join(messages)
-        )
         valid = {item.condition.key: item.original_name for item in checked}
+        names = {key: storable_text(upload.name or "") for key, upload in files.items()}
+        verdicts = {
+            **{key: {"kind": UNCHECKED, "name": name} for key, name in valid.items()},
+            **{key: {"kind": kind, "name": names.get(key, "")} for key, kind in kinds.items()},
+        }
+        invalid = Submission.objects.create(
+            **identity,
+            status=Submission.Status.INVALID,
+            charged=False,
+            error=join_messages(messages),
+            verdicts=verdicts,
+        )
         raise SubmissionRejected(messages, invalid, kinds, valid)
 
-    stored = _store(checked)
+    kept = _store(checked)
+    stored = [item.name for item in kept]
     try:
         with transaction.atomic():
             # The Participation row is the team's quota lock for this challenge: concurrent
@@ -196,7 +214,7 @@ def submit(
             Participation.objects.select_for_update().get(pk=participation.pk)
             earlier = replayed(team, phase, idempotency_key) if idempotency_key else None
             if earlier is not None:  # the same upload, committed while this one was checked
-                _delete(stored)
+                delete_stored(stored)
                 return earlier
             _check_quota(team, phase)
             submission = Submission.objects.create(
@@ -210,12 +228,12 @@ def submit(
                 SubmissionFile(
                     submission=submission,
                     condition=item.condition,
-                    file=name,
+                    file=file.name,
                     original_name=item.original_name[:255],
-                    sha256=sha256_of(item.data),
-                    size=len(item.data),
+                    sha256=file.sha256,
+                    size=file.size,
                 )
-                for item, name in zip(checked, stored, strict=True)
+                for item, file in zip(checked, kept, strict=True)
             )
             # The board shows the team's count of submissions.
             Phase.changed(phase.pk)
@@ -227,13 +245,13 @@ def submit(
         known, committed = _committed_with(stored)
         if committed is None:
             if known:
-                _delete(stored)
+                delete_stored(stored)
             raise
         if enqueue:
             send(SCORE_SUBMISSION, committed.pk)
         return committed
     except BaseException:
-        _delete(stored)
+        delete_stored(stored)
         raise
     return submission
 
@@ -261,22 +279,20 @@ def _committed_with(stored: list[str]) -> tuple[bool, Submission | None]:
     return False, None
 
 
-def _delete(stored: list[str]) -> None:
+def delete_stored(stored: list[str]) -> None:
+    """Remove the stored files of an upload not committed, or refused by its worker."""
     for name in stored:
         try:
             private_storage().delete(name)
         except OSError:
-            log.exception("could not remove the stored file %s of an upload not committed", name)
+            log.exception("could not remove the stored file %s of an upload", name)
 
 
 def _validate(
-    phase: Phase,
-    conditions: list[Condition],
-    references: Mapping[int, Reference],
-    files: Mapping[str, UploadedFile],
+    phase: Phase, conditions: list[Condition], files: Mapping[str, UploadedFile]
 ) -> tuple[list[_Checked], dict[str, str], dict[str, str]]:
-    """The files that passed the scorer's checks, and for each refused one its message and
-    what was wrong (``SubmissionRejected``)."""
+    """The files of the upload in memory, and for each one refused without reading it (missing,
+    too large, for no condition) its message and what was wrong (``SubmissionRejected``)."""
     by_key = {c.key: c for c in conditions}
     messages: dict[str, str] = {}
     kinds: dict[str, str] = {}
@@ -292,8 +308,6 @@ def _validate(
             if condition.key not in files:
                 messages[condition.key] = "a prediction file is required for this condition."
                 kinds[condition.key] = MISSING
-    task = phase.challenge.scoring_task()
-    options = phase.challenge.task_options()
     checked: list[_Checked] = []
     for condition in conditions:
         upload = files.get(condition.key)
@@ -307,16 +321,7 @@ def _validate(
             )
             kinds[condition.key] = TOO_LARGE
             continue
-        upload.seek(0)
-        data = upload.read()  # one copy in memory (joining chunks would hold two)
-        reference = loaded_reference(references[condition.pk])
-        try:
-            task.load_prediction(Source(data, name), reference, options)
-        except ScoringError as exc:
-            messages[condition.key] = shown_message(str(exc))
-            kinds[condition.key] = error_kind(exc)
-            continue
-        checked.append(_Checked(condition, data, name))
+        checked.append(_Checked(condition, upload, name))
     return checked, messages, kinds
 
 
@@ -341,15 +346,25 @@ def storable_text(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
 
 
-def _store(checked: list[_Checked]) -> list[str]:
+@dataclass(frozen=True)
+class _Stored:
+    name: str
+    sha256: str
+    size: int
+
+
+def _store(checked: list[_Checked]) -> list[_Stored]:
     """Store every file, or none: a storage that fails part-way (``StorageUnavailable``)
     leaves nothing of this upload behind, and nothing has been charged yet."""
-    stored: list[str] = []
+    stored: list[_Stored] = []
     try:
         for item in checked:
-            stored.append(store_whole("submissions", item.data))
+            item.upload.seek(0)
+            data = item.upload.read()  # one copy in memory (joining chunks would hold two)
+            name = store_whole("submissions", data)
+            stored.append(_Stored(name, sha256_of(data), len(data)))
     except BaseException:
-        _delete(stored)
+        delete_stored([item.name for item in stored])
         raise
     return stored
 

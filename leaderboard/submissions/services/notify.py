@@ -3,8 +3,9 @@ of the ``notify_team`` task, which the services send after the commit
 (``leaderboard.celery.send``).
 
 One mail per change the team cares about: the first outcome of an upload (scored, scored but
-not on every condition, or failed), and a later change of it (a failed submission scored after
-all, a condition refused by a new reference version, then scored again). An organiser's
+not on every condition, failed, or not accepted: a file the scorer refused), and a later
+change of it (a failed submission scored after all, a condition refused by a new reference
+version, then scored again). An organiser's
 re-score that ends where the team already is sends nothing. Members who turned submission mail
 off on their profile get none. Links are absolute, on the ``SITE_URL`` setting."""
 
@@ -17,7 +18,7 @@ from django.urls import reverse
 
 from leaderboard.submissions.models import Submission
 
-OUTCOMES = (Submission.Status.SCORED, Submission.Status.FAILED)
+OUTCOMES = (Submission.Status.SCORED, Submission.Status.FAILED, Submission.Status.INVALID)
 
 
 #: what a scored submission with a refused condition is told as (see ``outcome``)
@@ -25,8 +26,8 @@ PARTIAL = "scored-partial"
 
 
 def outcome(submission: Submission) -> str:
-    """What the team is told: ``scored``, ``scored-partial`` (some condition refused) or
-    ``failed``."""
+    """What the team is told: ``scored``, ``scored-partial`` (some condition refused),
+    ``failed`` or ``invalid``."""
     if submission.status == Submission.Status.SCORED and submission.error:
         return PARTIAL
     return str(submission.status)
@@ -73,6 +74,12 @@ def notify_team(submission_id: int) -> int:
         if now == PARTIAL:
             subject += ", but not on every condition"
             body += f"\n\nSome conditions could not be scored:\n\n{submission.error}"
+    elif submission.status == Submission.Status.INVALID:
+        subject = f"Submission #{submission.pk} to {where} was not accepted"
+        body = (
+            f"{submission.method_name!r} was not accepted, and it does not count against your "
+            f"quota:\n\n{submission.error}\n\n{link}"
+        )
     else:
         subject = f"Submission #{submission.pk} to {where} failed"
         body = f"{submission.method_name!r} could not be scored:\n\n{submission.error}\n\n{link}"

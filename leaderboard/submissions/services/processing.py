@@ -29,10 +29,15 @@ from leaderboard.submissions.models import Result, Submission, SubmissionFile
 from leaderboard.submissions.services.intake import (
     FAILED_MESSAGE,
     INTERNAL_ERROR_MESSAGE,
+    VALID,
     SubmissionNotAllowed,
     TransientScoringError,
+    delete_stored,
+    join_messages,
+    shown_message,
 )
 from scoring import ScoringError, Source
+from scoring.errors import kind as error_kind
 
 log = logging.getLogger(__name__)
 
@@ -41,10 +46,12 @@ log = logging.getLogger(__name__)
 
 
 def run_scoring(submission_id: int, *, retry_in: float = 0.0, give_up: bool = False) -> str:
-    """Claim a queued submission (or one whose lease ran out), score every file while a
-    heartbeat renews the claim, store the Results, mark it scored.
+    """Claim a queued submission (or one whose lease ran out), read, check and score every
+    file while a heartbeat renews the claim, store the Results, mark it scored; or, on its
+    first scoring, refuse the upload for a file the scorer refuses.
 
-    Returns ``"scored"``, ``"failed"`` or ``"skipped"`` (gone, or another live claim has it).
+    Returns ``"scored"``, ``"invalid"`` (refused, uncharged), ``"failed"`` or ``"skipped"``
+    (gone, or another live claim has it).
     A fault of the site (database, broker, cache, storage) is not an attempt: the claim is
     given back with its attempt and ``TransientScoringError`` raised for the caller to retry
     in ``retry_in`` seconds; with ``give_up`` (the faults have lasted longer than
@@ -68,7 +75,7 @@ def run_scoring(submission_id: int, *, retry_in: float = 0.0, give_up: bool = Fa
     )
     try:
         with heartbeat:
-            _score_claimed(submission_id)
+            outcome = _score_claimed(submission_id)
     except SITE_FAULTS as exc:
         log.warning("a fault of the site while scoring submission %s: %r", submission_id, exc)
         if give_up:
@@ -87,15 +94,16 @@ def run_scoring(submission_id: int, *, retry_in: float = 0.0, give_up: bool = Fa
         )
         raise TransientScoringError(str(exc)) from exc
     except ScoringError as exc:
-        # The file was valid at upload; this happens when an organiser replaced the reference.
+        # Files the first scoring read: an organiser replaced the reference since.
         return _failed(submission_id, str(exc))
     except Submission.DoesNotExist:
         return "skipped"
     except Exception:
         log.exception("scoring submission %s failed", submission_id)
         return _failed(submission_id, INTERNAL_ERROR_MESSAGE)
-    send(NOTIFY_TEAM, submission_id)
-    return "scored"
+    if outcome != "skipped":
+        send(NOTIFY_TEAM, submission_id)
+    return outcome
 
 
 #: Errors of a database connection that may work again (dropped, restarted, unreachable).
@@ -156,33 +164,57 @@ def _changed(submission_id: int) -> None:
     Phase.changed(*Submission.objects.filter(pk=submission_id).values_list("phase_id", flat=True))
 
 
-def _score_claimed(submission_id: int) -> None:
-    """Score every file of the claimed submission. A condition the scorer refuses (a reference
-    version that lacks a dialogue, a removed reference) fails alone: its older Results stop
-    being current and its message is kept in ``error``; the others are scored. Raises
-    ``ScoringError`` when no condition could be scored."""
+def _score_claimed(submission_id: int) -> str:
+    """Read, check and score every file of the claimed submission, each file read and decoded
+    once. Returns ``"scored"``, or ``"invalid"`` when this is the upload's first scoring and
+    the scorer refuses a file: the upload is refused as a whole (``Submission.refuse``: not
+    charged, every file's verdict kept, its files removed), as the request refused it before
+    workers read the files. On a later scoring (an organiser's re-score, a new reference
+    version) a condition the scorer refuses fails alone: its older Results stop being current
+    and its message is kept in ``error``; the others are scored. Raises ``ScoringError`` when
+    no condition could be scored."""
     submission = Submission.objects.select_related("phase__challenge").get(pk=submission_id)
     phase = submission.phase
     task = phase.challenge.scoring_task()
     options = phase.challenge.task_options()
     resampling = phase.challenge.resampling()
+    first = submission.scorings == 0 and submission.scored_at is None
+    items = list(
+        submission.files.select_related("condition").order_by("condition__order", "condition__key")
+    )
     rows = []
     refused: dict[int, str] = {}
-    for item in submission.files.select_related("condition").order_by(
-        "condition__order", "condition__key"
-    ):
+    verdicts: dict[str, dict[str, str]] = {}
+    messages: dict[str, str] = {}
+    for item in items:
+        key, name = item.condition.key, item.original_name
         reference = item.condition.references.filter(active=True).first()
+        if reference is None:
+            refused[item.condition_id] = (
+                f"{item.condition.label}: the organisers removed this condition's reference."
+            )
+            continue
+        gold = loaded_reference(reference)
         try:
-            if reference is None:
-                raise ScoringError("the organisers removed this condition's reference.")
-            gold = loaded_reference(reference)
-            data = _read(item)
-            prediction = task.load_prediction(Source(data, item.original_name), gold, options)
+            prediction = task.load_prediction(Source(_read(item), name), gold, options)
+        except ScoringError as exc:
+            if first:
+                verdicts[key] = {"kind": error_kind(exc), "name": name}
+                messages[key] = shown_message(str(exc))
+            else:
+                refused[item.condition_id] = f"{item.condition.label}: {exc}"
+            continue
+        verdicts[key] = {"kind": VALID, "name": name}
+        if messages:
+            continue  # the upload is refused: what is left is only checked
+        try:
             result = task.score(gold, prediction, options, resampling)
         except ScoringError as exc:
             refused[item.condition_id] = f"{item.condition.label}: {exc}"
             continue
         rows.append((item.condition_id, reference.pk, result))
+    if messages:
+        return _refuse(submission_id, phase.pk, items, verdicts, messages)
     error = "\n".join(refused.values())
     if not rows:
         raise ScoringError(error)
@@ -213,6 +245,27 @@ def _score_claimed(submission_id: int) -> None:
         # above are harmless and the next claim finishes the row.
         Submission.finish(submission_id, error=error)
         Phase.changed(phase.pk)
+    return "scored"
+
+
+def _refuse(
+    submission_id: int,
+    phase_id: int,
+    items: list[SubmissionFile],
+    verdicts: dict[str, dict[str, str]],
+    messages: dict[str, str],
+) -> str:
+    """Refuse the upload its first scoring found a file of that the scorer refuses: nothing
+    of it is kept but the row, its message and its verdicts, and it is not charged."""
+    stored = [item.file.name for item in items]
+    with transaction.atomic():
+        if not Submission.refuse(submission_id, join_messages(messages), verdicts):
+            return "skipped"  # the claim was lost meanwhile: the claim that has it decides
+        SubmissionFile.objects.filter(submission_id=submission_id).delete()
+        # The team's quota shows one more upload left.
+        Phase.changed(phase_id)
+        transaction.on_commit(lambda: delete_stored(stored), robust=True)
+    return "invalid"
 
 
 def _read(item: SubmissionFile) -> bytes:

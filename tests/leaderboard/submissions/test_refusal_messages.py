@@ -1,7 +1,8 @@
 """A refused upload says, file by file, what happened: ``incomplete`` (read, but dialogues or
 turns of the reference are missing), ``mismatched`` (read, but with dialogues or turns the
-reference lacks), ``unreadable`` (not a prediction file at all), ``missing``, or ``valid``; and
-the form keeps the method's fields. Every task, the page and the API."""
+reference lacks), ``unreadable`` (not a prediction file at all), or ``valid``, on the
+submission's page and in the API once its worker has read the files; ``missing`` at once, on
+the form, which keeps the method's fields. Every task, the page and the API."""
 
 from __future__ import annotations
 
@@ -77,44 +78,64 @@ def _post(client, phase, files: dict[str, bytes | dict]):
 
 
 @pytest.mark.parametrize("task", list(TASKS))
-def test_each_file_of_a_refused_upload_gets_its_own_verdict(client, task):
+def test_each_file_of_a_refused_upload_gets_its_own_verdict(client, worker, isolation, task):
     phase = _phase(task)
     _, _, valid, incomplete, _ = TASKS[task]
-    team, response = _post(client, phase, {"alpha": valid, "beta": incomplete, "gamma": UNREADABLE})
-    page = response.text
-    assert response.status_code == 200
-    assert "2 of 3 files were refused; 1 was valid." in page
-    assert "could not be read" not in page.split("<h2>The upload was not accepted</h2>")[1][:80]
+    with worker():
+        team, response = _post(
+            client, phase, {"alpha": valid, "beta": incomplete, "gamma": UNREADABLE}
+        )
+    (row,) = Submission.objects.filter(team=team)
+    assert response.status_code == 302 and response["Location"] == f"/submissions/{row.pk}/"
+    assert worker.outcomes == ["invalid"]
+    # Nothing scored, kept or charged: the invalid row for the team's history, its verdicts.
+    assert row.status == Submission.Status.INVALID and not row.charged
+    assert not row.files.exists() and not row.results.exists()
+    assert not [p for p in (isolation["private"] / "submissions").rglob("*") if p.is_file()]
+    page = client.get(response["Location"]).text
+    assert "Why the upload was not accepted" in page
+    assert "it does not count against your quota" in page
     assert (
-        "Beta</a> (<code>beta-run.json</code>): <strong>incomplete</strong>, read, but dialogues "
+        "Beta (<code>beta-run.json</code>): <strong>incomplete</strong>, read, but dialogues "
         "or turns of the reference are missing." in page
     )
     assert (
-        "Gamma</a> (<code>gamma-run.json</code>): <strong>unreadable</strong>, could not be read "
+        "Gamma (<code>gamma-run.json</code>): <strong>unreadable</strong>, could not be read "
         "as a prediction file in an accepted format." in page
     )
-    assert "Alpha</a> (<code>alpha-run.json</code>): <strong>valid</strong>" in page
-    assert "✓ alpha-run.json was valid: choose it again." in page
-    # The method's fields are kept; the files must be chosen again, and the page says so.
-    assert 'value="Kept tracker"' in page and "Kept description</textarea>" in page
-    assert 'value="https://example.org/kept"' in page
-    assert "Browsers do not keep chosen files" in page
-    # Nothing queued or charged: one invalid row for the team's history.
-    (row,) = Submission.objects.filter(team=team)
-    assert row.status == Submission.Status.INVALID and not row.charged
+    assert (
+        "Alpha (<code>alpha-run.json</code>): <strong>valid</strong>, it passed every check" in page
+    )
+    # The scorer's own messages, with the file's name
+    assert "beta-run.json" in row.error and "gamma-run.json" in row.error
+    assert "alpha" not in row.error
 
 
 @pytest.mark.parametrize("task", list(TASKS))
-def test_a_file_with_dialogues_the_reference_lacks_is_mismatched(client, task):
+def test_a_file_with_dialogues_the_reference_lacks_is_mismatched(client, worker, task):
     phase = _phase(task)
     _, _, valid, _, mismatched = TASKS[task]
-    _, response = _post(client, phase, {"alpha": mismatched, "beta": valid, "gamma": valid})
-    assert "1 of 3 files was refused; 2 were valid." in response.text
+    with worker():
+        _, response = _post(client, phase, {"alpha": mismatched, "beta": valid, "gamma": valid})
+    page = client.get(response["Location"]).text
     assert (
         "<strong>mismatched</strong>, read, but it has dialogues or turns the reference does "
-        "not have." in response.text
+        "not have." in page
     )
-    assert "not in the reference" in response.text  # the scorer's own message, below the field
+    assert page.count("<strong>valid</strong>") == 2
+    assert "not in the reference" in page  # the scorer's own message
+
+
+def test_a_valid_upload_is_scored_in_the_same_pass(client, worker, isolation):
+    phase = _phase("dstc11")
+    with worker():
+        team, _ = _post(client, phase, {key: GOLD for key in KEYS})
+    (row,) = Submission.objects.filter(team=team)
+    assert worker.outcomes == ["scored"]
+    assert row.status == Submission.Status.SCORED and row.charged and row.verdicts == {}
+    assert row.results.filter(current=True).count() == 3
+    # where a refused upload's files would be, and are not
+    assert len([p for p in (isolation["private"] / "submissions").rglob("*") if p.is_file()]) == 3
 
 
 def test_a_file_left_out_is_named_at_its_field_and_the_method_is_kept(client):
@@ -126,7 +147,7 @@ def test_a_file_left_out_is_named_at_its_field_and_the_method_is_kept(client):
     assert not Submission.objects.filter(team=team).exists()
 
 
-def test_the_api_gives_each_files_kind_and_the_valid_ones(client):
+def test_the_api_gives_each_files_kind_and_the_valid_ones(worker):
     from rest_framework.test import APIClient
 
     phase = _phase("dvd")
@@ -134,14 +155,21 @@ def test_the_api_gives_each_files_kind_and_the_valid_ones(client):
     api = APIClient()
     api.force_authenticate(team.created_by)
     _, _, valid, incomplete, _ = TASKS["dvd"]
-    response = api.post(
-        f"/api/v1/phases/{phase.pk}/submissions/",
-        {"method_name": "api", "alpha": upload(incomplete), "beta": upload(UNREADABLE),
-         "gamma": upload(valid)},
-        format="multipart",
-    )  # fmt: skip
-    assert response.status_code == 400
-    details = response.json()["error"]["details"]
-    assert details["kinds"] == {"alpha": "incomplete", "beta": "unreadable"}
-    assert details["valid"] == ["gamma"]
-    assert set(details["conditions"]) == {"alpha", "beta"}
+    with worker():
+        response = api.post(
+            f"/api/v1/phases/{phase.pk}/submissions/",
+            {"method_name": "api", "alpha": upload(incomplete), "beta": upload(UNREADABLE),
+             "gamma": upload(valid)},
+            format="multipart",
+        )  # fmt: skip
+    assert response.status_code == 201
+    assert response.json()["status"] == "queued"
+    found = api.get(f"/api/v1/submissions/{response.json()['id']}/").json()
+    assert found["status"] == "invalid"
+    assert {key: v["kind"] for key, v in found["verdicts"].items()} == {
+        "alpha": "incomplete",
+        "beta": "unreadable",
+        "gamma": "valid",
+    }
+    assert found["error"].startswith("alpha: ") and "\nbeta: " in found["error"]
+    assert found["files"] == []
