@@ -513,6 +513,12 @@ def _wait(
                 print(f"(the server did not answer: {error}; still watching)", file=sys.stderr)
                 hiccup = True
     if status != "scored":
+        if status == "invalid":
+            print(
+                f"trackboard: submission {submission['id']} was not accepted: the scorer "
+                "refused a file. It does not count against your quota.",
+                file=sys.stderr,
+            )
         if submission.get("error"):
             print(submission["error"], file=sys.stderr)
         return (INVALID if status == "invalid" else FAILED), submission

@@ -238,6 +238,12 @@ class SubmissionFile(models.Model):
     original_name = models.CharField(max_length=255)
     sha256 = models.CharField(max_length=64)
     size = models.PositiveBigIntegerField()
+    #: the condition's active reference when the file was uploaded: a file its first scoring
+    #: finds refused against this version is the team's error (the upload is ``invalid``),
+    #: against another one (an organiser replaced it meanwhile) the condition fails alone
+    uploaded_for = models.ForeignKey(
+        "challenges.Reference", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         constraints = [

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.django_db
 EVIL = "<script>alert(1)</script>"
 
 
-def test_a_script_in_a_team_name_is_escaped_everywhere(client, enqueued):
+def test_a_script_in_a_team_name_is_escaped_everywhere(client, worker):
     phase = phase_with_references(GOLD_BYTES)
     team = approved_team(phase)
     team.name = EVIL
@@ -54,5 +54,8 @@ def test_a_script_in_a_team_name_is_escaped_everywhere(client, enqueued):
     files = {c.key: prediction_file(b"{", f"{EVIL}.json") for c in phase.conditions.all()}
     data = {"team": team.pk, "method_name": "m"}
     data.update({f"file_{key}": f for key, f in files.items()})
-    response = client.post(reverse("submissions:submit", args=args), data)
+    with worker():
+        response = client.post(reverse("submissions:submit", args=args), data)
+    assert worker.outcomes == ["invalid"]
+    response = client.get(response["Location"])
     assert "invalid JSON" in response.text and EVIL not in response.text

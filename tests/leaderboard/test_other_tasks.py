@@ -125,18 +125,20 @@ def test_a_challenge_of_another_task_runs_end_to_end_with_its_own_metrics(client
     ]
 
 
-def test_an_invalid_upload_for_another_task_is_refused_with_the_scorers_message(client, enqueued):
+def test_an_invalid_upload_for_another_task_is_refused_with_the_scorers_message(client, worker):
     phase = make_phase("dvd", json.dumps(DVD_GOLD).encode())
     team = approved_team(phase)
     log_in(client, team.created_by)
     url = reverse("submissions:submit", args=[phase.challenge.slug, phase.slug])
-    response = client.post(
-        url, {"method_name": "m", "file_test": upload({"v1": ["", ""]}, "short.json")}
-    )
-    assert response.status_code == 200
-    assert "The upload was not accepted" in response.text
-    assert "v2" in response.text  # the missing dialogue is named
-    assert enqueued == []
+    with worker():
+        response = client.post(
+            url, {"method_name": "m", "file_test": upload({"v1": ["", ""]}, "short.json")}
+        )
+    assert worker.outcomes == ["invalid"]
+    page = client.get(response["Location"]).text
+    assert "Why the upload was not accepted" in page
+    assert "<strong>incomplete</strong>" in page
+    assert "v2" in page  # the missing dialogue is named
 
 
 def test_a_multiwoz22_reference_needs_its_schema():

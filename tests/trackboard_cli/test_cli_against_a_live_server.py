@@ -42,7 +42,9 @@ def _token_from_profile_page(user) -> str:
     return re.search(r'<code id="new-token">([^<]+)</code>', page).group(1)
 
 
-def _submit_and_wait(cli_env, args: list[str]) -> tuple[int, str, str, int]:
+def _submit_and_wait(
+    cli_env, args: list[str], outcome: str = "scored"
+) -> tuple[int, str, str, int]:
     """``trackboard submit ... --wait`` while the test acts as the workers: once the command
     says the submission was received, the test scores it, and once the command has ended, it
     builds the phase's boards (as the board's worker does after the scoring). Returns (id,
@@ -76,7 +78,7 @@ def _submit_and_wait(cli_env, args: list[str]) -> tuple[int, str, str, int]:
             if time.monotonic() > deadline:
                 pytest.fail(f"no submission arrived: {''.join(lines)}")
             time.sleep(0.05)
-        assert services.run_scoring(pk) == "scored"
+        assert services.run_scoring(pk) == outcome
         code = process.wait(timeout=30)
         reader.join(timeout=5)
         built(Submission.objects.select_related("phase").get(pk=pk).phase)
@@ -133,7 +135,7 @@ def test_login_submit_wait_and_leaderboard_through_the_cli(
 
 
 def test_a_file_the_server_rejects_exits_2_with_the_scorers_message(
-    live_server, run_cli, tmp_path: Path
+    live_server, run_cli, cli_env, tmp_path: Path, enqueued
 ):
     phase = phase_with_references(GOLD_BYTES)
     team = approved_team(phase)
@@ -143,10 +145,11 @@ def test_a_file_the_server_rejects_exits_2_with_the_scorers_message(
     partial = tmp_path / "partial.json"
     partial.write_text(json.dumps({"mul0001": PREDICTION["mul0001"]}))
     files = [arg for k in KEYS for arg in ("--file", f"{k}={partial}")]
-    result = run_cli("submit", str(phase.pk), *files)
-    assert result.returncode == 2
-    assert "sng0002" in result.stderr and "does not count" in result.stderr
-    assert "Traceback" not in result.stderr
+    pk, out, err, code = _submit_and_wait(cli_env, [str(phase.pk), *files], outcome="invalid")
+    assert code == 2, (out, err)
+    assert f"submission {pk}: invalid" in out
+    assert "sng0002" in err and "does not count" in err
+    assert "Traceback" not in err
 
 
 def _logged_in(run_cli, live_server, phase):

@@ -232,6 +232,7 @@ def submit(
                     original_name=item.original_name[:255],
                     sha256=file.sha256,
                     size=file.size,
+                    uploaded_for=references[item.condition.pk],
                 )
                 for item, file in zip(checked, kept, strict=True)
             )

@@ -167,12 +167,13 @@ def _changed(submission_id: int) -> None:
 def _score_claimed(submission_id: int) -> str:
     """Read, check and score every file of the claimed submission, each file read and decoded
     once. Returns ``"scored"``, or ``"invalid"`` when this is the upload's first scoring and
-    the scorer refuses a file: the upload is refused as a whole (``Submission.refuse``: not
-    charged, every file's verdict kept, its files removed), as the request refused it before
-    workers read the files. On a later scoring (an organiser's re-score, a new reference
-    version) a condition the scorer refuses fails alone: its older Results stop being current
-    and its message is kept in ``error``; the others are scored. Raises ``ScoringError`` when
-    no condition could be scored."""
+    the scorer refuses a file against the reference version it was uploaded for: the upload is
+    refused as a whole (``Submission.refuse``: not charged, every file's verdict kept, its files
+    removed), as the request refused it before workers read the files. On a later scoring (an
+    organiser's re-score) or against another version (an organiser replaced the reference
+    since the upload) a condition the scorer refuses fails alone: its older Results stop being
+    current and its message is kept in ``error``; the others are scored. Raises
+    ``ScoringError`` when no condition could be scored."""
     submission = Submission.objects.select_related("phase__challenge").get(pk=submission_id)
     phase = submission.phase
     task = phase.challenge.scoring_task()
@@ -198,7 +199,7 @@ def _score_claimed(submission_id: int) -> str:
         try:
             prediction = task.load_prediction(Source(_read(item), name), gold, options)
         except ScoringError as exc:
-            if first:
+            if first and item.uploaded_for_id == reference.pk:
                 verdicts[key] = {"kind": error_kind(exc), "name": name}
                 messages[key] = shown_message(str(exc))
             else:

@@ -75,19 +75,24 @@ def test_the_detail_gives_each_conditions_metrics_intervals_and_signature_once_s
 
 
 @pytest.mark.parametrize("kind", sorted(MALFORMED))
-def test_a_broken_file_is_a_400_with_the_scorers_message_for_its_condition_and_not_charged(
-    actors, kind
+def test_a_broken_file_makes_the_submission_invalid_with_the_scorers_message_not_charged(
+    actors, worker, kind
 ):
     content, phrase = MALFORMED[kind]
     files = {**_files(), "human-verbatim": prediction_file(content)}
-    response = _submit(actors, **files)
-    assert response.status_code == 400
-    error = response.json()["error"]
-    assert error["code"] == "submission_rejected"
-    assert list(error["details"]["conditions"]) == ["human-verbatim"]
-    assert phrase in error["details"]["conditions"]["human-verbatim"]
+    with worker():
+        response = _submit(actors, **files)
+    assert response.status_code == 201 and response.json()["status"] == "queued"
+    assert worker.outcomes == ["invalid"]
+    found = token_client(actors.member).get(f"/api/v1/submissions/{response.json()['id']}/")
+    body = found.json()
+    assert body["status"] == "invalid" and body["files"] == [] and body["results"] == {}
+    (line,) = body["error"].splitlines()
+    assert line.startswith("human-verbatim: ") and phrase in line
+    assert body["verdicts"]["human-verbatim"]["kind"] in {"unreadable", "incomplete"}
+    assert body["verdicts"]["tts-verbatim"]["kind"] == "valid"
     assert services.quota_usage(actors.team, actors.phase) == (0, 0)
-    invalid = Submission.objects.get(pk=error["details"]["submission_id"])
+    invalid = Submission.objects.get(pk=body["id"])
     assert invalid.status == Submission.Status.INVALID and not invalid.charged
 
 

@@ -1,4 +1,5 @@
-"""Receiving a submission: validation, invalid records, quotas, storage."""
+"""Receiving a submission: the request's checks, invalid records, quotas, storage; the
+worker's first scoring refusing a malformed file."""
 
 from __future__ import annotations
 
@@ -86,30 +87,54 @@ def test_it_stores_files_under_random_names_with_their_sha256(team, phase, enque
     ids=["bad-json", "missing-dialogue", "wrong-value-type"],
 )
 def test_it_rejects_a_malformed_upload_with_the_scorers_message_and_charges_nothing(
-    team, phase, enqueued, content, expected
+    team, phase, enqueued, isolation, django_capture_on_commit_callbacks, content, expected
 ):
     files = uploads(GOLD)
     files["human-verbatim"] = upload(content, "broken.json")
-    with pytest.raises(services.SubmissionRejected) as caught:
-        _submit(team, phase, files=files)
-    messages = caught.value.messages
-    assert list(messages) == ["human-verbatim"]
-    assert expected in messages["human-verbatim"]
-    assert messages["human-verbatim"].startswith("broken.json")
-    invalid = caught.value.submission
+    submission = _submit(team, phase, files=files)
+    # Stored and charged until its worker reads it
+    assert submission.status == Submission.Status.QUEUED and submission.charged
+    assert services.quota_usage(team, phase) == (1, 1)
+
+    with django_capture_on_commit_callbacks(execute=True):  # the files go once it commits
+        assert services.run_scoring(submission.pk) == "invalid"
+    invalid = Submission.objects.get(pk=submission.pk)
     assert invalid.status == Submission.Status.INVALID
     assert not invalid.charged
-    assert expected in invalid.error
-    assert not Submission.objects.filter(status=Submission.Status.QUEUED).exists()
+    first, *others = invalid.error.splitlines()
+    assert first.startswith("human-verbatim: broken.json")
+    assert expected in first
+    assert not [line for line in others if line.startswith(("tts-verbatim", "human-para"))]
+    assert invalid.verdicts["human-verbatim"]["name"] == "broken.json"
+    assert invalid.verdicts["tts-verbatim"] == {"kind": "valid", "name": "tts-verbatim.json"}
+    assert not SubmissionFile.objects.exists()
+    assert not invalid.results.exists()
+    assert not [p for p in (isolation["private"] / "submissions").rglob("*") if p.is_file()]
+    assert services.quota_usage(team, phase) == (0, 0)
+
+
+def test_a_file_the_request_can_refuse_without_reading_it_is_refused_at_once(
+    team, phase, enqueued
+):
+    files = uploads(GOLD)
+    del files["human-verbatim"]
+    with pytest.raises(services.SubmissionRejected) as caught:
+        _submit(team, phase, files=files)
+    assert caught.value.messages == {
+        "human-verbatim": "a prediction file is required for this condition."
+    }
+    invalid = caught.value.submission
+    assert invalid.status == Submission.Status.INVALID and not invalid.charged
+    assert invalid.verdicts["human-verbatim"] == {"kind": "missing", "name": ""}
+    assert invalid.verdicts["tts-verbatim"]["kind"] == "unchecked"
     assert not SubmissionFile.objects.exists()
     assert enqueued == []
-    assert services.quota_usage(team, phase) == (0, 0)
 
 
 def test_invalid_uploads_do_not_use_up_the_daily_quota(team, phase, enqueued):
     for _ in range(3):
-        with pytest.raises(services.SubmissionRejected):
-            _submit(team, phase, files=uploads(b"[]"))
+        refused = _submit(team, phase, files=uploads(b"[]"))
+        assert services.run_scoring(refused.pk) == "invalid"
     _submit(team, phase)
     _submit(team, phase)
     assert Submission.objects.filter(status=Submission.Status.INVALID).count() == 3

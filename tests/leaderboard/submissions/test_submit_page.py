@@ -47,29 +47,41 @@ def _url(phase):
 
 
 @pytest.mark.parametrize("kind", list(MALFORMED))
-def test_a_malformed_upload_shows_the_scorers_message_and_queues_and_charges_nothing(
-    client, phase, team, member, enqueued, kind
+def test_a_malformed_upload_shows_the_scorers_message_and_charges_nothing(
+    client, phase, team, member, worker, kind
 ):
     content, phrase = MALFORMED[kind]
     files = {key: prediction_file() for key in KEYS}
     files["human-verbatim"] = prediction_file(content, "broken.json")
 
-    response = client.post(_url(phase), submit_payload(files=files))
+    with worker():
+        response = client.post(_url(phase), submit_payload(files=files))
 
-    assert response.status_code == 200
-    page = response.text
-    assert "The upload was not accepted" in page
-    assert "Nothing was stored and nothing counts against your quota" in page
-    # The message sits in a pre-wrapped block right after the human-verbatim file input.
-    field = page.index('id="id_file_human-verbatim"')
-    message = page.index('<pre class="scorer-message" id="message-human-verbatim">')
-    assert field < message < page.index("</fieldset>")
+    # The upload goes to its page, which follows it while its worker checks and scores it.
+    (row,) = Submission.objects.all()
+    assert response.status_code == 302 and response["Location"] == f"/submissions/{row.pk}/"
+    assert worker.outcomes == ["invalid"]
+    page = client.get(response["Location"]).text
+    assert "Why the upload was not accepted" in page
+    assert "Nothing of this upload was kept, and it does not count against your quota" in page
+    assert "Human-Verbatim (<code>broken.json</code>): <strong>" in page
+    message = page.index('<pre class="scorer-message">')
     assert escape(phrase) in page[message:]
-    assert "broken.json" in page[message:]
-    assert not Submission.objects.exclude(status=Submission.Status.INVALID).exists()
+    assert "human-verbatim: broken.json" in page[message:]
+    assert row.status == Submission.Status.INVALID and not row.charged
     assert not SubmissionFile.objects.exists()
-    assert enqueued == []
     assert services.quota_usage(team, phase) == (0, 0)
+
+
+def test_a_missing_file_is_refused_at_its_field_and_nothing_is_queued(
+    client, phase, team, member, enqueued
+):
+    files = {key: prediction_file() for key in KEYS if key != "human-verbatim"}
+    response = client.post(_url(phase), submit_payload(files=files))
+    assert response.status_code == 200
+    assert "This field is required." in response.text.split('for="id_file_human-verbatim"')[1]
+    assert not Submission.objects.exists()
+    assert enqueued == []
 
 
 def test_the_third_submission_of_the_day_is_refused_with_a_clear_message(
