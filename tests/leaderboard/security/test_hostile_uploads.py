@@ -1,6 +1,10 @@
 """A corpus of malformed and adversarial prediction files, uploaded through the web form and
-the API: each one gets a clear refusal with a message (the form again, or a 4xx), never a
-server error; nothing is charged, queued or left in private storage.
+the API. The request takes each one without reading it (201, or the web form's redirect to the
+submission's page) and queues it once; its worker reads it and refuses the upload (``invalid``)
+with a participant-safe message naming the file and what is wrong, shown on the submission's
+page and in the API; nothing is charged, scored or left in private storage, and the worker
+never fails or crashes on it. The form's own checks (an empty file) and the size limit refuse
+before anything is stored or read.
 
 The corpus is generated here (large entries in code). Compressed uploads are not accepted:
 a gzip or zip file is refused as a file that is not UTF-8 text.
@@ -11,11 +15,15 @@ from __future__ import annotations
 import gzip
 import io
 import json
+import sys
 import zipfile
 
 import pytest
+from django.conf import settings
 from django.urls import reverse
+from django.utils.html import escape
 
+from leaderboard.background import SCORE_SUBMISSION
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Submission, SubmissionFile
 from scoring import Task
@@ -121,6 +129,13 @@ CORPUS: dict[str, bytes] = {
 }
 
 
+#: Refused by the web form's own check, by its field, before the upload reaches the service.
+REFUSED_BY_THE_FORM = {"empty": "The submitted file is empty"}
+#: What the scorer may call a file it refuses (``Submission.verdicts``).
+REFUSED_KINDS = {"incomplete", "mismatched", "unreadable"}
+HOSTILE = "human-verbatim"
+
+
 @pytest.fixture
 def world(db, isolation):
     phase = phase_with_references(GOLD_BYTES)
@@ -142,55 +157,111 @@ def _assert_nothing_kept(phase, team, private) -> None:
         assert not row.charged
 
 
+def _scoring_tasks(published) -> list[object]:
+    """The submissions whose scoring task the site sent, in order."""
+    return [args[0] for name, args, _ in published if name == SCORE_SUBMISSION]
+
+
+def _assert_participant_safe(text: str, private) -> None:
+    """No traceback, no path of the server's file system or of private storage."""
+    assert "Traceback" not in text and 'File "' not in text and ".py:" not in text
+    for path in (str(private), str(settings.BASE_DIR), sys.prefix, "submissions/"):
+        assert path not in text, f"{path!r} in {text[:300]!r}"
+
+
+def _assert_refused_by_its_worker(row: Submission, kind: str, private) -> None:
+    """The upload is invalid for its hostile file alone, with the scorer's message for it."""
+    row.refresh_from_db()
+    assert row.status == Submission.Status.INVALID and not row.charged
+    assert not row.results.exists()
+    verdict = row.verdicts[HOSTILE]
+    assert verdict == {"kind": verdict["kind"], "name": f"{kind}.json"}
+    assert verdict["kind"] in REFUSED_KINDS
+    others = {key: v["kind"] for key, v in row.verdicts.items() if key != HOSTILE}
+    assert others == {key: "valid" for key in KEYS if key != HOSTILE}
+    # one line per refused file, "key: message"; a message cut to a size a page can show
+    assert row.error.startswith(f"{HOSTILE}: ") and row.error[len(HOSTILE) + 2 :].strip()
+    assert len(row.error) <= len(HOSTILE) + 2 + settings.MAX_ERROR_CHARS
+    _assert_participant_safe(row.error, private)
+
+
 def test_the_corpus_is_large_enough():
     assert len(CORPUS) >= 30
 
 
 @pytest.mark.parametrize("kind", list(CORPUS))
-def test_the_web_form_refuses_each_hostile_file_with_a_message(
-    client, world, enqueued, settings, kind
+def test_the_web_form_takes_each_hostile_file_and_its_worker_refuses_it_with_a_message(
+    client, world, worker, published, kind
 ):
     phase, team, private = world
     log_in(client, team.created_by)
     files = {f"file_{key}": prediction_file() for key in KEYS}
-    files["file_human-verbatim"] = prediction_file(CORPUS[kind], f"{kind}.json")
+    files[f"file_{HOSTILE}"] = prediction_file(CORPUS[kind], f"{kind}.json")
     url = reverse("submissions:submit", args=[phase.challenge.slug, phase.slug])
 
-    response = client.post(url, {"method_name": "hostile", **files})
+    with worker():
+        response = client.post(url, {"method_name": "hostile", **files})
 
-    assert response.status_code < 500
-    if response.status_code == 200:
-        page = response.text
-        if "The submitted file is empty" not in page:  # the form's own check, by its field
-            assert "The upload was not accepted" in page
-            assert 'id="message-human-verbatim"' in page
+    if kind in REFUSED_BY_THE_FORM:
+        # the form's own check, by its field: nothing stored, recorded or sent
+        assert response.status_code == 200
+        assert REFUSED_BY_THE_FORM[kind] in response.text
+        assert not Submission.objects.exists()
+        assert _scoring_tasks(published) == [] and worker.outcomes == []
     else:
-        assert 400 <= response.status_code < 500
+        (row,) = Submission.objects.all()
+        assert response.status_code == 302 and response["Location"] == f"/submissions/{row.pk}/"
+        assert _scoring_tasks(published) == [row.pk]  # sent once, after the commit
+        assert worker.outcomes == ["invalid"]
+        _assert_refused_by_its_worker(row, kind, private)
+        page = client.get(response["Location"])
+        assert page.status_code == 200
+        text = page.text
+        assert "Why the upload was not accepted" in text
+        assert "it does not count against your quota" in text
+        assert escape(row.error) in text
+        assert (
+            f"(<code>{kind}.json</code>): <strong>{row.verdicts[HOSTILE]['kind']}</strong>" in text
+        )
+        assert "none stored" in text
+        shown = text.split('id="error-heading"')[1].split("</section>")[0]
+        _assert_participant_safe(shown, private)
     _assert_nothing_kept(phase, team, private)
-    assert enqueued == []
 
 
 @pytest.mark.parametrize("kind", list(CORPUS))
-def test_the_api_refuses_each_hostile_file_with_a_message(world, enqueued, kind):
+def test_the_api_takes_each_hostile_file_and_its_worker_refuses_it_with_a_message(
+    world, worker, published, kind
+):
     phase, team, private = world
     api = token_client(team.created_by)
     files = {key: prediction_file() for key in KEYS}
-    files["human-verbatim"] = prediction_file(CORPUS[kind], f"{kind}.json")
+    files[HOSTILE] = prediction_file(CORPUS[kind], f"{kind}.json")
 
-    response = api.post(
-        f"/api/v1/phases/{phase.pk}/submissions/", {"method_name": "hostile", **files}
-    )
+    with worker():
+        response = api.post(
+            f"/api/v1/phases/{phase.pk}/submissions/", {"method_name": "hostile", **files}
+        )
 
-    assert response.status_code == 400, response.content[:500]
-    error = response.json()["error"]
-    assert error["code"] == "submission_rejected"
-    assert error["details"]["conditions"]["human-verbatim"].strip()
+    assert response.status_code == 201, response.content[:500]
+    accepted = response.json()
+    assert accepted["status"] == "queued"
+    assert _scoring_tasks(published) == [accepted["id"]]  # sent once, after the commit
+    assert worker.outcomes == ["invalid"]
+    row = Submission.objects.get(pk=accepted["id"])
+    _assert_refused_by_its_worker(row, kind, private)
+    found = api.get(f"/api/v1/submissions/{row.pk}/")
+    assert found.status_code == 200
+    detail = found.json()
+    assert detail["status"] == "invalid"
+    assert detail["error"] == row.error and detail["verdicts"] == row.verdicts
+    assert detail["files"] == []
+    _assert_participant_safe(json.dumps(detail["verdicts"]), private)
     _assert_nothing_kept(phase, team, private)
-    assert enqueued == []
 
 
-def test_a_file_over_the_size_limit_is_refused_before_it_is_parsed(
-    client, world, enqueued, settings, monkeypatch
+def test_a_file_over_the_size_limit_is_refused_before_it_is_read(
+    world, worker, published, settings, monkeypatch
 ):
     phase, team, private = world
     settings.MAX_UPLOAD_BYTES = 1_000
@@ -200,15 +271,26 @@ def test_a_file_over_the_size_limit_is_refused_before_it_is_parsed(
     )
     api = token_client(team.created_by)
     files = {key: prediction_file() for key in KEYS}
-    files["human-verbatim"] = prediction_file(b" " * 2_000 + GOOD, "big.json")
+    files[HOSTILE] = prediction_file(b" " * 2_000 + GOOD, "big.json")
 
-    response = api.post(f"/api/v1/phases/{phase.pk}/submissions/", {"method_name": "x", **files})
+    with worker():
+        response = api.post(
+            f"/api/v1/phases/{phase.pk}/submissions/", {"method_name": "x", **files}
+        )
 
     assert response.status_code == 400
-    message = response.json()["error"]["details"]["conditions"]["human-verbatim"]
+    error = response.json()["error"]
+    assert error["code"] == "submission_rejected"
+    message = error["details"]["conditions"][HOSTILE]
     assert "largest accepted is 1,000 bytes" in message
-    assert "big.json" not in parsed
-    assert parsed == ["run.json", "run.json"]  # the two other files were read
+    assert error["details"]["kinds"] == {HOSTILE: "too large"}
+    # Refused by the request on its size alone: no file of the upload was read, stored or sent
+    # to a worker.
+    assert parsed == []
+    assert _scoring_tasks(published) == [] and worker.outcomes == []
+    (row,) = Submission.objects.all()
+    assert row.verdicts[HOSTILE] == {"kind": "too large", "name": "big.json"}
+    assert {v["kind"] for key, v in row.verdicts.items() if key != HOSTILE} == {"unchecked"}
     _assert_nothing_kept(phase, team, private)
 
 
