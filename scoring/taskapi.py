@@ -137,7 +137,7 @@ def signature(
     """A sacrebleu-style signature: the task, its settings, the interval settings, the first
     eight hex digits of each file's sha256 and the library version, e.g.
     ``dstc11|norm:default|missing:reject|ci:bootstrap-1000-dialogue-95|seed:12345|
-    gold:sha256:0b9a9803|v:0.1.0``. Equal signatures mean comparable numbers."""
+    gold:sha256:0b9a9803|v:0.2.0``. Equal signatures mean comparable numbers."""
     return "|".join(
         [
             task,
