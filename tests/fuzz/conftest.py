@@ -6,4 +6,5 @@ from tests.leaderboard.conftest import (  # noqa: F401
     enqueued,
     isolation,
     published,
+    worker,
 )

@@ -1,6 +1,7 @@
-"""Hypothesis against the upload endpoints (form and API) and the API's read endpoints:
-whatever arrives, the answer is never a server error, and nothing is charged or stored for a
-refused upload. Example counts are bounded to keep the suite quick."""
+"""Hypothesis against the upload endpoints (form and API), the worker that reads the uploaded
+files, and the API's read endpoints: whatever arrives, the answer is never a server error, the
+worker scores the upload or refuses it (never fails on it, never raises), and nothing is
+charged or stored for a refused upload. Example counts are bounded to keep the suite quick."""
 
 from __future__ import annotations
 
@@ -65,16 +66,26 @@ def _stored_predictions(private) -> int:
 
 @FUZZ
 @given(content=contents, method=field_text, url=field_text)
-def test_api_uploads_never_cause_a_server_error(world, enqueued, content, method, url):
+def test_api_uploads_never_cause_a_server_error(world, worker, content, method, url):
     phase, _team, private, api = world
     files = {key: prediction_file() for key in KEYS}
     files["tts-verbatim"] = prediction_file(content, "fuzz.json")
-    response = api.post(
-        f"/api/v1/phases/{phase.pk}/submissions/", {"method_name": method, "url": url, **files}
-    )
+    sent = len(worker.outcomes)
+    with worker():
+        response = api.post(
+            f"/api/v1/phases/{phase.pk}/submissions/",
+            {"method_name": method, "url": url, **files},
+        )
     assert response.status_code < 500, response.content[:300]
     if response.status_code != 201:
         assert response.json()["error"]["message"]
+    else:
+        (outcome,) = worker.outcomes[sent:]
+        assert outcome in ("scored", "invalid")
+        found = Submission.objects.get(pk=response.json()["id"])
+        assert found.status == outcome and found.charged == (outcome == "scored")
+        if outcome == "invalid":
+            assert found.error.startswith("tts-verbatim: ")
     accepted = Submission.objects.exclude(status=Submission.Status.INVALID).count()
     assert SubmissionFile.objects.count() == accepted * len(KEYS)
     assert _stored_predictions(private) == accepted * len(KEYS)
@@ -82,7 +93,7 @@ def test_api_uploads_never_cause_a_server_error(world, enqueued, content, method
 
 @FUZZ
 @given(content=contents, method=field_text, description=field_text)
-def test_form_uploads_never_cause_a_server_error(world, enqueued, content, method, description):
+def test_form_uploads_never_cause_a_server_error(world, worker, content, method, description):
     phase, team, private, _ = world
     client = Client()
     log_in(client, team.created_by)
@@ -90,8 +101,10 @@ def test_form_uploads_never_cause_a_server_error(world, enqueued, content, metho
     files["file_tts-verbatim"] = prediction_file(content, "fuzz.json")
     url = reverse("submissions:submit", args=[phase.challenge.slug, phase.slug])
     data = {"method_name": method, "method_description": description, **files}
-    response = client.post(url, data)
+    with worker():
+        response = client.post(url, data)
     assert response.status_code < 500
+    assert set(worker.outcomes) <= {"scored", "invalid"}
     accepted = Submission.objects.exclude(status=Submission.Status.INVALID).count()
     assert _stored_predictions(private) == accepted * len(KEYS)
 
