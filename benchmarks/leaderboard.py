@@ -29,10 +29,10 @@ so, every team's one submission a final selection, with its shake-up).
 
 It also times ``scoring.ranking.rank_intervals`` alone on boards of 500 and 2,000 entries
 (``--n-boot`` resamples of results of ``--dialogues`` dialogues made as the benchmark's, the
-smaller board the larger one's first 500 entries), beside another exact method prototyped for
-it (each entry's quantiles read from a count of its places instead of two global sorts; kept
-below), round after round; with ``--rank-intervals-only`` it times that alone, without a
-database.
+smaller board the larger one's first 500 entries), beside the exact method it replaced (each
+entry's quantiles read from two global sorts of every resample's (entry, place); kept in
+``tests.scoring.helpers`` as the tests' second computation), round after round; with
+``--rank-intervals-only`` it times that alone, without a database.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
-from tests.scoring.helpers import rank_intervals_counted  # noqa: E402
+from tests.scoring.helpers import rank_intervals_sorted  # noqa: E402
 
 BARE = """{% load scores %}<!doctype html><html><body>
 {% for row in board.overview %}<tr><td>{{ row.rank }}</td><th>{{ row.team_name }}</th>
@@ -84,7 +84,7 @@ RANKED_ENTRIES = (500, 2000)
 def rank_interval_times(
     dialogues: int, n_boot: int, repeat: int
 ) -> list[tuple[tuple[int, int], float, float]]:
-    """((B, E), ours ms, counted ms): ``rank_intervals`` and the counting method on each board
+    """((B, E), ours ms, sorted ms): ``rank_intervals`` and the sort-based method on each board
     of ``RANKED_ENTRIES`` entries: results of ``dialogues`` dialogues made as
     ``tests.leaderboard.bulk`` makes them, their primary metric resampled ``n_boot`` times;
     both methods in turn, round after round (the order swapped each round), medians of
@@ -100,12 +100,10 @@ def rank_interval_times(
     made = [bulk._dialogues(rng, dialogues).columns["jga"] for _ in range(max(RANKED_ENTRIES))]
     values = resample_entries([n for n, _ in made], [d for _, d in made], [], n_boot, 1).values
     boards = [np.ascontiguousarray(values[:, :entries]) for entries in RANKED_ENTRIES]
-    kinds = {"counted": rank_intervals_counted, "ours": rank_intervals}
+    kinds = {"sorted": rank_intervals_sorted, "ours": rank_intervals}
     samples: list[dict[str, list[float]]] = [{kind: [] for kind in kinds} for _ in boards]
     for board in boards:
-        assert rank_intervals(board, "higher", 0.95) == rank_intervals_counted(
-            board, "higher", 0.95
-        )
+        assert rank_intervals(board, "higher", 0.95) == rank_intervals_sorted(board, "higher", 0.95)
     for round_ in range(repeat):
         for board, times in zip(boards, samples, strict=True):
             for kind in sorted(kinds, reverse=round_ % 2 == 1):
@@ -113,16 +111,16 @@ def rank_interval_times(
                 kinds[kind](board, "higher", 0.95)
                 times[kind].append((time.perf_counter() - start) * 1000)
     return [
-        (board.shape, statistics.median(t["ours"]), statistics.median(t["counted"]))
+        (board.shape, statistics.median(t["ours"]), statistics.median(t["sorted"]))
         for board, t in zip(boards, samples, strict=True)
     ]
 
 
 def print_rank_interval_times(times: list[tuple[tuple[int, int], float, float]]) -> None:
-    for (rows, entries), ours_ms, counted_ms in times:
+    for (rows, entries), ours_ms, sorted_ms in times:
         print(
-            f"  rank intervals      {ours_ms:8.1f} ms  (counted per entry instead: "
-            f"{counted_ms:.1f} ms, {counted_ms / ours_ms:5.2f} x; {rows} x {entries}, alone)"
+            f"  rank intervals      {ours_ms:8.1f} ms  (two global sorts instead: "
+            f"{sorted_ms:.1f} ms, {sorted_ms / ours_ms:5.2f} x; {rows} x {entries}, alone)"
         )
 
 
@@ -172,7 +170,7 @@ def main() -> None:
     parser.add_argument(
         "--rank-intervals-only",
         action="store_true",
-        help="time only rank_intervals beside the counting method (no database)",
+        help="time only rank_intervals beside the sort-based method (no database)",
     )
     args = parser.parse_args()
 

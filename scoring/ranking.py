@@ -72,13 +72,13 @@ def _place_type(entries: int) -> type[np.signedinteger[Any]]:
 
 
 def _places(values: Floats, direction: str) -> Iterator[tuple[int, Block, Block, Block]]:
-    """(first row, order, first, last) of ``values`` (B x E, ``_checked``) in ``direction``,
+    """(first row, order, best, worst) of ``values`` (B x E, ``_checked``) in ``direction``,
     block of rows after block: ``order[b]`` the entries of the block's resample ``b`` best
-    first (``numpy.argsort``; NaN last), and for each place ``k`` of that order the first and
-    last places (from 0) of its group of equal values, ``first[b, k]`` and ``last[b, k]``."""
+    first (``numpy.argsort``; NaN last), and for each place ``k`` of that order the best and
+    worst rank (from 1) of its group of equal values, ``best[b, k]`` and ``worst[b, k]``: one
+    more than the group's first and last places (from 0)."""
     rows, entries = values.shape
     dtype = _place_type(entries)
-    places = np.arange(entries, dtype=dtype)
     step = max(1, _BLOCK_CELLS // max(entries, 1))
     for start in range(0, rows, step):
         block = values[start : start + step]
@@ -93,14 +93,22 @@ def _places(values: Floats, direction: str) -> Iterator[tuple[int, Block, Block,
         with np.errstate(invalid="ignore"):
             np.subtract(ordered[:, 1:], ordered[:, :-1], out=ordered[:, 1:])
             np.greater(ordered[:, 1:], TOLERANCE, out=fresh[:, 1:])
-        first = np.where(fresh, places, 0).astype(dtype, copy=False)
-        np.maximum.accumulate(first, axis=1, out=first)
-        # a group's last place is the place before the next group's first (the row's last
-        # place for the last group)
-        last = np.full(keys.shape, entries - 1, dtype=dtype)
-        np.copyto(last[:, :-1], places[:-1], where=fresh[:, 1:])
-        last = np.minimum.accumulate(last[:, ::-1], axis=1)[:, ::-1]
-        yield start, order, first, last
+        # The block's groups, numbered in the order of its places row after row (no group
+        # spans two rows: each row's first place starts one): each place's group, and each
+        # group's first place and the first of the next (the block's end for the last),
+        # flattened; a group's best rank is its first place in its row plus one, its worst
+        # the best plus its size less one.
+        flat = fresh.reshape(-1)
+        group = np.cumsum(flat, dtype=np.intp)
+        group -= 1
+        starts = np.flatnonzero(flat)
+        ends = np.empty_like(starts)
+        ends[:-1] = starts[1:]
+        ends[-1:] = flat.size
+        within = starts % entries
+        best = (within + 1).astype(dtype)[group].reshape(keys.shape)
+        worst = (ends - starts + within).astype(dtype)[group].reshape(keys.shape)
+        yield start, order, best, worst
 
 
 def rank_bounds(values: Block, direction: str) -> tuple[Ranks, Ranks]:
@@ -110,12 +118,14 @@ def rank_bounds(values: Block, direction: str) -> tuple[Ranks, Ranks]:
     entries = values.shape[1]
     best = np.empty(values.shape, dtype=_place_type(entries))
     worst = np.empty(values.shape, dtype=_place_type(entries))
+    if entries == 0:
+        return best, worst
     for start, order, first, last in _places(values, direction):
         # each place's entry as an index of the flattened block
-        at = order + (np.arange(len(order)) * entries)[:, np.newaxis]
-        at = at.reshape(-1)
-        best[start : start + len(order)].reshape(-1)[at] = first.reshape(-1) + 1
-        worst[start : start + len(order)].reshape(-1)[at] = last.reshape(-1) + 1
+        order += (np.arange(len(order)) * entries)[:, np.newaxis]
+        at = order.reshape(-1)
+        best[start : start + len(order)].reshape(-1)[at] = first.reshape(-1)
+        worst[start : start + len(order)].reshape(-1)[at] = last.reshape(-1)
     return best, worst
 
 
@@ -128,41 +138,19 @@ def _tail_index(rows: int, quantile: float) -> int:
 def rank_intervals(values: Block, direction: str, level: float) -> list[tuple[int, int]]:
     """Each entry's ``level`` rank interval over the resamples of ``values`` (B x E): the
     ``inverted_cdf`` lower quantile of its best ranks and upper quantile of its worst ranks
-    (see the module's text)."""
-    packed = _packed_places(values, direction, level)
-    if packed is None:
-        return []
-    best, worst, low_at, high_at = packed
-    rows, entries = best.shape
-    # sorted, entry e's B places lie in order at [e * B, (e + 1) * B)
-    starts = np.arange(entries, dtype=best.dtype) * entries
-    low = np.sort(best.reshape(-1))[low_at::rows] - starts + 1
-    high = np.sort(worst.reshape(-1))[high_at::rows] - starts + 1
-    return [(int(a), int(b)) for a, b in zip(low, high, strict=True)]
-
-
-def _packed_places(
-    values: Block, direction: str, level: float
-) -> tuple[Ranks, Ranks, int, int] | None:
-    """(best, worst, low_at, high_at) for ``rank_intervals``: every resample's (entry, place)
-    of ``values`` (B x E) as one number, ``entry * E + place``, best and worst place apart
-    (B x E each), and the 0-based indexes of the lower and upper ``level`` quantiles among an
-    entry's B places; None for a board without resamples or entries."""
+    (see the module's text), each entry's pair of order statistics selected among its B ranks
+    (``numpy.partition``, linear in B), not sorted."""
     if not 0 < level < 1:
         raise ScoringError("the confidence level must be above 0 and below 1 (e.g. 0.95).")
     values = _checked(values, direction)
     rows, entries = values.shape
     if rows == 0 or entries == 0:
-        return None
-    wide = np.int32 if entries * entries < 2**31 else np.int64
-    best = np.empty(values.shape, dtype=wide)
-    worst = np.empty(values.shape, dtype=wide)
-    for start, order, first, last in _places(values, direction):
-        stop = start + len(order)
-        np.multiply(order, entries, out=best[start:stop], casting="unsafe")
-        np.add(best[start:stop], last, out=worst[start:stop])
-        best[start:stop] += first
-    return best, worst, _tail_index(rows, (1 - level) / 2), _tail_index(rows, (1 + level) / 2)
+        return []
+    best, worst = rank_bounds(values, direction)
+    low_at, high_at = _tail_index(rows, (1 - level) / 2), _tail_index(rows, (1 + level) / 2)
+    best.partition(low_at, axis=0)
+    worst.partition(high_at, axis=0)
+    return list(zip(best[low_at].tolist(), worst[high_at].tolist(), strict=True))
 
 
 def detectable_difference(

@@ -19,7 +19,7 @@ from scoring.ranking import (
     rank_intervals,
 )
 from scoring.stats import bootstrap_p_values, resample_entries
-from tests.scoring.helpers import rank_intervals_counted, resample_indices
+from tests.scoring.helpers import rank_bounds_loop, rank_intervals_sorted, resample_indices
 
 if TYPE_CHECKING:
     pass
@@ -132,19 +132,32 @@ def _random_boards(count: int, seed: int):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_rank_intervals_equal_the_counting_method_on_random_boards(seed):
+def test_rank_intervals_equal_the_sort_based_method_on_random_boards(seed):
     tested = set()
     for values in _random_boards(60, seed):
         tested.add(np.isnan(values).any())
         for direction in ("higher", "lower"):
             for level in (0.5, 0.9, 0.95):
                 found = rank_intervals(values, direction, level)
-                assert found == rank_intervals_counted(values, direction, level), (
+                assert found == rank_intervals_sorted(values, direction, level), (
                     values.shape,
                     direction,
                     level,
                 )
     assert tested == {False, True}
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_rank_bounds_equal_a_plain_loop_on_random_boards(seed):
+    """Ties within the tolerance, entries and resamples without a value, both directions;
+    and boards of more resamples than ``rank_bounds`` ranks at a time (its blocks of rows)."""
+    boards = list(_random_boards(25, seed + 200))
+    rng = np.random.default_rng(seed)
+    wide = rng.choice([10.0, 20.0, 20.0 + 1e-10, 30.0, np.nan], size=(700, 120))
+    for values in [*boards, wide]:
+        for direction in ("higher", "lower"):
+            best, worst = rank_bounds(values, direction)
+            assert (best.tolist(), worst.tolist()) == rank_bounds_loop(values, direction)
 
 
 #: level: the quantiles of its interval, as exact decimals (numpy's ``(1 - 0.95) / 2`` is a hair
