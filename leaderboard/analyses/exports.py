@@ -5,7 +5,9 @@ board's tested robustness (``analyses.robustness``) and, for whoever may see it,
 cross-team error analysis (``analyses.crossteam``).
 
 The reader export is built from the same boards and snapshots as the page, behind the same
-``challenges.visibility`` rule, so it can never show more than the page. The archive (for the
+``challenges.visibility`` rule, so it can never show more than the page. Each of its rows
+holds its entry's facts (team, method, submission), whatever the format its board is stored
+in (``rankings.serialised.expanded``). The archive (for the
 overview paper) holds every Result row of the phase — current or not, every metric, its
 signature and reference — and, per condition, the per-dialogue counts of the primary metric
 and the per-turn verdicts of every current Result."""
@@ -27,7 +29,7 @@ from leaderboard.rankings.board import Leaderboard, team_label
 from leaderboard.rankings.boards import Stored, stored
 from leaderboard.rankings.compute import reported_rows
 from leaderboard.rankings.finals import final_submission_ids
-from leaderboard.rankings.serialised import from_data, serialise
+from leaderboard.rankings.serialised import expanded, from_data, serialise
 from leaderboard.rankings.snapshots import latest, shown_data
 from leaderboard.spreadsheets import spreadsheet_safe as _safe
 from leaderboard.submissions import ratios
@@ -67,7 +69,7 @@ def reader_export(phase: Phase, user: Any, found: Stored | None = None) -> dict[
             "shows": statement(phase.has_split, "private", snapshot.number),
             "snapshot": snapshot.number,
             "published_at": snapshot.published_at.isoformat(),
-            **data,
+            **expanded(data),
             # the snapshot's own: its entries and labels, its part of the split
             **_analyses(phase, user, from_data(data)),
         }
@@ -80,7 +82,7 @@ def reader_export(phase: Phase, user: Any, found: Stored | None = None) -> dict[
     return {
         **_phase_info(phase),
         "public": (
-            {**serialise(board), "shows": statement(phase.has_split, board.part, None)}
+            {**expanded(serialise(board)), "shows": statement(phase.has_split, board.part, None)}
             if board is not None
             else None
         ),
@@ -295,7 +297,7 @@ def archive(phase: Phase) -> dict[str, Any]:
         "results": rows,
         "correctness": matrices,
         "snapshots": [
-            {"number": s.number, "published_at": s.published_at.isoformat(), **s.data}
+            {"number": s.number, "published_at": s.published_at.isoformat(), **expanded(s.data)}
             for s in phase.snapshots.order_by("number")
         ],
         "reported": reported_rows(phase, organiser=True),

@@ -8,17 +8,35 @@ detectable difference (``detectable``, ``detectable_note``), a final board's sha
 submissions in a row's ``submissions``. Data of format 1 (snapshots published before) reads
 back without any of these (no intervals, no detectable difference, no shake-up) and with no
 submission count: its count included every submission that was not refused or cancelled, which
-is not the number the pages now show."""
+is not the number the pages now show.
+
+``FORMAT`` 3 lists each entry's facts once (``entries``: the team's id, name and slug, the
+method's name, address and description, whether it is a baseline and when it was submitted,
+keyed by the submission's id as a string) and its rows refer to them by ``submission_id``:
+a row keeps only what is its own (rank, signature, scored submissions, group, cells, rank
+interval; on the overview its figures per condition). Before, every table repeated them: nine
+tenths of a board's bytes. ``expanded`` gives the rows with their facts again, as the readers'
+exports show them.
+
+The form holds no NaN and no infinity (JSON has neither; ``rankings.models.Board.pack``'s
+encoder would write them as null): an undefined number is None. The figures of the rows come
+from the Results' stored metrics and intervals, which hold None for an undefined value
+(``submissions.metrics`` writes the scorer's NaN so; Postgres's ``jsonb`` holds no NaN), or
+are sums and differences of them (means, change, the charts); a rank interval is whole
+numbers. The statistics of the resamples are written here, each a number or None
+(``_number``): the detectable difference and the shake-ups' figures."""
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import math
 from typing import Any
 
 from leaderboard.rankings.board import (
     Column,
     ConditionBoard,
+    Entry,
     Leaderboard,
     Move,
     OverviewRow,
@@ -27,26 +45,87 @@ from leaderboard.rankings.board import (
 )
 from leaderboard.rankings.charts import figures
 
-FORMAT = 2
+FORMAT = 3
 
-#: the fields of each kind of row, in order
-FIELDS = {kind: tuple(f.name for f in dataclasses.fields(kind)) for kind in (Row, OverviewRow)}
+#: an entry's facts, the same in every table of a board (``entries``, by submission id)
+FACTS = tuple(f.name for f in dataclasses.fields(Entry) if f.name not in ("rank", "submission_id"))
+#: the figures of a shake-up, each a number or None
+_SHAKEUP_FIGURES = tuple(
+    f.name for f in dataclasses.fields(Shakeup) if f.name not in ("key", "label", "moves")
+)
 
 
 def serialise(board: Leaderboard, *, charts: bool = False) -> dict[str, Any]:
-    """The board as JSON-ready data; with ``charts``, its figures too (a stored board keeps
-    them; a snapshot does not, and ``from_data`` draws them again from the rows)."""
+    """The board as JSON-ready data (dicts, lists, strings, numbers, booleans and None only);
+    with ``charts``, its figures too (a stored board keeps them; a snapshot does not, and
+    ``from_data`` draws them again from the rows)."""
+    entries: dict[str, dict[str, Any]] = {}
 
-    def row(value: Any) -> dict[str, Any]:
-        # the row's fields as they are (``dataclasses.asdict`` would deep-copy every value,
-        # the larger part of the time at 500 teams): nothing here is changed afterwards
-        data = {name: getattr(value, name) for name in FIELDS[type(value)]}
-        data["submitted_at"] = value.submitted_at.isoformat()
-        if "per_condition" in data:
-            data["per_condition"] = {k: list(v) for k, v in value.per_condition.items()}
-            data["cells"] = {k: [list(c) for c in v] for k, v in value.cells.items()}
-        return data
+    def facts(value: Row | OverviewRow) -> None:
+        key = str(value.submission_id)
+        if key not in entries:
+            found = {name: getattr(value, name) for name in FACTS}
+            found["submitted_at"] = value.submitted_at.isoformat()
+            entries[key] = found
 
+    def row(value: Row) -> dict[str, Any]:
+        facts(value)
+        return {
+            "rank": value.rank,
+            "submission_id": value.submission_id,
+            "signature": value.signature,
+            "submissions": value.submissions,
+            "group": value.group,
+            "cells": [list(c) for c in value.cells],
+            "rank_low": value.rank_low,
+            "rank_high": value.rank_high,
+        }
+
+    def overview_row(value: OverviewRow) -> dict[str, Any]:
+        facts(value)
+        return {
+            "rank": value.rank,
+            "submission_id": value.submission_id,
+            "per_condition": {k: list(v) for k, v in value.per_condition.items()},
+            "submissions": value.submissions,
+            "change": value.change,
+            "means": list(value.means),
+            "cells": {k: [list(c) for c in v] for k, v in value.cells.items()},
+            "groups": dict(value.groups),
+            "rank_low": value.rank_low,
+            "rank_high": value.rank_high,
+        }
+
+    def shakeup(found: Shakeup) -> dict[str, Any]:
+        return {
+            "key": found.key,
+            "label": found.label,
+            "moves": [
+                {
+                    "submission_id": m.submission_id,
+                    "public_rank": m.public_rank,
+                    "private_rank": m.private_rank,
+                    "public": _number(m.public),
+                    "private": _number(m.private),
+                }
+                for m in found.moves
+            ],
+            **{name: _number(getattr(found, name)) for name in _SHAKEUP_FIGURES},
+        }
+
+    conditions = [
+        {
+            "condition_id": c.condition_id,
+            "key": c.key,
+            "label": c.label,
+            "rows": [row(r) for r in c.rows],
+            "note": c.note,
+            "detectable": _number(c.detectable),
+            "detectable_note": c.detectable_note,
+        }
+        for c in board.conditions
+    ]
+    overview = [overview_row(r) for r in board.overview]
     return {
         "format": FORMAT,
         "phase_id": board.phase_id,
@@ -54,38 +133,75 @@ def serialise(board: Leaderboard, *, charts: bool = False) -> dict[str, Any]:
         "primary_metric": board.primary_metric,
         "task": board.task,
         "columns": [dataclasses.asdict(c) for c in board.columns],
-        "conditions": [
-            {
-                "condition_id": c.condition_id,
-                "key": c.key,
-                "label": c.label,
-                "rows": [row(r) for r in c.rows],
-                "note": c.note,
-                "detectable": c.detectable,
-                "detectable_note": c.detectable_note,
-            }
-            for c in board.conditions
-        ],
-        "overview": [row(r) for r in board.overview],
+        "entries": entries,
+        "conditions": conditions,
+        "overview": overview,
         "reported": list(board.reported),
-        "shakeups": [dataclasses.asdict(found) for found in board.shakeups],
+        "shakeups": [shakeup(found) for found in board.shakeups],
         "shakeup_note": board.shakeup_note,
         "ladder": board.ladder,
         **({"charts": board.charts} if charts else {}),
     }
 
 
+def _number(value: float | None) -> float | None:
+    """A statistic as the form holds it: a number, or None when it is undefined (NaN) or not
+    finite (JSON has neither)."""
+    return None if value is None or not math.isfinite(value) else float(value)
+
+
+def expanded(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (of any format) with each row holding its entry's facts and no ``entries``:
+    the rows as the readers' exports show them (and as formats 1 and 2 stored them)."""
+    entries = data.get("entries")
+    if entries is None:
+        return data
+    # each entry's fields in the order of ``Entry``; the rank is the row's own
+    order = [f.name for f in dataclasses.fields(Entry)]
+    shown = {
+        key: {n: int(key) if n == "submission_id" else found.get(n) for n in order}
+        for key, found in entries.items()
+    }
+
+    def with_facts(row: dict[str, Any]) -> dict[str, Any]:
+        return {**shown[str(row["submission_id"])], **row}
+
+    out = {k: v for k, v in data.items() if k != "entries"}
+    out["conditions"] = [
+        {**c, "rows": [with_facts(r) for r in c["rows"]]} for c in data["conditions"]
+    ]
+    out["overview"] = [with_facts(r) for r in data["overview"]]
+    return out
+
+
 def from_data(data: dict[str, Any]) -> Leaderboard:
     """A board (with charts: the stored ones, else drawn from the rows) from its serialised
-    form."""
+    form, of any format."""
 
     def when(text: str) -> dt.datetime:
         return dt.datetime.fromisoformat(text)
 
     version = int(data.get("format") or 1)
+    entries = data.get("entries")
+    if entries is not None:  # format 3: each row's facts from its entry, read once
+        facts = {
+            int(key): {
+                **found,
+                "submission_id": int(key),
+                "submitted_at": when(found["submitted_at"]),
+            }
+            for key, found in entries.items()
+        }
 
-    def upgraded(row: dict[str, Any]) -> dict[str, Any]:
-        return _upgraded(row, version)
+        def upgraded(row: dict[str, Any]) -> dict[str, Any]:
+            return {**facts[row["submission_id"]], **row}
+
+    else:
+
+        def upgraded(row: dict[str, Any]) -> dict[str, Any]:
+            found = _upgraded(row, version)
+            found["submitted_at"] = when(row["submitted_at"])
+            return found
 
     conditions = tuple(
         ConditionBoard(
@@ -93,13 +209,7 @@ def from_data(data: dict[str, Any]) -> Leaderboard:
             c["key"],
             c["label"],
             tuple(
-                Row(
-                    **{
-                        **upgraded(r),
-                        "submitted_at": when(r["submitted_at"]),
-                        "cells": tuple(tuple(x) for x in r["cells"]),
-                    }
-                )
+                Row(**{**upgraded(r), "cells": tuple(tuple(x) for x in r["cells"])})
                 for r in c["rows"]
             ),
             c["note"],
@@ -112,7 +222,6 @@ def from_data(data: dict[str, Any]) -> Leaderboard:
         OverviewRow(
             **{
                 **upgraded(r),
-                "submitted_at": when(r["submitted_at"]),
                 "per_condition": {k: tuple(v) for k, v in r["per_condition"].items()},
                 "means": tuple(r["means"]),
                 "cells": {k: tuple(tuple(c) for c in v) for k, v in (r.get("cells") or {}).items()},

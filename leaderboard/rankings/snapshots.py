@@ -24,7 +24,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from django.core.serializers.json import DjangoJSONEncoder
+import orjson
 from django.db import transaction
 from django.db.models import Max
 
@@ -42,14 +42,18 @@ class RevealError(ValueError):
 
 
 def fingerprint(data: dict[str, Any]) -> str:
-    """The sha256 of a serialised board: equal fingerprints, equal published boards."""
+    """The sha256 of a serialised board: equal fingerprints, equal published boards. Computed
+    by the preview and again by the reveal, never stored; the standard library's encoder with
+    sorted keys, as always, so the data of a snapshot published before has the fingerprint it
+    had (its rows of format 2 or 1, the board's now of format 3)."""
     text = json.dumps(data, sort_keys=True, separators=(",", ":"), allow_nan=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
 def publishable(board: Leaderboard) -> dict[str, Any]:
-    """``board`` as a snapshot stores it: serialised, through JSON, without charts."""
-    return dict(json.loads(json.dumps(serialise(board), cls=DjangoJSONEncoder)))
+    """``board`` as a snapshot stores it: serialised (the stored boards' form,
+    ``rankings.serialised``), through JSON as the boards are stored, without charts."""
+    return dict(orjson.loads(orjson.dumps(serialise(board))))
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,10 @@ def shown_data(snapshot: Snapshot) -> dict[str, Any]:
     """The stored data, with the label of each team that is anonymous now in place of a name
     the snapshot froze before it turned anonymous."""
     data = copy.deepcopy(snapshot.data)
-    rows = [r for c in data["conditions"] for r in c["rows"]] + list(data["overview"])
+    if "entries" in data:  # format 3: each entry's facts once
+        rows = list(data["entries"].values())
+    else:
+        rows = [r for c in data["conditions"] for r in c["rows"]] + list(data["overview"])
     # by slug, which a restore onto another site keeps (ids change); a frozen label has none
     slugs = {r["team_slug"] for r in rows if r["team_slug"]}
     hidden = {t.slug: t for t in Team.objects.filter(anonymous=True, slug__in=slugs)}

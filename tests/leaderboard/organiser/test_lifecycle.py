@@ -14,6 +14,7 @@ from django.urls import reverse
 from leaderboard.challenges.services import add_reference
 from leaderboard.rankings.compute import compute
 from leaderboard.rankings.models import ImmutableError, Snapshot
+from leaderboard.rankings.serialised import expanded
 from leaderboard.rankings.snapshots import load, reveal
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Result, Submission
@@ -89,8 +90,8 @@ def test_the_whole_lifecycle(world, client, django_capture_on_commit_callbacks, 
     assert phase.state == "revealed"
     snapshot = phase.snapshots.get()
     private = [
-        (r["rank"], r["method_name"], round(_jga(snapshot.data, r), 2))
-        for r in snapshot.data["conditions"][0]["rows"]
+        (r["rank"], r["method_name"], round(_jga(expanded(snapshot.data), r), 2))
+        for r in expanded(snapshot.data)["conditions"][0]["rows"]
     ]
     # B's selection (B1, not its best public B2) and C's default (best public C1, not C2).
     assert private == [(1, "run B1", 85.71), (2, "run C1", 42.86), (3, "run A1", 14.29)]

@@ -22,6 +22,7 @@ from leaderboard.challenges.models import Phase
 from leaderboard.demo import other_tasks
 from leaderboard.rankings.board import Leaderboard
 from leaderboard.rankings.compute import compute
+from leaderboard.rankings.serialised import expanded
 from leaderboard.rankings.snapshots import load, serialise
 from leaderboard.submissions.models import Submission
 from tests.leaderboard.boards import built, leaderboard
@@ -111,9 +112,11 @@ def test_only_a_web_address_becomes_a_link(client, phase):
 def test_a_snapshot_published_before_the_change_column_still_loads(phase):
     first = scored_submission(approved_team(phase), phase, method="Tracker A")
     board = compute(Phase.objects.get(pk=phase.pk), "public")
-    data = json.loads(json.dumps(serialise(board)))
-    # as a snapshot of the previous format stored it: a gap (first minus last condition), no
-    # method link or description, no per-condition cells or groups
+    # as a snapshot of the first format stored it: no format, each row with its entry's
+    # facts, a gap (first minus last condition), no method link or description, no
+    # per-condition cells or groups
+    data = expanded(json.loads(json.dumps(serialise(board))))
+    data.pop("format")
     for row in data["overview"]:
         row["gap"] = 2.5
         for key in ("change", "method_url", "method_description", "cells", "groups"):
