@@ -72,21 +72,18 @@ def _columns(
     found: Any, column_of: Sequence[int], observed: Any, entries: range, n_boot: int
 ) -> Any:
     """The resampled values of ``entries`` (their columns of ``found``, ``column_of[i]``; -1:
-    not resampled, its observed value throughout): a view when they are columns in a row."""
-    columns = [column_of[i] for i in entries]
-    if (
-        columns
-        and columns[0] >= 0
-        and columns == list(range(columns[0], columns[0] + len(columns)))
-    ):
-        return found[:, columns[0] : columns[0] + len(columns)]
-    out = np.empty((n_boot, len(columns)))
-    kept = [j for j, c in enumerate(columns) if c >= 0]
-    fixed = [j for j, c in enumerate(columns) if c < 0]
-    if kept:
-        out[:, kept] = found[:, [columns[j] for j in kept]]
-    if fixed:
-        out[:, fixed] = observed[[entries[j] for j in fixed]]
+    not resampled, its observed value throughout): a view when they are columns in a row,
+    else one gather of whole columns (``numpy.take``; an entry not resampled takes the first
+    column, then its observed value)."""
+    columns = np.array([column_of[i] for i in entries], dtype=np.intp)
+    if len(columns) and columns[0] >= 0:
+        run = np.arange(columns[0], columns[0] + len(columns))
+        if np.array_equal(columns, run):
+            return found[:, columns[0] : columns[0] + len(columns)]
+    fixed = np.flatnonzero(columns < 0)
+    source = found if found.shape[1] else np.empty((n_boot, 1))
+    out = source.take(np.maximum(columns, 0), axis=1)
+    out[:, fixed] = observed[np.asarray(entries, dtype=np.intp)[fixed]]
     return out
 
 
