@@ -20,8 +20,9 @@ run.
   basic bundle (raw, gzip- and brotli-compressed, as whitenoise's compressed storage serves
   the static files to browsers that accept each).
 
-Uses a throw-away Postgres database (``--database-url``, dropped and created anew each run;
-``--database-url ''`` for a throw-away SQLite file instead) and a local-memory cache. Run:
+Runs one BLAS thread, as the board's worker does. Uses a throw-away Postgres database
+(``--database-url``, dropped and created anew each run; ``--database-url ''`` for a throw-away
+SQLite file instead) and a local-memory cache. Run:
 ``.venv/bin/python benchmarks/leaderboard.py [--teams 500] [--dialogues 1000] [--repeat 5]``
 (``--teams 2000`` for the larger board; ``--n-boot`` sets the rank groups' resamples, 1,000 by
 default as the scorer's; ``--split 0.5`` also times, last, the final board of the phase split
@@ -49,7 +50,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import brotli
+# One BLAS thread, as the worker runs its builds (``leaderboard.celery``), set before numpy
+# loads: a pool of BLAS threads would time another configuration than the worker's, and on
+# shared cores its waiting threads take turns from the build.
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
+
+import brotli  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
