@@ -14,9 +14,9 @@ is not the number the pages now show.
 method's name, address and description, whether it is a baseline and when it was submitted,
 keyed by the submission's id as a string) and its rows refer to them by ``submission_id``:
 a row keeps only what is its own (rank, signature, scored submissions, group, cells, rank
-interval; on the overview its figures per condition). Before, every table repeated them: nine
-tenths of a board's bytes. ``expanded`` gives the rows with their facts again, as the readers'
-exports show them.
+interval; on the overview its figures per condition), where every table of the board repeated
+them before. ``expanded`` gives the rows with their facts again, as the readers' exports show
+them.
 
 The form holds no NaN and no infinity (JSON has neither; ``rankings.models.Board.pack``'s
 encoder would write them as null): an undefined number is None. The figures of the rows come
