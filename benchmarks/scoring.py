@@ -10,7 +10,9 @@ prints, beside each figure, a baseline measured in the same run:
   64 KiB without a quote), on its own, against the same bare parse;
 - the command line (``python -m scoring score --json``) as a process, against a process that
   starts Python, imports numpy and parses the two files with ``json.loads``: wall time, and the
-  CPU time (user and system) each process used.
+  CPU time (user and system) each process used; and the same floor process started with one
+  BLAS thread, as the command line starts itself (a default process spends CPU starting a
+  thread pool it never uses, which the first floor's CPU counts).
 
 With ``--evaluator DIR`` (a checkout of the DSTC11-patched MultiWOZ evaluator,
 ``evaluate.py`` at its root, and ``--evaluator-python`` an interpreter with its requirements),
@@ -131,9 +133,21 @@ def main() -> None:
 
         cpu: dict[str, list[float]] = {}
 
-        def run(command: list[str], cwd: Path = ROOT, name: str = "") -> None:
+        # The floor started as the command line starts itself: one BLAS thread (a thread
+        # pool's start-up is CPU spent on nothing by a process this short).
+        one_thread = {
+            **os.environ,
+            **dict.fromkeys(("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"), "1"),
+        }
+
+        def run(
+            command: list[str],
+            cwd: Path = ROOT,
+            name: str = "",
+            env: dict[str, str] | None = None,
+        ) -> None:
             process = subprocess.Popen(
-                command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd
+                command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd, env=env
             )
             _, status, usage = os.wait4(process.pid, 0)
             process.returncode = os.waitstatus_to_exitcode(status)
@@ -145,6 +159,9 @@ def main() -> None:
         compileall.compile_dir(ROOT / "scoring", quiet=1)
         processes = {
             "process: numpy + json.loads": partial(run, parse_only, name="floor"),
+            "process: the same, one BLAS thread": partial(
+                run, parse_only, name="floor-1", env=one_thread
+            ),
             "process: python -m scoring score --json": partial(run, cli, name="cli"),
         }
         if args.evaluator is not None:
@@ -156,6 +173,7 @@ def main() -> None:
         figures.update(timed(processes, args.process_repeat))
         # CPU of the rounds timed (the first is the warm-up)
         figures["process CPU: numpy + json.loads"] = statistics.median(cpu["floor"][1:])
+        figures["process CPU: the same, one BLAS thread"] = statistics.median(cpu["floor-1"][1:])
         figures["process CPU: python -m scoring score"] = statistics.median(cpu["cli"][1:])
 
     print(f"machine: {platform.machine()}, {platform.python_implementation()} "
@@ -172,6 +190,10 @@ def main() -> None:
         "quote-run check / bare parse": figures["quote-run check, augpt.json"] / floor,
         "CLI CPU / floor process CPU (target <= 1.3)": (
             figures["process CPU: python -m scoring score"] / process_floor
+        ),
+        "CLI CPU / floor process CPU, one BLAS thread": (
+            figures["process CPU: python -m scoring score"]
+            / figures["process CPU: the same, one BLAS thread"]
         ),
         "CLI wall / floor process wall": (
             figures["process: python -m scoring score --json"]
