@@ -113,9 +113,7 @@ def test_it_rejects_a_malformed_upload_with_the_scorers_message_and_charges_noth
     assert services.quota_usage(team, phase) == (0, 0)
 
 
-def test_a_file_the_request_can_refuse_without_reading_it_is_refused_at_once(
-    team, phase, enqueued
-):
+def test_a_file_the_request_can_refuse_without_reading_it_is_refused_at_once(team, phase, enqueued):
     files = uploads(GOLD)
     del files["human-verbatim"]
     with pytest.raises(services.SubmissionRejected) as caught:
