@@ -1,6 +1,7 @@
 """E-mail about registrations, sent by the ``teams.tasks`` after the commit (on the mail queue:
 ``leaderboard.background``): to a challenge's organisers when a registration waits for their
-approval, and to a team's members when their registration is approved or refused.
+approval (one message per organiser, so none sees the others' addresses), and to a team's
+members when their registration is approved or refused.
 
 Whoever turned off the site's mail about their teams (the profile's "E-mail me about my teams"
 checkbox, the same opt-out as submission mail) gets none. Links are absolute, on the
@@ -9,7 +10,7 @@ checkbox, the same opt-out as submission mail) gets none. Links are absolute, on
 from __future__ import annotations
 
 from django.conf import settings
-from django.core.mail import send_mail
+from django.core.mail import EmailMessage, get_connection, send_mail
 from django.db.models import Q, QuerySet
 from django.urls import reverse
 
@@ -29,8 +30,9 @@ _FOOTER = "\n\nTo stop these messages, untick 'E-mail me about my teams' on {pro
 
 
 def mail_pending(participation_id: int) -> int:
-    """Tell the challenge's organisers that a registration waits for them; returns the
-    messages sent (0 when it no longer waits)."""
+    """Tell the challenge's organisers that a registration waits for them, one message to each
+    (addressed to that organiser only); returns the messages sent (0 when it no longer
+    waits)."""
     found = (
         Participation.objects.select_related("team", "challenge")
         .filter(pk=participation_id, status=Participation.Status.PENDING)
@@ -48,7 +50,10 @@ def mail_pending(participation_id: int) -> int:
         f"refuse it on the organiser dashboard: {link}"
         + _FOOTER.format(profile=_absolute(reverse("accounts:profile")))
     )
-    return send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, emails)
+    messages = [
+        EmailMessage(subject, body, settings.DEFAULT_FROM_EMAIL, [email]) for email in emails
+    ]
+    return get_connection().send_messages(messages) or 0
 
 
 def mail_decision(participation_id: int) -> int:

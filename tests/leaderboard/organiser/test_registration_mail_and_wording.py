@@ -1,7 +1,8 @@
-"""Registration mail (organisers told of a registration waiting for them, teams told of the
-decision, both off with the profile's opt-out), and the wording the organisers read: the
-config error's known keys each once, the dashboard's results and final selections as they
-are, reported figures by their condition's label, Markdown tables that print HTML as text."""
+"""Registration mail (organisers told of a registration waiting for them, one message each,
+teams told of the decision, both off with the profile's opt-out), and the wording the
+organisers read: the config error's known keys each once, the dashboard's results and final
+selections as they are, reported figures by their condition's label, Markdown tables that
+print HTML as text."""
 
 from __future__ import annotations
 
@@ -87,6 +88,30 @@ def test_organisers_are_mailed_a_waiting_registration_and_teams_the_decision(
     with django_capture_on_commit_callbacks(execute=True):
         register(team=TeamFactory(), challenge=ChallengeFactory())
     assert mail.outbox == []
+
+
+def test_each_organiser_gets_their_own_message_about_a_waiting_registration(
+    registration_mail, published, settings, django_capture_on_commit_callbacks
+):
+    challenge = ChallengeFactory(registration=Challenge.Registration.APPROVAL, title="DSTC")
+    first, second = UserFactory(email="o1@example.org"), UserFactory(email="o2@example.org")
+    challenge.organisers.add(first, second)
+    with django_capture_on_commit_callbacks(execute=True):
+        participation = register(team=TeamFactory(name="Waiting Two"), challenge=challenge)
+    assert registration_mail == [(MAIL_PENDING, participation.pk)]
+    assert sorted(message.recipients() for message in mail.outbox) == [
+        ["o1@example.org"],
+        ["o2@example.org"],
+    ]
+    for message in mail.outbox:
+        (own,) = message.recipients()
+        other = ({"o1@example.org", "o2@example.org"} - {own}).pop()
+        assert other not in message.message().as_string()
+        assert message.subject == "DSTC: Waiting Two waits for your approval"
+    # one task on the mail queue sent both
+    assert [(name, queue) for name, _, queue in published] == [
+        (MAIL_PENDING, f"{settings.CELERY_TASK_DEFAULT_QUEUE}-mail")
+    ]
 
 
 def test_the_config_error_lists_each_known_key_once(tmp_path):
