@@ -416,14 +416,18 @@ def _duration(seconds: int) -> str:
 
 
 def _check_quota(team: Team, phase: Phase) -> None:
+    """Refuse an upload past a quota. The total is checked first: once it is used up no reset
+    brings a submission back, so the message names no time (as the submit page does)."""
     today, total = quota_usage(team, phase)
+    if phase.total_quota is not None and total >= phase.total_quota:
+        raise QuotaExceeded(
+            f"{team.name} has used all {phase.total_quota} submission(s) allowed in "
+            f"{phase.name}; no more can be made in this phase. Invalid, failed and cancelled "
+            "submissions are not counted."
+        )
     if phase.daily_quota is not None and today >= phase.daily_quota:
         raise QuotaExceeded(
             f"{team.name} has used its {phase.daily_quota} submission(s) for today in "
             f"{phase.name}; the quota resets at midnight ({settings.TIME_ZONE}). "
             "Invalid, failed and cancelled submissions are not counted."
-        )
-    if phase.total_quota is not None and total >= phase.total_quota:
-        raise QuotaExceeded(
-            f"{team.name} has used all {phase.total_quota} submission(s) allowed in {phase.name}."
         )

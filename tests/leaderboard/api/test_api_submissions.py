@@ -116,6 +116,22 @@ def test_a_used_quota_is_a_403_with_the_services_message(actors):
     error = response.json()["error"]
     assert error["code"] == "quota_exceeded"
     assert "used its 1 submission(s) for today" in error["message"]
+    assert "resets at midnight" in error["message"]
+
+
+@pytest.mark.parametrize("daily_quota", [None, 1, 5])
+def test_a_used_total_quota_is_a_403_that_names_the_total_and_no_reset(actors, daily_quota):
+    # with the day's quota used up as well (daily_quota=1), the total still decides: no
+    # midnight brings a submission back
+    Phase.objects.filter(pk=actors.phase.pk).update(daily_quota=daily_quota, total_quota=1)
+    actors.phase.refresh_from_db()
+    assert _submit(actors).status_code == 201
+    response = _submit(actors)
+    assert response.status_code == 403
+    error = response.json()["error"]
+    assert error["code"] == "quota_exceeded"
+    assert "used all 1 submission(s) allowed in" in error["message"]
+    assert "midnight" not in error["message"] and "for today" not in error["message"]
 
 
 def test_a_closed_phase_refuses_uploads_with_a_403(actors):
