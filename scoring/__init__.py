@@ -15,7 +15,14 @@ from __future__ import annotations
 from typing import Any
 
 from scoring.errors import InvalidFile, ScoringError
-from scoring.taskapi import Comparison, Resampling, Source, Task, TaskResult
+from scoring.taskapi import (
+    Comparison,
+    Resampling,
+    Source,
+    Task,
+    TaskResult,
+    resampling_problems,
+)
 from scoring.tasks import NAMES, TASKS, get_task
 from scoring.version import __version__
 
@@ -42,4 +49,5 @@ __all__ = [
     "TaskResult",
     "__version__",
     "get_task",
+    "resampling_problems",
 ]

@@ -118,17 +118,37 @@ class Resampling:
     seed: int = DEFAULT_SEED
 
     def __post_init__(self) -> None:
-        whole = (self.n_boot, self.seed)
-        if any(isinstance(v, bool) or not isinstance(v, int) for v in whole):
+        problems = resampling_problems(self.n_boot, self.level, self.seed)
+        if problems:
             raise ScoringError(
-                "the number of bootstrap resamples and the seed must be whole numbers."
+                " ".join(f"{RESAMPLING_NAMES[name]} {what}." for name, what in problems.items())
             )
-        if isinstance(self.level, bool) or not isinstance(self.level, int | float):
-            raise ScoringError("the confidence level must be a number (e.g. 0.95).")
-        if not 1 <= self.n_boot <= 100_000:
-            raise ScoringError("the number of bootstrap resamples must be between 1 and 100000.")
-        if not 0.5 <= self.level < 1:
-            raise ScoringError("the confidence level must be at least 0.5 and below 1 (e.g. 0.95).")
+
+
+#: How a message names each bootstrap setting (``resampling_problems`` gives what is wrong).
+RESAMPLING_NAMES = {
+    "n_boot": "the number of bootstrap resamples",
+    "level": "the confidence level",
+    "seed": "the seed",
+}
+
+
+def resampling_problems(n_boot: Any, level: Any, seed: Any) -> dict[str, str]:
+    """What is wrong with each bootstrap setting, by name (``n_boot``, ``level``, ``seed``),
+    all of them at once (empty when nothing is), e.g. ``{"n_boot": "must be between 1 and
+    100000, not -5", "level": "must be at least 0.5 and below 1 (e.g. 0.95), not 1.5"}``; the
+    caller names the setting in its own words (a config key, a sentence)."""
+    problems = {}
+    for name, value in (("n_boot", n_boot), ("seed", seed)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            problems[name] = f"must be a whole number, not {value!r}"
+    if "n_boot" not in problems and not 1 <= n_boot <= 100_000:
+        problems["n_boot"] = f"must be between 1 and 100000, not {n_boot}"
+    if isinstance(level, bool) or not isinstance(level, int | float):
+        problems["level"] = f"must be a number such as 0.95, not {level!r}"
+    elif not 0.5 <= level < 1:
+        problems["level"] = f"must be at least 0.5 and below 1 (e.g. 0.95), not {level}"
+    return {name: problems[name] for name in RESAMPLING_NAMES if name in problems}
 
 
 def signature(
@@ -372,25 +392,34 @@ class Task:
         raise ScoringError(f"task {self.name!r} has no metric {name!r}.")
 
     def check_options(self, options: Options | None = None) -> dict[str, str]:
-        """The options with defaults filled in; unknown names or values raise ScoringError."""
+        """The options with defaults filled in; unknown names or values raise ScoringError
+        naming every one of them (``option_problems``), one a line."""
+        problems = self.option_problems(options)
+        if problems:
+            raise ScoringError("\n".join(problems))
+        given = dict(options or {})
+        return {o.name: given.get(o.name, o.default) for o in self.options}
+
+    def option_problems(self, options: Options | None = None) -> list[str]:
+        """Every problem of ``options``, one message each naming the option (empty when
+        nothing is wrong): the unknown names, then each value outside its option's choices."""
         given = dict(options or {})
         known = {o.name: o for o in self.options}
+        problems = []
         unknown = sorted(set(given) - set(known))
         if unknown:
-            raise ScoringError(
+            problems.append(
                 f"task {self.name!r} has no option(s) {', '.join(unknown)}; its options are: "
                 + (", ".join(known) or "none")
             )
-        result = {}
         for name, spec in known.items():
             value = given.get(name, spec.default)
             if value not in spec.choices:
-                raise ScoringError(
+                problems.append(
                     f"option {name!r} of task {self.name!r} cannot be {value!r}; choose one of: "
                     + ", ".join(spec.choices)
                 )
-            result[name] = value
-        return result
+        return problems
 
     def load_reference(
         self,

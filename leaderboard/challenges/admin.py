@@ -166,8 +166,8 @@ class ChallengeForm(forms.ModelForm):
             scorer_options=cleaned.get("scorer_options"),
         )
         if "task" not in self.errors:
-            for name, problem in scoring_problems(draft).items():
-                self.add_error(name, problem)
+            for name, problems in scoring_problems(draft).items():
+                self.add_error(name, problems)
         return cleaned
 
 

@@ -93,45 +93,45 @@ def load_config(path: Path) -> dict[str, Any]:
     return data
 
 
-def scoring_problems(challenge: Challenge) -> dict[str, str]:
+def scoring_problems(challenge: Challenge) -> dict[str, list[str]]:
     """What is wrong with ``challenge``'s task, ranked metric and scorer options, by field
-    name (empty when nothing is): the checks of ``create_challenge`` and of the admin."""
+    name, every problem of a field at once, one message each (empty when nothing is wrong): the
+    checks of ``create_challenge`` and of the admin. A scorer option's message names it."""
     try:
         task = challenge.scoring_task()
     except scoring.ScoringError as exc:
-        return {"task": str(exc)}
-    problems: dict[str, str] = {}
+        return {"task": [str(exc)]}
+    problems: dict[str, list[str]] = {}
     names = [m.name for m in task.metrics]
     if challenge.primary_metric and challenge.primary_metric not in names:
-        problems["primary_metric"] = (
+        problems["primary_metric"] = [
             f"{challenge.primary_metric!r} is not a metric of task {task.name!r}; "
             f"choose one of: {', '.join(names)} (or leave it empty for {task.primary!r})"
-        )
+        ]
     options = challenge.scorer_options
     if options is None:
         options = {}
     if not isinstance(options, dict):
-        problems["scorer_options"] = "give a mapping of option names to values"
+        problems["scorer_options"] = ["give a mapping of option names to values"]
         return problems
+    found = []
     allowed = [o.name for o in task.options] + list(RESAMPLING_KEYS)
     unknown = sorted(set(options) - set(allowed))
-    try:
-        if unknown:
-            raise scoring.ScoringError(
-                f"unknown option(s) {', '.join(map(repr, unknown))} for task {task.name!r}; "
-                f"the options are: {', '.join(allowed)}"
-            )
-        for key in ("n_boot", "seed"):
-            value = options.get(key, 0)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise scoring.ScoringError(f"{key} must be a whole number, not {value!r}")
-        level = options.get("level", 0.95)
-        if isinstance(level, bool) or not isinstance(level, int | float):
-            raise scoring.ScoringError(f"level must be a number such as 0.95, not {level!r}")
-        challenge.task_options()
-        challenge.resampling()
-    except scoring.ScoringError as exc:
-        problems["scorer_options"] = str(exc)
+    if unknown:
+        found.append(
+            f"unknown option(s) {', '.join(map(repr, unknown))} for task {task.name!r}; "
+            f"the options are: {', '.join(allowed)}"
+        )
+    found += task.option_problems(challenge.task_options_given())
+    default = scoring.Resampling()
+    wrong = scoring.resampling_problems(
+        options.get("n_boot", default.n_boot),
+        options.get("level", default.level),
+        options.get("seed", default.seed),
+    )
+    found += [f"{name} {what}" for name, what in wrong.items()]
+    if found:
+        problems["scorer_options"] = found
     return problems
 
 
@@ -333,10 +333,10 @@ def check_config(config: dict[str, Any], base_dir: Path) -> Plan:
     draft = Challenge(slug=slug, **{k: spec[k] for k in CHALLENGE_FIELDS if k in spec})
     if not isinstance(spec.get("task", ""), str):
         problems.append(f"challenge.task: give a task's name, not {spec['task']!r}")
-        found_scoring: dict[str, str] = {"task": "not a name"}
+        found_scoring: dict[str, list[str]] = {"task": ["not a name"]}
     else:
         found_scoring = scoring_problems(draft)
-        problems += [f"challenge.{k}: {v}" for k, v in found_scoring.items()]
+        problems += [f"challenge.{k}: {v}" for k, vs in found_scoring.items() for v in vs]
     files = (
         [] if "task" in found_scoring else [f.name for f in draft.scoring_task().reference_files]
     )

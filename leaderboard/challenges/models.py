@@ -134,10 +134,12 @@ class Challenge(models.Model):
 
     def task_options(self) -> dict[str, str]:
         """The task's options from ``scorer_options``, defaults filled in and checked."""
-        task = self.scoring_task()
-        names = {o.name for o in task.options}
-        given = {k: str(v) for k, v in (self.scorer_options or {}).items() if k in names}
-        return task.check_options(given)
+        return self.scoring_task().check_options(self.task_options_given())
+
+    def task_options_given(self) -> dict[str, str]:
+        """The task's options as ``scorer_options`` gives them (a mapping), unchecked."""
+        names = {o.name for o in self.scoring_task().options}
+        return {k: str(v) for k, v in (self.scorer_options or {}).items() if k in names}
 
     def resampling(self) -> Resampling:
         """The bootstrap settings (n_boot, level, seed) every Result is computed with."""

@@ -175,6 +175,16 @@ def test_the_challenge_form_checks_the_task_settings_on_their_fields(
     assert good.is_valid(), good.errors
 
 
+def test_the_challenge_form_names_every_wrong_scorer_option_at_once(admin_client):
+    challenge = Challenge.objects.get(slug=dstc11.SLUG)
+    form = _challenge_form(challenge, scorer_options='{"n_boot": -5, "level": 1.5}')
+    assert not form.is_valid()
+    assert form.errors["scorer_options"] == [
+        "n_boot must be between 1 and 100000, not -5",
+        "level must be at least 0.5 and below 1 (e.g. 0.95), not 1.5",
+    ]
+
+
 def test_the_challenge_form_help_lists_each_tasks_metrics_and_options(admin_client):
     challenge = Challenge.objects.get(slug=dstc11.SLUG)
     page = admin_client.get(reverse("admin:challenges_challenge_change", args=[challenge.pk])).text

@@ -223,10 +223,25 @@ def test_bad_options_are_scoring_errors(reference):
     with pytest.raises(ScoringError, match=r"confidence level must be at least 0\.5"):
         Resampling(level=1.0)
     for wrong in ({"n_boot": 2.5}, {"seed": "x"}, {"n_boot": True}):
-        with pytest.raises(ScoringError, match="must be whole numbers"):
+        with pytest.raises(ScoringError, match="must be a whole number"):
             Resampling(**wrong)  # type: ignore[arg-type]
     with pytest.raises(ScoringError, match="confidence level must be a number"):
         Resampling(level="0.95")  # type: ignore[arg-type]
+
+
+def test_every_bad_option_and_setting_is_named_at_once():
+    with pytest.raises(ScoringError) as error:
+        TASK.check_options({"profile": "loose", "missing": "skip"})
+    assert str(error.value) == (
+        "option 'profile' of task 'dstc11' cannot be 'loose'; choose one of: default, strict\n"
+        "option 'missing' of task 'dstc11' cannot be 'skip'; choose one of: reject, empty"
+    )
+    with pytest.raises(ScoringError) as error:
+        Resampling(n_boot=-5, level=1.5)
+    assert str(error.value) == (
+        "the number of bootstrap resamples must be between 1 and 100000, not -5. "
+        "the confidence level must be at least 0.5 and below 1 (e.g. 0.95), not 1.5."
+    )
 
 
 json_values = st.recursive(

@@ -81,6 +81,19 @@ def test_a_wrong_setting_is_a_config_error_and_nothing_is_written(tmp_path, chal
         call_command("create_challenge", str(path))
 
 
+def test_every_wrong_scorer_option_is_reported_at_once_and_nothing_is_written(tmp_path):
+    path = _config(tmp_path, {"scorer_options": {"n_boot": -5, "level": 1.5}})
+    with pytest.raises(CommandError) as error:
+        call_command("create_challenge", str(path))
+    lines = str(error.value).splitlines()
+    assert "challenge.scorer_options: n_boot must be between 1 and 100000, not -5" in lines
+    assert (
+        "challenge.scorer_options: level must be at least 0.5 and below 1 (e.g. 0.95), not 1.5"
+        in lines
+    )
+    assert not Challenge.objects.exists() and not Reference.objects.exists()
+
+
 def test_a_condition_takes_only_the_reference_files_of_its_task(tmp_path):
     (tmp_path / "schema.json").write_text("[]")
     phases = [{**PHASES[0], "conditions": [{"key": "t", "reference": "gold.json", "schem": "x"}]}]
