@@ -29,6 +29,7 @@ from leaderboard.rankings.board import Leaderboard, team_label
 from leaderboard.rankings.boards import Stored, stored
 from leaderboard.rankings.compute import reported_rows
 from leaderboard.rankings.finals import final_submission_ids
+from leaderboard.rankings.models import Snapshot
 from leaderboard.rankings.serialised import expanded, from_data, serialise
 from leaderboard.rankings.snapshots import latest, shown_data
 from leaderboard.spreadsheets import spreadsheet_safe as _safe
@@ -56,12 +57,20 @@ def _analyses(phase: Phase, user: Any, board: Leaderboard) -> dict[str, Any]:
     }
 
 
-def reader_export(phase: Phase, user: Any, found: Stored | None = None) -> dict[str, Any]:
+def reader_export(
+    phase: Phase, user: Any, found: Stored | None = None, *, snapshot: Snapshot | None = None
+) -> dict[str, Any]:
     """What the leaderboard page shows ``user``: the stored public board (if visible;
-    ``found`` when the caller has read it), the latest published snapshot (after the reveal)
-    and the shown reported figures, each board with its analyses."""
+    ``found`` when the caller has read it), the latest published snapshot (after the reveal;
+    ``snapshot``, one of the phase's, in its place) and the shown reported figures, each board
+    with its analyses. A snapshot is only ever in it for whoever may see the snapshots."""
     rights = access(phase, user)
-    snapshot = latest(phase) if rights.snapshots else None
+    if snapshot is not None and snapshot.phase_id != phase.pk:
+        raise ValueError(f"{snapshot} is not a snapshot of {phase}")
+    if not rights.snapshots:
+        snapshot = None
+    elif snapshot is None:
+        snapshot = latest(phase)
     final = None
     if snapshot is not None:
         data = shown_data(snapshot)

@@ -18,13 +18,14 @@ from django.db.models import Max
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
-from django.utils.cache import add_never_cache_headers
+from django.utils.cache import add_never_cache_headers, patch_vary_headers
 from django.utils.safestring import mark_safe
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_http_methods
 
 from leaderboard.analyses import exports
 from leaderboard.analyses.crossteam import may_see
+from leaderboard.analyses.views import snapshot_number
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import Access, access
 from leaderboard.rankings import caching
@@ -329,12 +330,39 @@ def export_csv(request: HttpRequest, slug: str, phase: str) -> HttpResponseBase:
     return _export(request, selected, "csv")
 
 
+#: What the exports answer a reader who may not see the board, as the page says it.
+HIDDEN = "Results are hidden until the organisers reveal them."
+
+
+def _not_found(request: HttpRequest, message: str) -> HttpResponse:
+    """A 404 that says why, never kept by any cache (it depends on who asks)."""
+    response = render(request, "404.html", {"status": 404, "message": message}, status=404)
+    add_never_cache_headers(response)
+    patch_vary_headers(response, ("Cookie",))
+    return response
+
+
 def _export(request: HttpRequest, selected: Phase, kind: str) -> HttpResponseBase:
     """The reader export: what this viewer's rights show, revalidated by the stored board
-    (``caching.respond``)."""
+    (``caching.respond``). A reader who may not see the board (a hidden phase before the
+    reveal) gets a 404 that says so, not a file of headers. ``?snapshot=N`` puts published
+    snapshot N of the phase where the latest would be, as the paper tables and the analyses
+    take it (``analyses.views.snapshot_number``): a 404 for a snapshot this reader may not
+    see, one of no snapshot of this phase, or a value that is no snapshot's number."""
+    rights = access(selected, request.user)
+    if not rights.board:
+        return _not_found(request, HIDDEN)
+    number = snapshot_number(request.GET)
+    chosen = None
+    if number is not None:
+        chosen = selected.snapshots.filter(number=number).first() if rights.snapshots else None
+        if chosen is None:
+            return _not_found(
+                request, f"There is no published snapshot {number} of {selected.name} you may see."
+            )
 
     def make(found: Stored | None) -> HttpResponse:
-        data = exports.reader_export(selected, request.user, found)
+        data = exports.reader_export(selected, request.user, found, snapshot=chosen)
         if kind == "json":
             text = json.dumps(data, cls=DjangoJSONEncoder, indent=1)
             response = HttpResponse(text, content_type="application/json")
@@ -345,7 +373,9 @@ def _export(request: HttpRequest, selected: Phase, kind: str) -> HttpResponseBas
         response["Content-Disposition"] = f'attachment; filename="{name}"'
         return response
 
-    return caching.respond(request, selected, make, variant=(kind,), cors=True)
+    return caching.respond(
+        request, selected, make, variant=(kind, number), cors=True, rights=rights
+    )
 
 
 @login_required

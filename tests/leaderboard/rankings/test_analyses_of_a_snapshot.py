@@ -175,8 +175,10 @@ def test_before_the_reveal_only_organisers_have_the_analyses(db):
     page = staff.get(reverse("rankings:pairwise", args=[phase.challenge.slug, phase.slug]))
     assert "On the live public leaderboard, ranked on the public part" in page.text
     export = reverse("rankings:export-json", args=[phase.challenge.slug, phase.slug])
-    found = Client().get(export).json()
-    assert found["final"] is None and found["robustness"] is None and found["errors"] is None
+    # readers get no export of a hidden board (the page's "hidden" as a 404, no empty file)
+    assert Client().get(export).status_code == 404
+    found = staff.get(export).json()
+    assert found["final"] is None and found["robustness"] is not None
 
 
 def test_after_the_reveal_pairwise_and_robustness_are_the_snapshots_on_the_private_part(
