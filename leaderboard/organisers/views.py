@@ -181,6 +181,18 @@ def phase_files(request: HttpRequest, slug: str, phase: str) -> StreamingHttpRes
     )
 
 
+def _competing_team(challenge: Challenge, user: object) -> str | None:
+    """The name of a team of ``user`` registered for ``challenge`` (waiting or approved), if
+    any: one of its members would see the hidden results of the challenge it competes in."""
+    found = (
+        Participation.objects.filter(challenge=challenge, team__memberships__user=user)
+        .exclude(status=Participation.Status.REJECTED)
+        .values_list("team__name", flat=True)
+        .first()
+    )
+    return None if found is None else str(found)
+
+
 @login_required
 def co_organisers(request: HttpRequest, slug: str) -> HttpResponse:
     """The challenge's organisers (GET); add one by an existing account's username or address,
@@ -204,6 +216,13 @@ def co_organisers(request: HttpRequest, slug: str) -> HttpResponse:
                 )
             elif challenge.is_organised_by(user):
                 messages.info(request, f"{user.get_username()} already organises it.")
+            elif (competing := _competing_team(challenge, user)) is not None:
+                messages.error(
+                    request,
+                    f"{user.get_username()} is in the team {competing}, registered for "
+                    f"{challenge.title}: an organiser sees every hidden result, so they leave "
+                    "the team (or the team withdraws) before they can organise it.",
+                )
             else:
                 with transaction.atomic():
                     roles.grant(challenge, user, actor=request.user)

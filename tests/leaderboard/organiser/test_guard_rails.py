@@ -58,6 +58,13 @@ def test_organisers_add_and_remove_co_organisers_on_their_challenges_page(world,
     # an unknown account is refused, saying what to do
     refused = client.post(url, {"add": "nobody"}, follow=True).text
     assert "No account has that username or address" in refused
+    # so is a member of a team registered for the challenge: an organiser sees hidden results
+    rival = world.teams["A"].created_by
+    refused = client.post(url, {"add": rival.username}, follow=True).text
+    assert f"{rival.username} is in the team {world.teams['A'].name}, registered for" in refused
+    assert not challenge.is_organised_by(rival)
+    rival.refresh_from_db()
+    assert not rival.is_staff
     # by address, any case
     added = client.post(url, {"add": "ERIN@example.org"}, follow=True).text
     assert "erin now organises" in added
