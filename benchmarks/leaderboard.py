@@ -45,7 +45,6 @@ import itertools
 import os
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -63,6 +62,7 @@ sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
 
+from benchmarks.throwaway import throwaway_site  # noqa: E402
 from tests.scoring.helpers import rank_intervals_sorted  # noqa: E402
 
 BARE = """{% load scores %}<!doctype html><html><body>
@@ -135,22 +135,6 @@ def print_rank_interval_times(times: list[tuple[tuple[int, int], float, float]])
 DATABASE_URL = "postgres://postgres@127.0.0.1:5432/trackboard_bench"
 
 
-def fresh_database(url: str) -> None:
-    """Drop and create the database of the Postgres ``url``, from the server's maintenance
-    database."""
-    from urllib.parse import urlsplit, urlunsplit
-
-    import psycopg
-    from psycopg import sql
-
-    parts = urlsplit(url)
-    name = parts.path.lstrip("/")
-    maintenance = urlunsplit(parts._replace(path="/postgres"))
-    with psycopg.connect(maintenance, autocommit=True) as connection:
-        connection.execute(sql.SQL("DROP DATABASE IF EXISTS {}").format(sql.Identifier(name)))
-        connection.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--teams", type=int, default=500)
@@ -181,11 +165,8 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    workdir = tempfile.mkdtemp(prefix="trackboard-bench-")
-    os.environ["TRACKBOARD_VAR_DIR"] = workdir
-    os.environ.pop("DATABASE_URL", None)
+    throwaway_site("trackboard-bench-", "" if args.rank_intervals_only else args.database_url)
     if args.rank_intervals_only:
-        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
         import django
 
         django.setup()
@@ -196,11 +177,6 @@ def main() -> None:
         )
         print_rank_interval_times(rank_interval_times(args.dialogues, n_boot, args.repeat))
         return
-    if args.database_url:
-        fresh_database(args.database_url)
-        os.environ["DATABASE_URL"] = args.database_url
-    os.environ.pop("REDIS_URL", None)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
     import django
 
     django.setup()

@@ -37,16 +37,12 @@ keeps the page's profile for ``pstats``).
 from __future__ import annotations
 
 import argparse
-import atexit
 import cProfile
 import gc
 import itertools
-import os
 import pstats
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -54,6 +50,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from benchmarks.throwaway import throwaway_site  # noqa: E402
 
 
 def cpu_ms(function: Callable[[], object]) -> float:
@@ -104,24 +102,7 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    workdir = tempfile.mkdtemp(prefix="trackboard-signed-in-")
-    atexit.register(shutil.rmtree, workdir, ignore_errors=True)
-    os.environ["TRACKBOARD_VAR_DIR"] = workdir
-    os.environ.pop("DATABASE_URL", None)
-    os.environ.pop("REDIS_URL", None)
-    if args.database_url:
-        import importlib.util
-
-        # the same drop-and-create as benchmarks/leaderboard.py
-        spec = importlib.util.spec_from_file_location(
-            "bench_board", ROOT / "benchmarks/leaderboard.py"
-        )
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        module.fresh_database(args.database_url)
-        os.environ["DATABASE_URL"] = args.database_url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
+    throwaway_site("trackboard-signed-in-", args.database_url)
     import django
 
     layers: list[str] = []

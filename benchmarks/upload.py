@@ -25,18 +25,17 @@ the script drops and creates; default a SQLite file in a temporary folder).
 from __future__ import annotations
 
 import argparse
-import atexit
 import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from benchmarks.throwaway import throwaway_site  # noqa: E402
 
 GOLD = "dstc11/test-dstc11.gold.json"
 PRED = "mwzeval-predictions/augpt.json"
@@ -58,24 +57,7 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    workdir = tempfile.mkdtemp(prefix="trackboard-upload-")
-    atexit.register(shutil.rmtree, workdir, ignore_errors=True)
-    os.environ["TRACKBOARD_VAR_DIR"] = workdir
-    os.environ.pop("DATABASE_URL", None)
-    os.environ.pop("REDIS_URL", None)
-    if args.database_url:
-        import importlib.util
-
-        # the same drop-and-create as benchmarks/leaderboard.py
-        spec = importlib.util.spec_from_file_location(
-            "bench_board", ROOT / "benchmarks/leaderboard.py"
-        )
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        module.fresh_database(args.database_url)
-        os.environ["DATABASE_URL"] = args.database_url
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
+    throwaway_site("trackboard-upload-", args.database_url)
     import django
 
     django.setup()

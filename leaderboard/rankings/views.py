@@ -128,17 +128,11 @@ def _page(
     """The page (or its tables) of the stored public board ``found`` (None: not visible), for
     a viewer with ``rights``."""
     snapshot = latest(selected) if rights.snapshots and selected.revealed else None
-    challenge = selected.challenge
-    task = challenge.scoring_task()
     board = found.board if found is not None else None
     context = {
         "phase": selected,
-        "challenge": challenge,
-        # the ranking's wording: the ranked metric and its tie-breaker, each with its direction
-        "primary": task.metric(challenge.primary),
-        "tiebreak": task.metric(challenge.tiebreak),
+        "challenge": selected.challenge,
         "visible": rights.board,
-        "organiser": rights.organiser,
         "board": board,
         "stored": found,
         "snapshot": snapshot,

@@ -65,11 +65,18 @@ def log_in(client, user) -> None:
 
 
 def scored_submission(
-    team, phase, method: str = "My tracker", *, score: bool = True, build: bool = True, **kwargs
+    team,
+    phase,
+    method: str = "My tracker",
+    *,
+    content: bytes | dict = PREDICTION,
+    score: bool = True,
+    build: bool = True,
+    **kwargs,
 ):
-    """A submission made through the service and, unless ``score=False``, scored by the task's
-    body; then, unless ``build=False``, the phase's boards are built, as the board's worker
-    builds them after each change."""
+    """A submission of ``content`` for every condition, made through the service and, unless
+    ``score=False``, scored by the task's body; then, unless ``build=False``, the phase's
+    boards are built, as the board's worker builds them after each change."""
     from leaderboard.submissions import services
     from tests.leaderboard.boards import built
 
@@ -77,7 +84,7 @@ def scored_submission(
         team=team,
         phase=phase,
         user=team.created_by,
-        files={key: prediction_file() for key in KEYS},
+        files={key: prediction_file(content) for key in KEYS},
         method_name=method,
         enqueue=False,
         **kwargs,

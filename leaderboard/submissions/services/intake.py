@@ -24,7 +24,6 @@ from django.utils import timezone
 from leaderboard.background import SCORE_SUBMISSION
 from leaderboard.celery import send
 from leaderboard.challenges.models import Condition, Phase, Reference
-from leaderboard.challenges.references import loaded_reference
 from leaderboard.env import parse_rate
 from leaderboard.storage import private_storage, sha256_of, store_whole
 from leaderboard.submissions.models import CHARGED, Submission, SubmissionFile
@@ -169,11 +168,14 @@ def submit(
         raise SubmissionNotAllowed(f"{team.name} is not an approved participant of this challenge.")
     conditions = list(phase.conditions.all())
     references = {
-        r.condition_id: r for r in Reference.objects.filter(condition__in=conditions, active=True)
+        r.condition_id: r
+        for r in Reference.objects.filter(condition__in=conditions, active=True).prefetch_related(
+            "files"
+        )
     }
     if not conditions or any(c.pk not in references for c in conditions):
         raise SubmissionNotAllowed("This phase is not ready: a condition has no reference yet.")
-    # Fail fast before parsing large files; the binding check happens under the lock below.
+    # Fail fast before storing large files; the binding check happens under the lock below.
     _check_quota(team, phase)
     _check_rejections(team)
     _check_references_readable(references.values())
@@ -327,13 +329,23 @@ def _validate(
 
 
 def _check_references_readable(references: Iterable[Reference]) -> None:
-    """Refuse the upload clearly (not a server error) when a reference cannot be read."""
+    """Refuse the upload clearly (not a server error) when a reference's files are gone from
+    private storage or it does not answer. Only asked, not read: the worker that scores the
+    upload reads them (and checks their sha256)."""
+    storage = private_storage()
     for reference in references:
+        names = [reference.file.name, *(f.file.name for f in reference.files.all())]
         try:
-            loaded_reference(reference)
-        except OSError:
-            log.exception(
-                "reference %s of condition %s is unreadable", reference.pk, reference.condition_id
+            missing = [name for name in names if not storage.exists(name)]
+        except Exception:  # an object store's error, whatever its type, is the site's fault
+            log.exception("private storage did not answer for reference %s", reference.pk)
+            missing = names
+        if missing:
+            log.error(
+                "reference %s of condition %s is unreadable: %s",
+                reference.pk,
+                reference.condition_id,
+                ", ".join(missing),
             )
             raise SubmissionNotAllowed(
                 "This phase cannot take submissions right now: a reference file cannot be "

@@ -215,7 +215,7 @@ def _score_claimed(submission_id: int) -> str:
             continue
         rows.append((item.condition_id, reference.pk, result))
     if messages:
-        return _refuse(submission_id, phase.pk, items, verdicts, messages)
+        return _refuse(submission_id, items, verdicts, messages)
     error = "\n".join(refused.values())
     if not rows:
         raise ScoringError(error)
@@ -251,7 +251,6 @@ def _score_claimed(submission_id: int) -> str:
 
 def _refuse(
     submission_id: int,
-    phase_id: int,
     items: list[SubmissionFile],
     verdicts: dict[str, dict[str, str]],
     messages: dict[str, str],
@@ -262,9 +261,8 @@ def _refuse(
     with transaction.atomic():
         if not Submission.refuse(submission_id, join_messages(messages), verdicts):
             return "skipped"  # the claim was lost meanwhile: the claim that has it decides
+        # No board changes: a board ranks Results, and a refused upload has none.
         SubmissionFile.objects.filter(submission_id=submission_id).delete()
-        # The team's quota shows one more upload left.
-        Phase.changed(phase_id)
         transaction.on_commit(lambda: delete_stored(stored), robust=True)
     return "invalid"
 

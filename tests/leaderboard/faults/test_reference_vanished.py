@@ -64,7 +64,7 @@ def test_a_run_whose_reference_vanished_fails_with_a_message(start_worker, tmp_p
     assert not submission.charged
     assert not Result.objects.filter(submission=submission).exists()
 
-    # A web process that has not read the reference yet refuses the next upload clearly.
+    # The next upload is refused clearly: the request asks storage for the reference's files.
     clear_reference_cache()
     files_before = _stored_files(isolation)
     rows_before = Submission.objects.count()

@@ -26,7 +26,6 @@ from leaderboard.rankings.compute import compute
 from leaderboard.rankings.models import Board
 from leaderboard.rankings.serialised import FORMAT, expanded, from_data, serialise
 from leaderboard.rankings.snapshots import fingerprint, publishable
-from leaderboard.submissions import services
 from tests.leaderboard.factories import (
     KEYS,
     ChallengeFactory,
@@ -48,7 +47,7 @@ from tests.leaderboard.task_data import (
     make_phase,
     submit_through_the_page,
 )
-from tests.leaderboard.web import GOLD, PREDICTION, prediction_file
+from tests.leaderboard.web import GOLD, PREDICTION, scored_submission
 
 pytestmark = pytest.mark.django_db
 
@@ -92,16 +91,7 @@ def _dstc11_phase(split: bool):
         if method == "Nothing":
             team.anonymous = True
             team.save()
-        submission = services.submit(
-            team=team,
-            phase=phase,
-            user=team.created_by,
-            files={key: prediction_file(content) for key in KEYS},
-            method_name=method,
-            enqueue=False,
-            **kind,
-        )
-        assert services.run_scoring(submission.pk) == "scored"
+        scored_submission(team, phase, method, content=content, build=False, **kind)
     return type(phase).objects.select_related("challenge").get(pk=phase.pk)
 
 
