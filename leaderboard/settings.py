@@ -58,7 +58,8 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 VAR_DIR = env_path("TRACKBOARD_VAR_DIR", BASE_DIR / "var")
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    # the admin, whose every write is in the audit log (``challenges.admin_trail``)
+    "leaderboard.adminsite.AuditedAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

@@ -25,7 +25,9 @@ from django.db import models
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 
-from leaderboard.challenges import audit, roles
+from leaderboard.challenges import roles
+from leaderboard.challenges.admin_trail import Audited, changed_fields
+from leaderboard.challenges.audit import AuditEntry
 from leaderboard.challenges.config import LADDER_NEEDS_SPLIT, scoring_problems
 from leaderboard.challenges.models import Challenge, Condition, Phase, PhaseFile, Reference
 from leaderboard.challenges.references import check_reference
@@ -40,7 +42,7 @@ from leaderboard.submissions.services import recompute_parts, rescore_all
 from scoring import TASKS, ScoringError
 
 
-class OrganiserScoped(admin.ModelAdmin):
+class OrganiserScoped(Audited):
     """Every organiser-facing admin: staff who are not superusers see and change only the rows
     of the challenges they organise (``roles.organised``), choose only among those
     challenges' rows in every foreign-key field, filter lists by them only, and read every
@@ -95,31 +97,6 @@ def _phases_of(obj: models.Model) -> list[int]:
         roles.challenge_path(model), flat=True
     )
     return list(Phase.objects.filter(challenge_id__in=challenges).values_list("pk", flat=True))
-
-
-def _record_changes(
-    request: HttpRequest, form: Any, action: str, challenge: Any, phase: Any
-) -> None:
-    """The audit entry of an admin save: each changed field's value before and after (the
-    admin saves in one transaction, this entry in it)."""
-    names = [n for n in form.changed_data if n in form.cleaned_data]
-    if not names:
-        return
-    before = {n: _plain(form.initial.get(n)) for n in names}
-    after = {n: _plain(form.cleaned_data[n]) for n in names}
-    audit.record(
-        challenge, action, actor=request.user, phase=phase, subject=str(form.instance),
-        before=before, after=after,
-    )  # fmt: skip
-
-
-def _plain(value: Any) -> Any:
-    """A form value as JSON keeps it: users and rows by name, lists of them as lists."""
-    if isinstance(value, list | tuple) or hasattr(value, "model"):
-        return sorted(str(v) for v in value)
-    if isinstance(value, models.Model):
-        return str(value)
-    return value
 
 
 #: list filters that follow a foreign key without a ``__`` in their name
@@ -193,9 +170,7 @@ class ChallengeAdmin(OrganiserScoped):
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         challenge = form.instance
-        if change:
-            _record_changes(request, form, "challenge-changed", challenge, None)
-        if change and {"task", "primary_metric", "scorer_options"} & set(form.changed_data):
+        if change and {"task", "primary_metric", "scorer_options"} & changed_fields(form):
             # Each Result's values and ranking columns were computed with the old settings.
             n = len(rescore_all(challenge=challenge, actor=request.user))
             self.message_user(
@@ -285,9 +260,7 @@ class PhaseAdmin(OrganiserScoped):
     def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
         super().save_related(request, form, formsets, change)
         phase = form.instance
-        if change:
-            _record_changes(request, form, "phase-changed", phase.challenge_id, phase)
-        if change and {"split_fraction", "split_seed"} & set(form.changed_data):
+        if change and {"split_fraction", "split_seed"} & changed_fields(form):
             # Each Result's public and private figures were computed on the old split: they
             # are computed again from the stored per-dialogue figures in this same save.
             n = recompute_parts(phase)
@@ -474,6 +447,29 @@ def _review(reference: Reference) -> HttpResponseRedirect:
     return HttpResponseRedirect(
         reverse("challenges:review_reference", args=[challenge.slug, reference.pk])
     )
+
+
+@admin.register(AuditEntry)
+class AuditEntryAdmin(Audited):
+    """The whole site's trail, for superusers: every challenge's entries, those of rows of no
+    challenge (accounts, groups) and those of challenges since deleted. Read only."""
+
+    list_display = ("at", "actor_name", "action", "challenge", "phase", "subject")
+    list_filter = ("action",)
+    search_fields = ("subject", "actor_name")
+    list_select_related = ("challenge", "phase")
+
+    def has_view_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return bool(request.user.is_superuser)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 admin.site.site_header = "Trackboard administration"

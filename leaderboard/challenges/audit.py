@@ -28,8 +28,14 @@ from django.utils import timezone
 class AuditEntry(models.Model):
     """One organiser's or operator's action on a challenge (``record`` writes it)."""
 
+    #: the challenge the action concerns; None for the site as a whole (an account, a group),
+    #: and for the entries of a challenge since deleted (they stay, for the operators)
     challenge = models.ForeignKey(
-        "challenges.Challenge", on_delete=models.CASCADE, related_name="audit_entries"
+        "challenges.Challenge",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="audit_entries",
     )
     #: the phase the action concerns; None for the challenge as a whole
     phase = models.ForeignKey(
@@ -90,6 +96,12 @@ ACTIONS = {
     "anonymity": "team anonymity changed",
     "revealed": "private leaderboard revealed",
     "files-downloaded": "submitted files downloaded",
+    "admin-added": "added in the admin",
+    "admin-changed": "changed in the admin",
+    "admin-deleted": "deleted in the admin",
+    "withdrawn": "run withdrawn or team disqualified",
+    "reinstated": "withdrawal undone",
+    "erased": "data erased by an operator",
 }
 
 

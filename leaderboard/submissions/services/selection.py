@@ -46,7 +46,14 @@ def select_final(submission: Submission, user: AbstractBaseUser, selected: bool)
                     f"Your team may select at most {phase.max_final_selections} final "
                     "submission(s); unselect one first."
                 )
-        Submission.objects.filter(pk=submission.pk).update(selected_for_final=selected)
+        changed = (
+            Submission.objects.filter(pk=submission.pk)
+            .exclude(selected_for_final=selected)
+            .update(selected_for_final=selected)
+        )
+        if not changed:  # already so: nothing changes, nothing is recorded
+            submission.selected_for_final = selected
+            return
         Phase.changed(phase.pk)
         audit.record(
             phase.challenge_id, "final-selection", actor=user, phase=phase,
