@@ -18,6 +18,7 @@ from rest_framework import serializers
 from leaderboard.challenges.models import Challenge, Condition, Phase
 from leaderboard.submissions import selectors
 from leaderboard.submissions.models import Result, Submission, SubmissionFile
+from leaderboard.submissions.services.withdrawal import of_submission
 from leaderboard.teams.models import Participation, Team
 from scoring import Task
 
@@ -366,6 +367,12 @@ def result_data(result: Result, task: Task, part: str, *, split: bool = False) -
     return data
 
 
+class _WithdrawalSerializer(serializers.Serializer):
+    whole_team = serializers.BooleanField(help_text="the team was disqualified from the phase")
+    reason = serializers.CharField()
+    at = serializers.DateTimeField()
+
+
 class SubmissionSerializer(SubmissionSummarySerializer):
     """Context: ``shown`` is ``all``, ``public`` or None (no numbers: ``results`` empty)."""
 
@@ -375,6 +382,7 @@ class SubmissionSerializer(SubmissionSummarySerializer):
     ci_level = serializers.SerializerMethodField()
     results = serializers.SerializerMethodField()
     can_cancel = serializers.SerializerMethodField()
+    withdrawn = serializers.SerializerMethodField()
     verdicts = serializers.DictField(
         child=serializers.DictField(child=serializers.CharField()),
         read_only=True,
@@ -393,10 +401,20 @@ class SubmissionSerializer(SubmissionSummarySerializer):
             "files",
             "results_visible",
             "can_cancel",
+            "withdrawn",
             "metrics",
             "ci_level",
             "results",
         ]
+
+    @extend_schema_field(_WithdrawalSerializer(allow_null=True))
+    def get_withdrawn(self, submission: Submission) -> dict[str, Any] | None:
+        """Null, or why the organisers took it off the boards (the run alone, or every run of
+        its team in the phase); it keeps its scores and its files."""
+        found = of_submission(submission)
+        if found is None:
+            return None
+        return {"whole_team": found.submission_id is None, "reason": found.reason, "at": found.at}
 
     def get_results_visible(self, submission: Submission) -> bool:
         return self.context.get("shown") is not None
@@ -530,6 +548,12 @@ class DetectableSerializer(serializers.Serializer):
     note = serializers.CharField(allow_blank=True)
 
 
+class WithdrawnSerializer(serializers.Serializer):
+    team = serializers.CharField(help_text="the team as the board names it")
+    method = serializers.CharField(help_text="the run's method name; empty: every run of the team")
+    reason = serializers.CharField()
+
+
 class LeaderboardSerializer(serializers.Serializer):
     """Documentation of the leaderboard page of results (built by the view)."""
 
@@ -563,6 +587,10 @@ class LeaderboardSerializer(serializers.Serializer):
         "dialogues, or null with a note saying why",
     )
     conditions = ConditionSerializer(many=True)
+    withdrawn = WithdrawnSerializer(
+        many=True,
+        help_text="runs and teams the organisers took off the board with a public reason",
+    )
     condition = serializers.CharField(
         allow_null=True, help_text="the condition ranked here; null for the overview"
     )

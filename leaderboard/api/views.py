@@ -254,6 +254,7 @@ def _board_data(
             if key is None or c.key == key
         },
         "conditions": list(s.ConditionSerializer(conditions, many=True).data),
+        "withdrawn": [dict(note) for note in board.withdrawn],
     }
     if request.accepted_renderer.format != "csv":
         paginator = Pagination()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from leaderboard.organisers import views
+from leaderboard.organisers import views, withdrawals
 
 _ORGANISE = "challenges/<slug:slug>/organise/"
 urlpatterns = [
@@ -22,4 +22,9 @@ urlpatterns = [
     ),
     path(f"{_ORGANISE}<slug:phase>/files.zip", views.phase_files, name="phase_files"),
     path(f"{_ORGANISE}<slug:phase>/rescore/", views.rescore_phase, name="rescore"),
+    path(
+        f"{_ORGANISE}<slug:phase>/withdrawals/",
+        withdrawals.withdrawals,
+        name="withdrawals",
+    ),
 ]

@@ -24,7 +24,7 @@ from django.db.models import QuerySet
 
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.split import PARTS
-from leaderboard.submissions.models import Result, Submission
+from leaderboard.submissions.models import Result, Submission, withdrawn
 from leaderboard.teams.models import anonymous_label
 
 #: Submissions that never show on a board (nor count among the scored submissions of a row).
@@ -188,6 +188,9 @@ class Leaderboard:
     charts: dict[str, Any] = field(default_factory=dict)
     #: figures reported elsewhere that the organisers show (unranked, "not scored here")
     reported: tuple[dict[str, Any], ...] = ()
+    #: the runs and teams the organisers withdrew with a public reason (``Withdrawal``):
+    #: ``{"team", "method" (empty: the whole team), "reason"}``
+    withdrawn: tuple[dict[str, Any], ...] = ()
     #: the phase's ``board_version`` this board was built for (empty for snapshots)
     version: str = ""
     #: the metrics shown, primary flagged
@@ -362,10 +365,12 @@ def prefix(phase: Phase, part: str) -> str:
 
 def counted(phase: Phase, only: Iterable[int] | None = None) -> QuerySet[Result]:
     """The Results a board of ``phase`` ranks: current, on active references, of submissions
-    that count (``only``: of these submissions only)."""
-    rows = Result.objects.filter(
-        submission__phase=phase, reference__active=True, current=True
-    ).exclude(submission__status__in=HIDDEN_STATUSES)
+    that count and that no organiser withdrew (``only``: of these submissions only)."""
+    rows = (
+        Result.objects.filter(submission__phase=phase, reference__active=True, current=True)
+        .exclude(submission__status__in=HIDDEN_STATUSES)
+        .exclude(withdrawn(phase))
+    )
     if only is not None:
         rows = rows.filter(submission_id__in=list(only))
     return rows

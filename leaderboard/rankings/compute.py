@@ -37,6 +37,7 @@ from leaderboard.rankings.board import (
     counted_values,
     entry,
     ranking_key,
+    team_label,
 )
 from leaderboard.rankings.charts import figures
 from leaderboard.rankings.dialogues import part_dialogues
@@ -46,6 +47,7 @@ from leaderboard.rankings.ladder import laddered
 from leaderboard.rankings.models import ReportedResult
 from leaderboard.rankings.overview import overview_plan, overview_rows
 from leaderboard.rankings.shakeup import NO_SPLIT, final_shakeups
+from leaderboard.submissions.models import Withdrawal
 from scoring.stats import Draws
 from scoring.taskapi import DialogueRatios
 
@@ -71,6 +73,24 @@ def reported_rows(phase: Phase, *, organiser: bool = False) -> list[dict[str, An
             "scored_here": False,
         }
         for r in rows
+    ]
+
+
+def withdrawn_notes(phase: Phase) -> list[dict[str, Any]]:
+    """What the board says of the organisers' public withdrawals, oldest first: whose (the
+    team as the board names it), which run (its method name; empty for a whole team), why."""
+    rows = (
+        Withdrawal.objects.filter(phase=phase, public=True)
+        .select_related("team", "submission")
+        .order_by("at", "pk")
+    )
+    return [
+        {
+            "team": team_label(w.team)[0],
+            "method": w.submission.method_name if w.submission else "",
+            "reason": w.reason,
+        }
+        for w in rows
     ]
 
 
@@ -147,6 +167,7 @@ def compute(phase: Phase, part: str = "public", draws: Draws | None = None) -> L
         part=part,
         overview=overview,
         reported=tuple(reported_rows(phase)) if part == "public" else (),
+        withdrawn=tuple(withdrawn_notes(phase)),
         version=str(phase.board_version),
         columns=shown,
         task=challenge.task,

@@ -137,6 +137,7 @@ def serialise(board: Leaderboard, *, charts: bool = False) -> dict[str, Any]:
         "conditions": conditions,
         "overview": overview,
         "reported": list(board.reported),
+        "withdrawn": list(board.withdrawn),
         "shakeups": [shakeup(found) for found in board.shakeups],
         "shakeup_note": board.shakeup_note,
         "ladder": board.ladder,
@@ -238,6 +239,7 @@ def from_data(data: dict[str, Any]) -> Leaderboard:
         columns=tuple(Column(**c) for c in data["columns"]),
         task=data["task"],
         reported=tuple(data.get("reported") or ()),
+        withdrawn=tuple(data.get("withdrawn") or ()),
         shakeups=tuple(
             Shakeup(**{**found, "moves": tuple(Move(**m) for m in found["moves"])})
             for found in data.get("shakeups") or ()

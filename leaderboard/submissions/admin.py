@@ -121,6 +121,10 @@ class ResultAdmin(OrganiserScoped):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        # Evidence: only an operator's recorded erasure removes one (``manage.py erase``).
+        return False
+
     @admin.display(description="condition", ordering="condition")
     def condition_path(self, obj: Result) -> str:
         return path_label(obj.condition)

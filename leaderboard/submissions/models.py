@@ -270,9 +270,12 @@ class Result(models.Model):
     split, the rank groups and the paired tests are computed without re-scoring.
     """
 
-    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="results")
+    # Results are evidence: nothing deletes one by deleting what it hangs from (a submission,
+    # a condition, and through them a team, a phase or a challenge); only an operator's
+    # recorded erasure removes them (the ``erase`` command).
+    submission = models.ForeignKey(Submission, on_delete=models.PROTECT, related_name="results")
     condition = models.ForeignKey(
-        "challenges.Condition", on_delete=models.CASCADE, related_name="results"
+        "challenges.Condition", on_delete=models.PROTECT, related_name="results"
     )
     reference = models.ForeignKey(
         "challenges.Reference", on_delete=models.PROTECT, related_name="results"
@@ -332,6 +335,53 @@ class Result(models.Model):
             return self.metrics or {}, self.intervals or {}
         found = (self.part_metrics or {}).get(part) or {}
         return found.get("metrics") or {}, found.get("intervals") or {}
+
+
+class Withdrawal(models.Model):
+    """An organiser took a run (``submission``), or a team's every run (no ``submission``),
+    off a phase's boards: it leaves every board, export, analysis and snapshot made after it,
+    and everything of it is kept (its files, its Results, its charge). Undone by deleting the
+    row (``services.withdrawal``); both are in the audit log, with the reason.
+
+    ``public``: the reason shows on the phase's board under the team's name as the board
+    shows it; otherwise the run or team just leaves the board. Its team always sees it."""
+
+    phase = models.ForeignKey(
+        "challenges.Phase", on_delete=models.CASCADE, related_name="withdrawals"
+    )
+    team = models.ForeignKey("teams.Team", on_delete=models.CASCADE, related_name="withdrawals")
+    submission = models.OneToOneField(
+        Submission, on_delete=models.CASCADE, null=True, blank=True, related_name="withdrawal"
+    )
+    reason = models.TextField()
+    public = models.BooleanField(default=False)
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["phase", "team"],
+                condition=Q(submission__isnull=True),
+                name="withdrawal_one_per_team",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        what = f"submission {self.submission_id}" if self.submission_id else "every run"
+        return f"{self.team}: {what} withdrawn from {self.phase}"
+
+
+def withdrawn(phase: Any) -> Q:
+    """The rows of ``Result`` (through ``submission``) an organiser withdrew from ``phase``:
+    a withdrawn run, or any run of a disqualified team."""
+    rows = Withdrawal.objects.filter(phase=phase)
+    return Q(submission_id__in=rows.filter(submission__isnull=False).values("submission_id")) | Q(
+        submission__team_id__in=rows.filter(submission__isnull=True).values("team_id")
+    )
 
 
 # Used by services and the admin to filter rows that count against a quota.

@@ -20,6 +20,7 @@ from leaderboard.rankings.board import Column, cell, columns
 from leaderboard.submissions import analysis, selectors, services
 from leaderboard.submissions.forms import SubmissionForm
 from leaderboard.submissions.models import Result, Submission
+from leaderboard.submissions.services.withdrawal import of_submission
 from leaderboard.teams.services import (
     address_confirmed,
     approved_teams,
@@ -311,6 +312,8 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         and is_member(submission.team, request.user),
         "poll_ms": POLL_MS,
         "verdicts": _stored_verdicts(submission, phase),
+        "withdrawal": of_submission(submission),
+        "organiser": challenge.is_organised_by(request.user),
     }
     return render(request, "submissions/detail.html", context)
 

@@ -26,7 +26,7 @@ from leaderboard.celery import send
 from leaderboard.challenges.models import Condition, Phase, Reference
 from leaderboard.env import parse_rate
 from leaderboard.storage import private_storage, sha256_of, store_whole
-from leaderboard.submissions.models import CHARGED, Submission, SubmissionFile
+from leaderboard.submissions.models import CHARGED, Submission, SubmissionFile, Withdrawal
 from leaderboard.teams.models import Participation, Team
 from leaderboard.teams.services import UNCONFIRMED, address_confirmed
 
@@ -166,6 +166,11 @@ def submit(
     participation = Participation.objects.filter(team=team, challenge_id=phase.challenge_id).first()
     if participation is None or participation.status != Participation.Status.APPROVED:
         raise SubmissionNotAllowed(f"{team.name} is not an approved participant of this challenge.")
+    barred = Withdrawal.objects.filter(phase=phase, team=team, submission__isnull=True).first()
+    if barred is not None:
+        raise SubmissionNotAllowed(
+            f"The organisers disqualified {team.name} from {phase.name}: {barred.reason}"
+        )
     conditions = list(phase.conditions.all())
     references = {
         r.condition_id: r

@@ -150,10 +150,16 @@ def _drop_connection() -> None:
 
 
 def _failed(submission_id: int, message: str, expired_before: dt.datetime | None = None) -> str:
-    """Mark a scoring submission failed (uncharged) and, once committed, mail its team."""
+    """Mark a scoring submission failed (uncharged) and, once committed, mail its team.
+
+    What is ranked is what counts: a run whose scoring failed, a re-score included, has no
+    current Result, so it leaves every board, the API's and the run's page show no scores
+    for it, and it is charged to no quota. Its earlier Results stay, for the record; an
+    organiser's re-score that succeeds makes it count again (``docs/organisers.md``)."""
     with transaction.atomic():
         failed = Submission.fail(submission_id, message, expired_before=expired_before)
         if failed:
+            Result.objects.filter(submission_id=submission_id, current=True).update(current=False)
             _changed(submission_id)
             send(NOTIFY_TEAM, submission_id)
     return "failed"
