@@ -90,6 +90,8 @@ ACTIONS = {
     "anonymity": "team anonymity changed",
     "revealed": "private leaderboard revealed",
     "files-downloaded": "submitted files downloaded",
+    "announcement-posted": "announcement posted",
+    "announcement-deleted": "announcement deleted",
 }
 
 
