@@ -2,7 +2,8 @@
 (sanitised, newest first), in the API and in the Atom feed, and in the audit log; with mail,
 each member of every approved team gets one message through a real SMTP server, addressed to
 them alone, but whoever turned announcement mail off. A mail server that refuses loses nothing:
-the post stands and the message is retried. Only the challenge's organisers post or delete."""
+the post stands and the message is retried. Only the challenge's organisers post or delete;
+the reveal can post the final results with the snapshot's link."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from tests.leaderboard.factories import (
     TeamFactory,
     UserFactory,
 )
+from tests.leaderboard.organiser.conftest import close
 from tests.leaderboard.web import log_in
 
 pytestmark = pytest.mark.django_db
@@ -273,3 +275,32 @@ def test_the_profile_turns_announcement_mail_off_and_on(client, challenge_with_t
     assert not re.search(r'name="announcement_mail"[^>]*checked', page)
     client.post(reverse("accounts:mail"), {"announcement_mail": "on"})
     assert MailPreference.objects.get(user=ana).announcement_mail is True
+
+
+def test_the_reveal_can_post_the_final_results_with_the_snapshots_link(
+    world, client, smtp, announcement_mail, settings, django_capture_on_commit_callbacks
+):
+    close(world.phase)
+    challenge = world.phase.challenge
+    url = reverse("rankings:reveal", args=[challenge.slug, world.phase.slug])
+    log_in(client, world.organiser)
+    page = client.get(url).text
+    assert 'name="announce"' in page
+    fingerprint = re.search(r'name="fingerprint" value="([0-9a-f]{64})"', page).group(1)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(url, {"fingerprint": fingerprint, "announce": "yes"}, follow=True)
+    assert "is posted and being mailed" in response.text
+    link = SITE + reverse("rankings:snapshot", args=[challenge.slug, world.phase.slug, 1])
+    posted = Announcement.objects.get(challenge=challenge)
+    assert posted.title == f"{world.phase.name}: final results" and posted.mailed
+    assert link in posted.body
+    members = {
+        m.user.email
+        for team in world.teams.values()
+        for m in team.memberships.select_related("user")
+    }
+    assert members and sorted(r for rcpt, _ in smtp.received for r in rcpt) == sorted(members)
+    assert all(link in raw for _, raw in smtp.received)
+    # rendered as a link on the challenge page
+    detail = client.get(reverse("challenges:detail", args=[challenge.slug])).text
+    assert f'<a href="{link}"' in detail
