@@ -31,6 +31,7 @@ from leaderboard.submissions import downloads
 from leaderboard.submissions.impact import reference_impact
 from leaderboard.submissions.models import Submission
 from leaderboard.submissions.services import rescore, rescore_all
+from leaderboard.teams import announcement_mail
 from leaderboard.teams.models import Participation
 from leaderboard.teams.services import TeamError, set_participation_status
 
@@ -75,7 +76,7 @@ def _dashboard(
         "audit": dashboard.audit_rows(challenge),
         "announcement_form": form or AnnouncementForm(),
         "announcements": announcements.of(challenge),
-        "recipients": announcements.recipients(challenge).count(),
+        "recipients": announcement_mail.recipients(challenge).count(),
     }
     return render(request, "organisers/organise.html", context, status=status)
 

@@ -19,9 +19,9 @@ from django.urls import reverse
 
 from leaderboard.accounts.models import MailPreference
 from leaderboard.background import MAIL_ANNOUNCEMENT, MAIL_ANNOUNCEMENT_TO
-from leaderboard.challenges import tasks
 from leaderboard.challenges.announcements import Announcement
 from leaderboard.challenges.audit import AuditEntry
+from leaderboard.teams import tasks
 from leaderboard.teams.models import Participation
 from tests.leaderboard.accounts import conftest as mail_setup
 from tests.leaderboard.accounts.conftest import SITE, free_port, use_smtp
