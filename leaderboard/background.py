@@ -105,6 +105,8 @@ SEND_PASSWORD_RESET = "leaderboard.accounts.tasks.send_password_reset"
 SEND_CONFIRMATION = "leaderboard.accounts.tasks.send_confirmation"
 MAIL_PENDING = "leaderboard.teams.tasks.mail_pending"
 MAIL_DECISION = "leaderboard.teams.tasks.mail_decision"
+MAIL_ANNOUNCEMENT = "leaderboard.teams.tasks.mail_announcement"
+MAIL_ANNOUNCEMENT_TO = "leaderboard.teams.tasks.mail_announcement_to"
 BUILD_BOARDS = "leaderboard.rankings.tasks.build_boards"
 RESEND_BOARD_BUILDS = "leaderboard.rankings.tasks.resend_board_builds"
 CLOSE_PHASES = "leaderboard.challenges.tasks.close_phases"
@@ -119,12 +121,15 @@ def _declare() -> dict[str, Task]:
         # a board's build
         Task(BUILD_BOARDS, Queue.BOARDS, BOARD_LIMITS),
         # mail: a submission's outcome, a password reset, an address's confirmation, a
-        # registration waiting for the organisers and their decision
+        # registration waiting for the organisers and their decision; an announcement, sent
+        # as one task per person (a retry mails nobody twice)
         Task(NOTIFY_TEAM, Queue.MAIL, MAIL_RETRY),
         Task(SEND_PASSWORD_RESET, Queue.MAIL, MAIL_RETRY),
         Task(SEND_CONFIRMATION, Queue.MAIL, MAIL_RETRY),
         Task(MAIL_PENDING, Queue.MAIL, MAIL_RETRY),
         Task(MAIL_DECISION, Queue.MAIL, MAIL_RETRY),
+        Task(MAIL_ANNOUNCEMENT, Queue.MAIL, MAIL_RETRY),
+        Task(MAIL_ANNOUNCEMENT_TO, Queue.MAIL, MAIL_RETRY),
         # periodic (beat): the lease reaper and the lost messages' re-sends, the boards left
         # behind, the phases' closes recorded, the scheduler's own liveness (a late heartbeat
         # is worthless: it expires)

@@ -88,3 +88,10 @@ class MailForm(forms.Form):
         "(none when organisers re-score it to the same outcome); when a team's registration "
         "is approved or refused; and, for organisers, when a registration waits for approval.",
     )
+    announcement_mail = forms.BooleanField(
+        required=False,
+        label="E-mail me the announcements of my challenges",
+        help_text="The organisers' announcements (final results among them) of each challenge "
+        "a team of yours is registered for, when they choose to mail them; every announcement "
+        "is also on the challenge's page and in its feed.",
+    )

@@ -7,7 +7,7 @@ from django.db import models
 
 
 class MailPreference(models.Model):
-    """A user's choice about submission mail; no row means the default (mail on)."""
+    """A user's choices about the mail Trackboard sends; no row means the defaults (all on)."""
 
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL,
@@ -17,9 +17,15 @@ class MailPreference(models.Model):
     )
     #: mail when a team's submission is scored or fails
     submission_mail = models.BooleanField(default=True)
+    #: mail the announcements of the challenges a team of theirs is registered for (apart
+    #: from the above: a participant may want the organisers' news, not each score)
+    announcement_mail = models.BooleanField(default=True)
 
     def __str__(self) -> str:
-        return f"{self.user}: submission mail {'on' if self.submission_mail else 'off'}"
+        return (
+            f"{self.user}: submission mail {'on' if self.submission_mail else 'off'}, "
+            f"announcement mail {'on' if self.announcement_mail else 'off'}"
+        )
 
 
 class EmailConfirmation(models.Model):
@@ -42,4 +48,9 @@ class EmailConfirmation(models.Model):
 
 def wants_submission_mail(user: object) -> bool:
     found = MailPreference.objects.filter(user=user).values_list("submission_mail", flat=True)
+    return next(iter(found), True)
+
+
+def wants_announcement_mail(user: object) -> bool:
+    found = MailPreference.objects.filter(user=user).values_list("announcement_mail", flat=True)
     return next(iter(found), True)

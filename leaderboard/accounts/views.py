@@ -24,7 +24,11 @@ from django.views.decorators.http import require_POST
 
 from leaderboard.accounts import services as accounts
 from leaderboard.accounts.forms import AddressForm, MailForm, ResetForm, SignUpForm, TokenForm
-from leaderboard.accounts.models import MailPreference, wants_submission_mail
+from leaderboard.accounts.models import (
+    MailPreference,
+    wants_announcement_mail,
+    wants_submission_mail,
+)
 from leaderboard.accounts.tokens import confirmation_tokens
 from leaderboard.api import services as tokens
 from leaderboard.security import login_username
@@ -223,7 +227,12 @@ def _profile(
         "tokens": tokens.tokens_of(request.user),
         "token_form": form,
         "new_key": new_key,
-        "mail_form": MailForm(initial={"submission_mail": wants_submission_mail(request.user)}),
+        "mail_form": MailForm(
+            initial={
+                "submission_mail": wants_submission_mail(request.user),
+                "announcement_mail": wants_announcement_mail(request.user),
+            }
+        ),
     }
     response = render(request, "accounts/profile.html", context, status=status)
     # The page may show a new key once: never let a cache keep it.
@@ -274,14 +283,26 @@ def revoke_token(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def mail(request: HttpRequest) -> HttpResponse:
-    """Turn the mail about the user's teams' submissions on or off."""
+    """Turn the mail about the user's teams' submissions, and the challenges' announcements,
+    on or off."""
     form = MailForm(request.POST)
-    wanted = form.is_valid() and form.cleaned_data["submission_mail"]
-    MailPreference.objects.update_or_create(user=request.user, defaults={"submission_mail": wanted})
+    valid = form.is_valid()
+    wanted = valid and form.cleaned_data["submission_mail"]
+    news = valid and form.cleaned_data["announcement_mail"]
+    MailPreference.objects.update_or_create(
+        user=request.user, defaults={"submission_mail": wanted, "announcement_mail": news}
+    )
     messages.success(
         request,
-        "You will get an e-mail when your team's submissions are scored or fail."
-        if wanted
-        else "You will get no more e-mail about your team's submissions.",
+        (
+            "You will get an e-mail when your team's submissions are scored or fail."
+            if wanted
+            else "You will get no more e-mail about your team's submissions."
+        )
+        + (
+            " The announcements organisers mail will reach you."
+            if news
+            else " You will get no announcement mail (they stay on the challenges' pages)."
+        ),
     )
     return redirect("accounts:profile")

@@ -15,7 +15,9 @@ from django.urls import reverse
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
 from rest_framework import serializers
 
+from leaderboard.challenges.announcements import Announcement
 from leaderboard.challenges.models import Challenge, Condition, Phase
+from leaderboard.challenges.pages import render
 from leaderboard.submissions import selectors
 from leaderboard.submissions.models import Result, Submission, SubmissionFile
 from leaderboard.submissions.services.withdrawal import of_submission
@@ -216,6 +218,29 @@ class ChallengeSerializer(ChallengeSummarySerializer):
     @extend_schema_field(ScoringSerializer)
     def get_scoring(self, challenge: Challenge) -> dict[str, Any]:
         return ScoringSerializer(scoring_block(challenge)).data
+
+
+class AnnouncementSerializer(serializers.ModelSerializer):
+    body = serializers.CharField(help_text="the organisers' text, in Markdown")
+    body_html = serializers.SerializerMethodField(
+        help_text="the text rendered as the challenge page shows it (sanitised HTML)"
+    )
+    mailed = serializers.BooleanField(
+        help_text="it was also mailed to the members of every registered team"
+    )
+    url = serializers.SerializerMethodField(help_text="where it is on the challenge's page")
+
+    class Meta:
+        model = Announcement
+        fields = ["id", "title", "body", "body_html", "posted_at", "mailed", "url"]
+
+    def get_body_html(self, announcement: Announcement) -> str:
+        return render(announcement.body)
+
+    def get_url(self, announcement: Announcement) -> str:
+        request = self.context.get("request")
+        path = announcement.path()
+        return request.build_absolute_uri(path) if request is not None else path
 
 
 class PhaseRefSerializer(serializers.ModelSerializer):

@@ -19,6 +19,11 @@ urlpatterns = [
     path("challenges/", views.ChallengeList.as_view(), name="challenges"),
     path("challenges/<slug:slug>/", views.ChallengeDetail.as_view(), name="challenge"),
     path(
+        "challenges/<slug:slug>/announcements/",
+        views.ChallengeAnnouncements.as_view(),
+        name="announcements",
+    ),
+    path(
         "phases/<int:pk>/leaderboard/",
         # compressed: the board holds no secret (rankings.caching)
         gzip_page(views.PhaseLeaderboard.as_view()),

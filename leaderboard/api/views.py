@@ -27,7 +27,8 @@ from leaderboard.api.errors import ApiError
 from leaderboard.api.pagination import Pagination
 from leaderboard.api.permissions import require_results_visible, submitting_team
 from leaderboard.api.renderers import CSVRenderer
-from leaderboard.challenges import data
+from leaderboard.challenges import announcements, data
+from leaderboard.challenges.announcements import Announcement
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.ids import row_id
@@ -56,6 +57,22 @@ class ChallengeDetail(generics.RetrieveAPIView):
     serializer_class = s.ChallengeSerializer
     lookup_field = "slug"
     queryset = Challenge.objects.prefetch_related("phases__conditions")
+
+
+@extend_schema(
+    summary="The announcements of one challenge, newest first",
+    description="What the challenge's organisers announced (the challenge page's "
+    "Announcements, also an Atom feed at /challenges/{slug}/announcements.atom): each with "
+    "its Markdown and the sanitised HTML the page shows. Public as the challenge is.",
+    tags=["challenges"],
+)
+class ChallengeAnnouncements(generics.ListAPIView):
+    permission_classes = [AllowAny]
+    serializer_class = s.AnnouncementSerializer
+
+    def get_queryset(self) -> QuerySet[Announcement]:
+        challenge = get_object_or_404(Challenge, slug=self.kwargs["slug"])
+        return announcements.of(challenge).select_related("challenge")
 
 
 @extend_schema(

@@ -102,6 +102,8 @@ ACTIONS = {
     "withdrawn": "run withdrawn or team disqualified",
     "reinstated": "withdrawal undone",
     "erased": "data erased by an operator",
+    "announcement-posted": "announcement posted",
+    "announcement-deleted": "announcement deleted",
 }
 
 

@@ -13,6 +13,7 @@ from django.db.models import Case, Exists, F, OuterRef, Q, Value, When
 from django.dispatch import Signal
 from django.utils import timezone
 
+from leaderboard.challenges.announcements import Announcement as Announcement  # registered
 from leaderboard.challenges.audit import AuditEntry as AuditEntry  # registered with the app
 from leaderboard.storage import phase_file_upload_to, private_storage, reference_upload_to
 from scoring import NAMES, Resampling, Task, get_task

@@ -9,7 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from leaderboard.challenges import data, formats
+from leaderboard.challenges import announcements, data, formats
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.pages import PAGES
 from leaderboard.errorpages import error_page
@@ -44,6 +44,7 @@ def detail(request: HttpRequest, slug: str) -> HttpResponse:
         "registrations": teams.registrations(request.user, challenge),
         "confirmed": teams.address_confirmed(request.user),
         "organiser": challenge.is_organised_by(request.user),
+        "announcements": list(announcements.of(challenge)),
         # the organisers' pages that have text: field -> Markdown
         "pages": {f: getattr(challenge, f) for f, _ in PAGES if getattr(challenge, f).strip()},
     }

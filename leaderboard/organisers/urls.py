@@ -14,6 +14,12 @@ urlpatterns = [
     path(_ORGANISE, views.organise, name="organise"),
     path(f"{_ORGANISE}registrations/<int:pk>/", views.decide, name="decide"),
     path(f"{_ORGANISE}organisers/", views.co_organisers, name="co_organisers"),
+    path(f"{_ORGANISE}announcements/", views.announce, name="announce"),
+    path(
+        f"{_ORGANISE}announcements/<int:pk>/delete/",
+        views.delete_announcement,
+        name="delete_announcement",
+    ),
     path(f"{_ORGANISE}references/<int:pk>/", views.review_reference, name="review_reference"),
     path(
         f"{_ORGANISE}submissions/<int:pk>/files.zip",

@@ -1,9 +1,8 @@
 """Organiser pages beyond the admin: the dashboard of a challenge, approving registrations,
-re-scoring a phase, re-queueing its failed submissions, reviewing a reference version's impact
-before activating it, downloading submitted files, managing co-organisers. Only the
-challenge's organisers reach them (and, for a reference version's review, where the admin
-sends them, superusers); anyone else
-gets a 404."""
+posting and deleting announcements, re-scoring a phase, re-queueing its failed submissions,
+reviewing a reference version's impact before activating it, downloading submitted files,
+managing co-organisers. Only the challenge's organisers reach them (and, for a reference
+version's review, where the admin sends them, superusers); anyone else gets a 404."""
 
 from __future__ import annotations
 
@@ -16,7 +15,8 @@ from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpRespons
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from leaderboard.challenges import roles
+from leaderboard.challenges import announcements, roles
+from leaderboard.challenges.announcements import AnnouncementError
 from leaderboard.challenges.models import Challenge, Reference
 from leaderboard.challenges.services import activate_reference
 from leaderboard.operations.heartbeat import (
@@ -26,10 +26,12 @@ from leaderboard.operations.heartbeat import (
     silence_words,
 )
 from leaderboard.organisers import dashboard
+from leaderboard.organisers.forms import AnnouncementForm
 from leaderboard.submissions import downloads
 from leaderboard.submissions.impact import reference_impact
 from leaderboard.submissions.models import Submission
 from leaderboard.submissions.services import rescore, rescore_all
+from leaderboard.teams import announcement_mail
 from leaderboard.teams.models import Participation
 from leaderboard.teams.services import TeamError, set_participation_status
 
@@ -50,7 +52,16 @@ def _scheduler() -> str:
 
 @login_required
 def organise(request: HttpRequest, slug: str) -> HttpResponse:
-    challenge = _organised(request, slug)
+    return _dashboard(request, _organised(request, slug))
+
+
+def _dashboard(
+    request: HttpRequest,
+    challenge: Challenge,
+    *,
+    form: AnnouncementForm | None = None,
+    status: int = 200,
+) -> HttpResponse:
     context = {
         "challenge": challenge,
         "phases": dashboard.phases(challenge),
@@ -63,8 +74,51 @@ def organise(request: HttpRequest, slug: str) -> HttpResponse:
         "last_heartbeat": last_heartbeat(),
         "scheduler": _scheduler(),
         "audit": dashboard.audit_rows(challenge),
+        "announcement_form": form or AnnouncementForm(),
+        "announcements": announcements.of(challenge),
+        "recipients": announcement_mail.recipients(challenge).count(),
     }
-    return render(request, "organisers/organise.html", context)
+    return render(request, "organisers/organise.html", context, status=status)
+
+
+@login_required
+@require_POST
+def announce(request: HttpRequest, slug: str) -> HttpResponse:
+    """Post an announcement (title, Markdown text, whether to mail it to every registered
+    team); a form with errors is shown again on the dashboard, as it was typed."""
+    challenge = _organised(request, slug)
+    form = AnnouncementForm(request.POST)
+    if form.is_valid():
+        try:
+            posted = announcements.post(
+                challenge,
+                title=form.cleaned_data["title"],
+                body=form.cleaned_data["body"],
+                author=request.user,
+                mail=form.cleaned_data["mail"],
+            )
+        except AnnouncementError as exc:
+            form.add_error(None, str(exc))
+        else:
+            mailed = (
+                " It is being mailed to the members of every registered team."
+                if posted.mailed
+                else ""
+            )
+            messages.success(request, f"Posted {posted.title!r} on the challenge page.{mailed}")
+            return redirect("challenges:organise", challenge.slug)
+    return _dashboard(request, challenge, form=form, status=400)
+
+
+@login_required
+@require_POST
+def delete_announcement(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """Delete a mistaken announcement (mail already sent cannot be taken back)."""
+    challenge = _organised(request, slug)
+    found = get_object_or_404(announcements.of(challenge), pk=pk)
+    announcements.delete(found, actor=request.user)
+    messages.success(request, f"Deleted the announcement {found.title!r}.")
+    return redirect("challenges:organise", challenge.slug)
 
 
 @login_required

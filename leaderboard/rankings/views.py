@@ -18,6 +18,7 @@ from django.db.models import Max
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils.cache import add_never_cache_headers, patch_vary_headers
 from django.utils.safestring import mark_safe
 from django.views.decorators.clickjacking import xframe_options_exempt
@@ -26,6 +27,8 @@ from django.views.decorators.http import require_http_methods
 from leaderboard.analyses import exports
 from leaderboard.analyses.crossteam import may_see
 from leaderboard.analyses.views import snapshot_number
+from leaderboard.challenges import announcements
+from leaderboard.challenges.announcements import Announcement
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import Access, access
 from leaderboard.rankings import caching
@@ -287,12 +290,16 @@ def reveal_phase(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         except RevealError as exc:
             messages.error(request, str(exc))
             return redirect("rankings:reveal", selected.challenge.slug, selected.slug)
+        announced = ""
+        if request.POST.get("announce") == "yes":
+            final = _announce_final_results(selected, published.number, request.user)
+            announced = f" The announcement {final.title!r} is posted and being mailed."
         messages.success(
             request,
             f"Published snapshot {published.number} of {selected.name}: this final ranking is "
             "now public at this permanent address and on the phase's leaderboard page, and "
             "every team sees its private scores. Later re-scores do not change it; publishing "
-            "again adds a new snapshot.",
+            f"again adds a new snapshot.{announced}",
         )
         return redirect(
             "rankings:snapshot", selected.challenge.slug, selected.slug, published.number
@@ -312,6 +319,21 @@ def reveal_phase(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         "table_limit": None,
     }
     return render(request, "rankings/reveal.html", context)
+
+
+def _announce_final_results(phase: Phase, number: int, user: Any) -> Announcement:
+    """The "final results" announcement of a reveal: the published snapshot's permanent
+    address on the site's public address, mailed to every registered team."""
+    link = settings.SITE_URL + reverse(
+        "rankings:snapshot", args=[phase.challenge.slug, phase.slug, number]
+    )
+    body = (
+        f"The final ranking of {phase.name} is published (snapshot {number}); every team "
+        f"now sees its private scores:\n\n<{link}>"
+    )
+    return announcements.post(
+        phase.challenge, title=f"{phase.name}: final results", body=body, author=user, mail=True
+    )
 
 
 def export_json(request: HttpRequest, slug: str, phase: str) -> HttpResponseBase:

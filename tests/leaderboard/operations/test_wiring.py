@@ -192,6 +192,8 @@ def test_the_declaration_names_four_queues_and_routes_every_mail_to_the_mail_one
         background.SEND_CONFIRMATION,
         background.MAIL_PENDING,
         background.MAIL_DECISION,
+        background.MAIL_ANNOUNCEMENT,
+        background.MAIL_ANNOUNCEMENT_TO,
     }
     for name in background.declared():
         assert (background.queue_of(name) == "q-mail") == (name in mail), name

@@ -81,6 +81,10 @@ EXPECTED: dict[str, str] = {
     # the list of organisers and its add/remove form: the challenge's organisers only
     "challenges:co_organisers": "34444424",
     "challenges:rescore": "34444444",
+    # posting and deleting an announcement (POST only); reading them: anyone, as the page
+    "challenges:announce": POST_ONLY,
+    "challenges:delete_announcement": POST_ONLY,
+    "challenges:announcements_feed": PUBLIC,
     # a reference version's impact: its organisers, and superusers sent there by the admin
     "challenges:review_reference": "34444422",
     # the challenge's organisers only (a superuser not listed on it too gets a 404)
@@ -112,6 +116,7 @@ EXPECTED: dict[str, str] = {
     "api:redoc-bundle": PUBLIC,
     "api:challenges": PUBLIC,
     "api:challenge": PUBLIC,
+    "api:announcements": PUBLIC,
     "api:sample": PUBLIC,
     "api:leaderboard": PUBLIC,
     "api:table": PUBLIC,
