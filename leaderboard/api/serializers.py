@@ -196,9 +196,22 @@ class ChallengeSummarySerializer(serializers.ModelSerializer):
         return challenge.primary
 
 
+class FactSerializer(serializers.Serializer):
+    """A declared system fact (``challenges.facts``): what each upload says as ``fact.KEY``."""
+
+    key = serializers.CharField()
+    label = serializers.CharField()
+    kind = serializers.ChoiceField(choices=["text", "choice", "number", "flag"])
+    required = serializers.BooleanField()
+    choices = serializers.ListField(child=serializers.CharField(), help_text="of a choice")
+    unit = serializers.CharField(allow_blank=True, help_text="of a number")
+    help = serializers.CharField(allow_blank=True)
+
+
 class ChallengeSerializer(ChallengeSummarySerializer):
     phases = PhaseSerializer(many=True, read_only=True)
     scoring = serializers.SerializerMethodField()
+    system_facts = serializers.SerializerMethodField()
 
     class Meta(ChallengeSummarySerializer.Meta):
         # the organisers' pages, as the Markdown they wrote
@@ -210,7 +223,13 @@ class ChallengeSerializer(ChallengeSummarySerializer):
             "rules",
             "terms",
             "scoring",
+            "system_facts",
         ]
+
+    @extend_schema_field(FactSerializer(many=True))
+    def get_system_facts(self, challenge: Challenge) -> list[dict[str, Any]]:
+        """What each upload says about its system (``fact.KEY`` fields)."""
+        return [fact.data() for fact in challenge.facts()]
 
     @extend_schema_field(ScoringSerializer)
     def get_scoring(self, challenge: Challenge) -> dict[str, Any]:
@@ -389,6 +408,7 @@ class SubmissionSerializer(SubmissionSummarySerializer):
             *SubmissionSummarySerializer.Meta.fields,
             "method_description",
             "url",
+            "facts",
             "verdicts",
             "files",
             "results_visible",

@@ -219,6 +219,9 @@ class PhaseLeaderboard(APIView):
         return {**head, "condition": key, "results": rows}, {}
 
 
+#: The prefix of a declared system fact's field in an upload, and of a board's filter by one.
+FACT_PREFIX = "fact."
+
 #: The query parameters of the API's board.
 BOARD_QUERY = frozenset({"condition", "page", "page_size", "format"})
 
@@ -324,9 +327,12 @@ def _idempotency_key(request: Request) -> str:
 @extend_schema(
     summary="Submit prediction files to a phase",
     description="Multipart form: one file field per condition key (e.g. `tts-verbatim`), plus "
-    "`method_name` and optionally `method_description`, `url` and `team`. A file the scorer "
-    "rejects gives 400 with its message per condition key in `error.details.conditions`; "
-    "such an upload does not count against the quota.",
+    "`method_name` and optionally `method_description`, `url` and `team`, and a field "
+    "`fact.KEY` per system fact the challenge declares (`system_facts` of the challenge: a "
+    "required one must be given). A fact missing or of the wrong kind gives 400 (`invalid`, "
+    "its message under `error.details` as `fact.KEY`), before anything is stored or charged. "
+    "A file the scorer rejects gives 400 with its message per condition key in "
+    "`error.details.conditions`; such an upload does not count against the quota.",
     tags=["submissions"],
     request={
         "multipart/form-data": {
@@ -377,11 +383,17 @@ class SubmissionCreate(APIView):
                 detail="Too many uploads from your address were not accepted; check your files "
                 "with the scorer (python -m scoring) before sending them again.",
             )
+        given = {
+            name.removeprefix(FACT_PREFIX): request.data.get(name)
+            for name in request.data
+            if name.startswith(FACT_PREFIX) and name not in request.FILES
+        }
         try:
             submission = services.submit(
                 team=team,
                 phase=phase,
                 user=request.user,
+                facts=given,
                 files=dict(request.FILES.items()),
                 method_name=form.validated_data["method_name"],
                 method_description=form.validated_data["method_description"],
@@ -401,6 +413,13 @@ class SubmissionCreate(APIView):
                 "submission_rejected",
                 "The upload was rejected and does not count against your quota; see details.",
                 details=details,
+            ) from exc
+        except services.FactsRefused as exc:
+            raise ApiError(
+                "invalid",
+                "What the upload says about its system was refused; nothing was stored or "
+                "charged. See details.",
+                details={f"{FACT_PREFIX}{key}": [message] for key, message in exc.messages.items()},
             ) from exc
         except services.TooManyRejected as exc:
             raise exceptions.Throttled(wait=exc.retry_after, detail=str(exc)) from exc

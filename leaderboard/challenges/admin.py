@@ -27,6 +27,7 @@ from django.urls import reverse
 
 from leaderboard.challenges import audit, roles
 from leaderboard.challenges.config import LADDER_NEEDS_SPLIT, scoring_problems
+from leaderboard.challenges.facts import declaration_problems
 from leaderboard.challenges.models import Challenge, Condition, Phase, PhaseFile, Reference
 from leaderboard.challenges.references import check_reference
 from leaderboard.challenges.services import (
@@ -140,8 +141,8 @@ def _options(task: Any) -> str:
 
 
 class ChallengeForm(forms.ModelForm):
-    """The task, its ranked metric and its scorer options, checked as ``create_challenge``
-    checks them, each error on its field."""
+    """The task, its ranked metric, its scorer options and its declared system facts, checked
+    as ``create_challenge`` checks them, each error on its field."""
 
     task = forms.ChoiceField(choices=[(name, f"{t.label} ({name})") for name, t in TASKS.items()])
 
@@ -168,6 +169,11 @@ class ChallengeForm(forms.ModelForm):
         if "task" not in self.errors:
             for name, problems in scoring_problems(draft).items():
                 self.add_error(name, problems)
+        if "system_facts" in cleaned and cleaned["system_facts"] is None:
+            cleaned["system_facts"] = []
+        found = declaration_problems(cleaned.get("system_facts"))
+        if found and "system_facts" not in self.errors:
+            self.add_error("system_facts", found)
         return cleaned
 
 
@@ -195,6 +201,9 @@ class ChallengeAdmin(OrganiserScoped):
         challenge = form.instance
         if change:
             _record_changes(request, form, "challenge-changed", challenge, None)
+        if change and "system_facts" in form.changed_data:
+            # the boards show the declared facts' columns, filters and charts
+            Phase.changed(*challenge.phases.values_list("pk", flat=True))
         if change and {"task", "primary_metric", "scorer_options"} & set(form.changed_data):
             # Each Result's values and ranking columns were computed with the old settings.
             n = len(rescore_all(challenge=challenge, actor=request.user))

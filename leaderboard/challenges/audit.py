@@ -90,6 +90,7 @@ ACTIONS = {
     "anonymity": "team anonymity changed",
     "revealed": "private leaderboard revealed",
     "files-downloaded": "submitted files downloaded",
+    "submission-facts-changed": "a submission's declared system facts corrected",
 }
 
 

@@ -4,16 +4,42 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin
 from django.db import models
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html
 
+from leaderboard.challenges import audit
 from leaderboard.challenges.admin import OrganiserScoped
+from leaderboard.challenges.facts import check_facts
+from leaderboard.challenges.models import Phase
 from leaderboard.challenges.roles import path_label
 from leaderboard.submissions.models import Result, Submission, SubmissionFile
 from leaderboard.submissions.services import rescore
+
+
+class SubmissionFactsForm(forms.ModelForm):
+    """An organiser corrects what a submission declared about its system: checked against the
+    challenge's declarations as an upload is (``challenges.facts.check_facts``)."""
+
+    class Meta:
+        model = Submission
+        fields = ["facts"]  # the admin adds the others (with its own field overrides)
+        help_texts = {
+            "facts": 'declared fact key -> value, e.g. {"asr": "Whisper", "params": 0.77}; '
+            "checked against the challenge's declared system facts"
+        }
+
+    def clean_facts(self) -> dict[str, Any]:
+        given = self.cleaned_data.get("facts") or {}
+        if not isinstance(given, dict):
+            raise forms.ValidationError("give a mapping of declared fact keys to values")
+        values, problems = check_facts(self.instance.phase.challenge.facts(), given)
+        if problems:
+            raise forms.ValidationError(list(problems.values()))
+        return values
 
 
 class SubmissionFileInline(admin.TabularInline):
@@ -76,10 +102,12 @@ class SubmissionAdmin(OrganiserScoped):
         "method_name",
         "method_description",
         "url",
+        "facts",
         "is_baseline",
         "selected_for_final",
         *readonly_fields[4:],
     )
+    form = SubmissionFactsForm
     inlines = [SubmissionFileInline, ResultInline]
     # Django 6's default, set explicitly: a paper/code URL typed without a scheme is https.
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
@@ -87,6 +115,16 @@ class SubmissionAdmin(OrganiserScoped):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    def save_model(self, request: HttpRequest, obj: Submission, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        if change and "facts" in form.changed_data:
+            audit.record(
+                obj.phase.challenge, "submission-facts-changed", actor=request.user,
+                phase=obj.phase, subject=f"submission #{obj.pk}",
+                before={"facts": form.initial.get("facts")}, after={"facts": obj.facts},
+            )  # fmt: skip
+            Phase.changed(obj.phase_id)  # the boards show them
 
     @admin.display(description="files")
     def files_zip(self, obj: Submission) -> str:
