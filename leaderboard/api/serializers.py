@@ -478,6 +478,10 @@ class _RowBase(serializers.Serializer):
     method_name = serializers.CharField()
     is_baseline = serializers.BooleanField()
     submitted_at = serializers.DateTimeField()
+    facts = serializers.DictField(
+        help_text="what the submission declared about its system: declared fact key -> value "
+        "(the board's `facts`)"
+    )
     submissions = serializers.IntegerField(
         allow_null=True,
         help_text="the scored submissions behind the row: the entrant's submissions with a "
@@ -583,6 +587,20 @@ class LeaderboardSerializer(serializers.Serializer):
         "dialogues, or null with a note saying why",
     )
     conditions = ConditionSerializer(many=True)
+    facts = FactSerializer(
+        many=True, help_text="the challenge's declared system facts: the rows' `facts`"
+    )
+    filters = serializers.DictField(
+        child=serializers.CharField(),
+        help_text="the `fact.KEY` filters applied: only the rows whose submission declared "
+        "these values, each with its rank on the whole board (a filter does not rank again)",
+    )
+    fact_charts = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="per numeric fact and condition: the primary metric (y, with its interval "
+        "low-high) of each row that declared the fact, against its value (x): "
+        "{fact, condition, metric, points: [{submission_id, rank, team, method, x, y, low, high}]}",
+    )
     condition = serializers.CharField(
         allow_null=True, help_text="the condition ranked here; null for the overview"
     )

@@ -34,6 +34,8 @@ from leaderboard.ids import row_id
 from leaderboard.rankings import caching
 from leaderboard.rankings.board import split_part
 from leaderboard.rankings.boards import Stored
+from leaderboard.rankings.facts import fact_points, filtered
+from leaderboard.rankings.facts import filters as fact_filters
 from leaderboard.submissions import selectors, services
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.teams.models import Membership, Team
@@ -186,7 +188,8 @@ class PhaseLeaderboard(APIView):
             phase,
             make,
             variant=("api", renderer.format, request.build_absolute_uri()),
-            # so a reader cannot fill the cache with query strings of their own
+            # so a reader cannot fill the cache with query strings of their own (a filtered board
+            # is not kept)
             keep=set(request.query_params) <= BOARD_QUERY,
             # a token's answer is never for a shared cache
             shareable="HTTP_AUTHORIZATION" not in request.META,
@@ -232,7 +235,13 @@ def _board_data(
     """The stored public board ``found`` of ``phase`` as the API answers it (the overview, or
     condition ``key``'s ranking; None if the phase has no such condition): the fields every
     page of it shares, and the page of rows asked for (every row, for CSV), serialised alone."""
-    board = found.board
+    asked, problems = fact_filters(found.board, request.query_params)
+    if problems:
+        raise ApiError(
+            "invalid", "The request is invalid; see details.",
+            details={name: [message] for name, message in problems.items()},
+        )  # fmt: skip
+    board = filtered(found.board, asked)
     context = {"columns": board.columns}
     if key is None:
         entries: list[Any] = list(board.overview)
@@ -257,6 +266,12 @@ def _board_data(
             if key is None or c.key == key
         },
         "conditions": list(s.ConditionSerializer(conditions, many=True).data),
+        "facts": [dict(f) for f in board.facts],
+        "filters": asked,
+        # of the whole board (a filter shows fewer rows, the chart stays)
+        "fact_charts": [
+            p for p in fact_points(found.board) if key is None or p["condition"] == key
+        ],
     }
     if request.accepted_renderer.format != "csv":
         paginator = Pagination()
