@@ -9,7 +9,7 @@ or ``no`` for a flag, a text's value (any case); a number is charted, not filter
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from leaderboard.challenges.facts import Fact
@@ -21,7 +21,13 @@ PREFIX = "fact."
 
 def declared_facts(board: Leaderboard) -> tuple[Fact, ...]:
     """The board's declared facts (as the board was built)."""
-    return tuple(Fact(**{**f, "choices": tuple(f.get("choices") or ())}) for f in board.facts)
+    return stored_facts(board.facts)
+
+
+def stored_facts(declarations: Iterable[Mapping[str, Any]]) -> tuple[Fact, ...]:
+    """The declared facts as a board stores them (``Fact.data()`` each), as fields again: for
+    a board, and for its serialised form (the readers' exports)."""
+    return tuple(Fact(**{**f, "choices": tuple(f.get("choices") or ())}) for f in declarations)
 
 
 def filters(board: Leaderboard, query: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
