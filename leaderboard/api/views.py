@@ -28,13 +28,15 @@ from leaderboard.api.pagination import Pagination
 from leaderboard.api.permissions import require_results_visible, submitting_team
 from leaderboard.api.renderers import CSVRenderer
 from leaderboard.challenges import data
+from leaderboard.challenges.facts import Fact
+from leaderboard.challenges.facts import shown as fact_cell
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.ids import row_id
 from leaderboard.rankings import caching
 from leaderboard.rankings.board import split_part
 from leaderboard.rankings.boards import Stored
-from leaderboard.rankings.facts import fact_points, filtered
+from leaderboard.rankings.facts import fact_points, filtered, stored_facts
 from leaderboard.rankings.facts import filters as fact_filters
 from leaderboard.submissions import selectors, services
 from leaderboard.submissions.models import Result, Submission
@@ -99,8 +101,11 @@ def _phase(pk: int, user: Any = None) -> Phase:
     return get_object_or_404(phases, pk=pk)
 
 
-def _row_csv(row: dict[str, Any]) -> dict[str, Any]:
+def _row_csv(row: dict[str, Any], facts: tuple[Fact, ...]) -> dict[str, Any]:
+    """The entry of a row, then each declared system fact by key (as the pages show it; empty
+    where the submission declared none)."""
     low, high = row.get("rank_interval") or (None, None)
+    given = row.get("facts") or {}
     return {
         "rank": row["rank"],
         "rank_low": low,
@@ -111,13 +116,16 @@ def _row_csv(row: dict[str, Any]) -> dict[str, Any]:
         "submission_id": row["submission_id"],
         "baseline": row["is_baseline"],
         "submitted_at": row["submitted_at"],
+        **{fact.key: fact_cell(fact, given.get(fact.key)) for fact in facts},
     }
 
 
-def _condition_csv(row: dict[str, Any], names: list[str]) -> dict[str, Any]:
+def _condition_csv(
+    row: dict[str, Any], names: list[str], facts: tuple[Fact, ...]
+) -> dict[str, Any]:
     """One ranked row: every column of the board with its interval (``NAME``,
     ``NAME_low``, ``NAME_high``)."""
-    flat = _row_csv(row)
+    flat = _row_csv(row, facts)
     for name in names:
         metric = row["metrics"].get(name) or {}
         flat[name] = metric.get("value")
@@ -128,10 +136,12 @@ def _condition_csv(row: dict[str, Any], names: list[str]) -> dict[str, Any]:
     return flat
 
 
-def _overview_csv(row: dict[str, Any], names: list[str], keys: list[str]) -> dict[str, Any]:
+def _overview_csv(
+    row: dict[str, Any], names: list[str], keys: list[str], facts: tuple[Fact, ...]
+) -> dict[str, Any]:
     """One overview row: the means of the board's first two columns (``NAME``), then each
     condition's values (``KEY_NAME``)."""
-    flat = _row_csv(row)
+    flat = _row_csv(row, facts)
     for name in names:
         flat[name] = row["means"].get(name)
     for key in keys:
@@ -214,8 +224,10 @@ class PhaseLeaderboard(APIView):
         if request.accepted_renderer.format == "csv":
             names = [c["name"] for c in head["metrics"]]
             keys = [c["key"] for c in head["conditions"]]
+            facts = stored_facts(head["facts"])
             flat = [
-                _condition_csv(r, names) if key else _overview_csv(r, names[:2], keys) for r in rows
+                _condition_csv(r, names, facts) if key else _overview_csv(r, names[:2], keys, facts)
+                for r in rows
             ]
             name = f"{phase.challenge.slug}-{phase.slug}-{key or 'overview'}.csv"
             return flat, {"Content-Disposition": f'attachment; filename="{name}"'}
