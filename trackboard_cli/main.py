@@ -116,6 +116,14 @@ def _parser() -> argparse.ArgumentParser:
     submit.add_argument("--description", default="", help="a description of the method")
     submit.add_argument("--paper-url", default="", help="a paper or code URL")
     submit.add_argument("--team", default="", help="team slug (when you are in several)")
+    submit.add_argument(
+        "--fact",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="what the challenge asks about your system, e.g. --fact asr=Whisper "
+        "(repeat for each; the challenge's submit page lists what it asks)",
+    )
     submit.add_argument("--wait", action="store_true", help="wait until it is scored")
     submit.add_argument("--interval", type=float, default=2.0, help="seconds between checks")
     submit.add_argument("--timeout", type=float, default=3600.0, help="give up waiting after")
@@ -338,6 +346,20 @@ def _parse_files(specs: Sequence[str]) -> dict[str, Path]:
     return files
 
 
+def _parse_facts(specs: Sequence[str]) -> dict[str, str]:
+    """``--fact KEY=VALUE`` options as the upload's ``fact.KEY`` fields (the site checks
+    them)."""
+    facts: dict[str, str] = {}
+    for spec in specs:
+        key, sep, value = spec.partition("=")
+        if not sep or not key.strip():
+            raise Usage(f"--fact takes KEY=VALUE, e.g. asr=Whisper (got {spec!r})")
+        if key.strip() in facts:
+            raise Usage(f"fact {key.strip()!r} is given twice")
+        facts[key.strip()] = value.strip()
+    return facts
+
+
 def _checker(challenge: dict[str, Any]) -> tuple[str, dict[str, str]] | None:
     """(task, options) to check files with, from the challenge's ``scoring`` block; None (and
     a note) when this installation cannot check them as the server does."""
@@ -423,6 +445,7 @@ def cmd_submit(args: argparse.Namespace) -> int:
 
 def _submit(args: argparse.Namespace) -> tuple[int, dict[str, Any] | None]:
     files = _parse_files(args.file)
+    facts = _parse_facts(args.fact)
     client = _client(args)
     target = _resolve_phase(client, args.phase)
     problems = _condition_problems(files, target["phase"] or {})
@@ -436,6 +459,7 @@ def _submit(args: argparse.Namespace) -> tuple[int, dict[str, Any] | None]:
         "method_description": args.description,
         "url": args.paper_url,
         "team": args.team,
+        **{f"fact.{key}": value for key, value in facts.items()},
     }
     try:
         submission = _upload(client, f"phases/{target['id']}/submissions/", fields, files)

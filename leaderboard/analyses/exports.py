@@ -7,7 +7,9 @@ cross-team error analysis (``analyses.crossteam``).
 The reader export is built from the same boards and snapshots as the page, behind the same
 ``challenges.visibility`` rule, so it can never show more than the page. Each of its rows
 holds its entry's facts (team, method, submission), whatever the format its board is stored
-in (``rankings.serialised.expanded``). The archive (for the
+in (``rankings.serialised.expanded``), and what its submission declared about its system
+(its ``facts``, the board's declared system facts: ``challenges.facts``), a CSV column each.
+The archive (for the
 overview paper) holds every Result row of the phase — current or not, every metric, its
 signature and reference — and, per condition, the per-dialogue counts of the primary metric
 and the per-turn verdicts of every current Result."""
@@ -23,11 +25,14 @@ from leaderboard.analyses.crossteam import analyse, may_see
 from leaderboard.analyses.papers import statement
 from leaderboard.analyses.robustness import changes
 from leaderboard.challenges import audit
+from leaderboard.challenges.facts import Fact
+from leaderboard.challenges.facts import shown as fact_cell
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.rankings.board import Leaderboard, team_label
 from leaderboard.rankings.boards import Stored, stored
 from leaderboard.rankings.compute import reported_rows
+from leaderboard.rankings.facts import stored_facts
 from leaderboard.rankings.finals import final_submission_ids
 from leaderboard.rankings.models import Snapshot
 from leaderboard.rankings.serialised import expanded, from_data, serialise
@@ -120,7 +125,8 @@ def reader_csv(data: dict[str, Any]) -> str:
     """One line per ranked entry: board (public/final) and what it shows (``shows``: the live
     board's public part of the split, the private part of snapshot N, or the whole reference;
     ``papers.statement``), condition (or overview), then the
-    entry and every metric of the boards with its interval (empty where it has none), its
+    entry, each declared system fact (by key; empty where the submission declared none), and
+    every metric of the boards with its interval (empty where it has none), its
     rank interval, the scored submissions behind it and, on the final board, its move from
     the public part (public rank, places gained, public-part score of the primary metric and
     the shift to the private part); then one line per statistic of each board (``statistic``:
@@ -131,8 +137,11 @@ def reader_csv(data: dict[str, Any]) -> str:
     boards = [(name, data[name]) for name in ("public", "final") if data.get(name)]
     reported = data.get("reported") or []
     names: list[str] = []
+    facts: dict[str, Fact] = {}
     for _, board in boards:
         names += [c["name"] for c in board["columns"] if c["name"] not in names]
+        for fact in _declared(board):
+            facts.setdefault(fact.key, fact)
     for row in reported:
         names += [n for n in sorted(row["metrics"]) if n not in names]
     out = io.StringIO()
@@ -140,8 +149,10 @@ def reader_csv(data: dict[str, Any]) -> str:
     metric_header = [f"{n}{suffix}" for n in names for suffix in ("", "_low", "_high")]
     writer.writerow(
         ["board", "shows", "condition", "rank", "group", "team", "method", "submission_id",
-         "baseline", *metric_header, *ROW_COLUMNS, *STATISTIC_COLUMNS, "signature", "source"]
+         "baseline", *(_safe(key) for key in facts), *metric_header, *ROW_COLUMNS,
+         *STATISTIC_COLUMNS, "signature", "source"]
     )  # fmt: skip
+    no_facts = [""] * len(facts)
     empty_row = [""] * len(ROW_COLUMNS)
     empty_statistic = [""] * len(STATISTIC_COLUMNS)
     shows_of = {name: board.get("shows", "") for name, board in boards}
@@ -149,6 +160,10 @@ def reader_csv(data: dict[str, Any]) -> str:
     def values_only(values: dict[str, Any]) -> list[str]:
         # a value without an interval (overview means, reported figures)
         return [_num(values.get(n)) if i == 0 else "" for n in names for i in range(3)]
+
+    def declared(row: dict[str, Any]) -> list[str]:
+        given = row.get("facts") or {}  # none before format 4
+        return [_safe(fact_cell(fact, given.get(key))) for key, fact in facts.items()]
 
     def extra(row: dict[str, Any], moves: dict[int, dict[str, Any]]) -> list[str]:
         move = moves.get(row["submission_id"]) or {}
@@ -163,7 +178,7 @@ def reader_csv(data: dict[str, Any]) -> str:
 
     def statistic(name: str, key: str, label: str, value: Any, low: Any = None,
                   high: Any = None) -> list[Any]:  # fmt: skip
-        return [name, shows_of[name], key, "", "", "", "", "", "",
+        return [name, shows_of[name], key, "", "", "", "", "", "", *no_facts,
                 *([""] * len(metric_header)), *empty_row, label, _num(value), _num(low),
                 _num(high), "", ""]  # fmt: skip
 
@@ -179,8 +194,8 @@ def reader_csv(data: dict[str, Any]) -> str:
             writer.writerow(
                 [name, shows, "overview", row["rank"], "", _safe(row["team_name"]),
                  _safe(row["method_name"]), row["submission_id"], row["is_baseline"],
-                 *values_only(means), *extra(row, moves.get("overview", {})), *empty_statistic,
-                 "", ""]
+                 *declared(row), *values_only(means), *extra(row, moves.get("overview", {})),
+                 *empty_statistic, "", ""]
             )  # fmt: skip
         for condition in board["conditions"]:
             for row in condition["rows"]:
@@ -188,7 +203,7 @@ def reader_csv(data: dict[str, Any]) -> str:
                 writer.writerow(
                     [name, shows, _safe(condition["key"]), row["rank"], row["group"],
                      _safe(row["team_name"]), _safe(row["method_name"]), row["submission_id"],
-                     row["is_baseline"],
+                     row["is_baseline"], *declared(row),
                      *(_num(v) for n in names for v in cells.get(n, (None, None, None))),
                      *extra(row, moves.get(condition["key"], {})), *empty_statistic,
                      row["signature"], ""]
@@ -216,10 +231,15 @@ def reader_csv(data: dict[str, Any]) -> str:
     for row in reported:
         writer.writerow(
             ["reported (not scored here)", "", _safe(row["condition"]), "", "", "",
-             _safe(row["label"]), "", "", *values_only(row["metrics"]), *empty_row,
+             _safe(row["label"]), "", "", *no_facts, *values_only(row["metrics"]), *empty_row,
              *empty_statistic, "", _safe(row["source"])]
         )  # fmt: skip
     return out.getvalue()
+
+
+def _declared(board: dict[str, Any]) -> tuple[Fact, ...]:
+    """The declared system facts of a board's serialised form (none before format 4)."""
+    return stored_facts(board.get("facts") or ())
 
 
 def _whole(value: Any) -> str:

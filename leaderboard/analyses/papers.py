@@ -18,17 +18,25 @@ With ``rank_intervals``, each condition's group of columns starts with the entra
 there and its 95% interval over resamples of the dialogues (``1 [1-3]``; the board's rank
 intervals, docs/scoring.md).
 
+When the challenge declares system facts (``challenges.facts``), each is a column after the
+line's name, headed by its label (a number's with its unit, "Parameters (billion)"), its value
+as the pages show it: the system's, or in the per-condition view each different value of the
+line's submissions, in the order of the conditions, separated by " / ". A challenge that
+declares none has the table it always had.
+
 The LaTeX needs ``\\usepackage{booktabs}`` in the paper's preamble.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from leaderboard.challenges.facts import Fact, shown
 from leaderboard.numbers import score
 from leaderboard.rankings.board import Column, ConditionBoard, Entry, Leaderboard, OverviewRow, Row
+from leaderboard.rankings.facts import declared_facts
 
 FORMATS = ("latex", "markdown")
 #: How a request says whether a table shows rank intervals (``choice``).
@@ -59,6 +67,10 @@ class Table:
     #: per entrant whose condition rows are different submissions (``view=per-condition``):
     #: "method: conditions; method: conditions"
     mixed: tuple[tuple[str, str], ...] = ()
+    #: the challenge's declared system facts, a column each after the line's name
+    facts: tuple[Fact, ...] = ()
+    #: entrant name -> its value of each of ``facts`` as a cell shows it ("" when none)
+    declared: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
 
 
 def choice(name: str, value: str) -> bool:
@@ -137,9 +149,9 @@ def select(
         )
     primary = next((c for c in board.columns if c.primary), None)
     names = list(dict.fromkeys(metrics)) or [c.name for c in board.columns[:2]]
-    shown = [by_name[n] for n in names]
+    chosen_columns = [by_name[n] for n in names]
     if primary is not None:
-        shown = [primary, *(c for c in shown if c is not primary)]
+        chosen_columns = [primary, *(c for c in chosen_columns if c is not primary)]
     rows: dict[str, dict[str, Row]] = {}
     entrants: dict[str, bool] = {}
     signatures: dict[str, None] = {}
@@ -176,8 +188,9 @@ def select(
                 mixed.append(
                     (name, "; ".join(f"{m} on {', '.join(ks)}" for m, ks in methods.items()))
                 )
+    facts = declared_facts(board)
     return Table(
-        columns=tuple(shown),
+        columns=tuple(chosen_columns),
         conditions=chosen,
         entrants=tuple(entrants.items()),
         rows=rows,
@@ -186,6 +199,17 @@ def select(
         view=view,
         substituted=frozenset(substituted),
         mixed=tuple(mixed),
+        facts=facts,
+        declared={name: _declared(facts, line.values()) for name, line in rows.items()},
+    )
+
+
+def _declared(facts: tuple[Fact, ...], rows: Iterable[Row]) -> tuple[str, ...]:
+    """A line's value of each declared fact: each different value its rows' submissions
+    declared, in the order of its rows, joined by " / " ("" when none declared one)."""
+    return tuple(
+        " / ".join(dict.fromkeys(v for r in rows for v in [shown(f, r.facts.get(f.key))] if v))
+        for f in facts
     )
 
 
@@ -338,9 +362,17 @@ def latex_escape(text: str) -> str:
     return "".join(special.get(ch, ch) for ch in text)
 
 
+def _fact_cells(table: Table, name: str, latex: bool) -> list[str]:
+    """A line's declared facts, escaped for the format ("--" or "—" where it declared none)."""
+    escape = latex_escape if latex else _md_escape
+    missing = "--" if latex else "—"
+    return [escape(v) if v else missing for v in table.declared.get(name, ())]
+
+
 def _latex(board: Leaderboard, table: Table, caption: str) -> str:
     width = len(table.columns) + int(table.rank_intervals)
-    spec = "l" + "r" * (width * len(table.conditions))
+    first = 1 + len(table.facts)  # the name's column, then one per declared fact
+    spec = "l" * first + "r" * (width * len(table.conditions))
     lines = [
         "% Needs \\usepackage{booktabs} in the preamble.",
         "\\begin{table}[t]",
@@ -350,9 +382,9 @@ def _latex(board: Leaderboard, table: Table, caption: str) -> str:
         "\\toprule",
     ]
     heads = [f"\\multicolumn{{{width}}}{{c}}{{{latex_escape(c.label)}}}" for c in table.conditions]
-    lines.append(" & " + " & ".join(heads) + " \\\\")
+    lines.append(" & " * first + " & ".join(heads) + " \\\\")
     rules = [
-        f"\\cmidrule(lr){{{2 + i * width}-{1 + (i + 1) * width}}}"
+        f"\\cmidrule(lr){{{first + 1 + i * width}-{first + (i + 1) * width}}}"
         for i in range(len(table.conditions))
     ]
     lines.append(" ".join(rules))
@@ -364,11 +396,13 @@ def _latex(board: Leaderboard, table: Table, caption: str) -> str:
             *(f"{latex_escape(c.label)} {_arrow(c, True)}" for c in table.columns),
         )
     ]
-    lines.append("Team & " + " & ".join(metric_heads) + " \\\\")
+    fact_heads = [latex_escape(f.heading) for f in table.facts]
+    lines.append("Team & " + " & ".join([*fact_heads, *metric_heads]) + " \\\\")
     lines.append("\\midrule")
     for name, baseline in table.entrants:
         label = latex_escape(name) + ("$^\\dagger$" if baseline else "")
-        lines.append(" & ".join([label, *_cells(board, table, name, "latex")]) + " \\\\")
+        cells = [label, *_fact_cells(table, name, True), *_cells(board, table, name, "latex")]
+        lines.append(" & ".join(cells) + " \\\\")
     lines.append("\\bottomrule")
     lines.append("\\end{tabular}")
     lines.append("\\par\\smallskip")
@@ -408,11 +442,13 @@ def _markdown(board: Leaderboard, table: Table, caption: str) -> str:
     lines = []
     if caption:
         lines += [_md_escape(caption), ""]
-    lines.append("| Team | " + " | ".join(heads) + " |")
-    lines.append("| --- |" + " ---: |" * len(heads))
+    fact_heads = [_md_escape(f.heading) for f in table.facts]
+    lines.append("| Team | " + " | ".join([*fact_heads, *heads]) + " |")
+    lines.append("| --- |" + " --- |" * len(fact_heads) + " ---: |" * len(heads))
     for name, baseline in table.entrants:
         label = _md_escape(name) + (" \u2020" if baseline else "")
-        lines.append("| " + " | ".join([label, *_cells(board, table, name, "markdown")]) + " |")
+        cells = [label, *_fact_cells(table, name, False), *_cells(board, table, name, "markdown")]
+        lines.append("| " + " | ".join(cells) + " |")
     for note in _notes(table):
         lines += ["", _md_escape(note)]
     return "\n".join(lines) + "\n"

@@ -199,9 +199,22 @@ class ChallengeSummarySerializer(serializers.ModelSerializer):
         return challenge.primary
 
 
+class FactSerializer(serializers.Serializer):
+    """A declared system fact (``challenges.facts``): what each upload says as ``fact.KEY``."""
+
+    key = serializers.CharField()
+    label = serializers.CharField()
+    kind = serializers.ChoiceField(choices=["text", "choice", "number", "flag"])
+    required = serializers.BooleanField()
+    choices = serializers.ListField(child=serializers.CharField(), help_text="of a choice")
+    unit = serializers.CharField(allow_blank=True, help_text="of a number")
+    help = serializers.CharField(allow_blank=True)
+
+
 class ChallengeSerializer(ChallengeSummarySerializer):
     phases = PhaseSerializer(many=True, read_only=True)
     scoring = serializers.SerializerMethodField()
+    system_facts = serializers.SerializerMethodField()
 
     class Meta(ChallengeSummarySerializer.Meta):
         # the organisers' pages, as the Markdown they wrote
@@ -213,7 +226,13 @@ class ChallengeSerializer(ChallengeSummarySerializer):
             "rules",
             "terms",
             "scoring",
+            "system_facts",
         ]
+
+    @extend_schema_field(FactSerializer(many=True))
+    def get_system_facts(self, challenge: Challenge) -> list[dict[str, Any]]:
+        """What each upload says about its system (``fact.KEY`` fields)."""
+        return [fact.data() for fact in challenge.facts()]
 
     @extend_schema_field(ScoringSerializer)
     def get_scoring(self, challenge: Challenge) -> dict[str, Any]:
@@ -422,6 +441,7 @@ class SubmissionSerializer(SubmissionSummarySerializer):
             *SubmissionSummarySerializer.Meta.fields,
             "method_description",
             "url",
+            "facts",
             "verdicts",
             "files",
             "results_visible",
@@ -501,6 +521,10 @@ class _RowBase(serializers.Serializer):
     method_name = serializers.CharField()
     is_baseline = serializers.BooleanField()
     submitted_at = serializers.DateTimeField()
+    facts = serializers.DictField(
+        help_text="what the submission declared about its system: declared fact key -> value "
+        "(the board's `facts`)"
+    )
     submissions = serializers.IntegerField(
         allow_null=True,
         help_text="the scored submissions behind the row: the entrant's submissions with a "
@@ -615,6 +639,20 @@ class LeaderboardSerializer(serializers.Serializer):
     withdrawn = WithdrawnSerializer(
         many=True,
         help_text="runs and teams the organisers took off the board with a public reason",
+    )
+    facts = FactSerializer(
+        many=True, help_text="the challenge's declared system facts: the rows' `facts`"
+    )
+    filters = serializers.DictField(
+        child=serializers.CharField(),
+        help_text="the `fact.KEY` filters applied: only the rows whose submission declared "
+        "these values, each with its rank on the whole board (a filter does not rank again)",
+    )
+    fact_charts = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="per numeric fact and condition: the primary metric (y, with its interval "
+        "low-high) of each row that declared the fact, against its value (x): "
+        "{fact, condition, metric, points: [{submission_id, rank, team, method, x, y, low, high}]}",
     )
     condition = serializers.CharField(
         allow_null=True, help_text="the condition ranked here; null for the overview"

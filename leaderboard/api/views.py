@@ -29,12 +29,16 @@ from leaderboard.api.permissions import require_results_visible, submitting_team
 from leaderboard.api.renderers import CSVRenderer
 from leaderboard.challenges import announcements, data
 from leaderboard.challenges.announcements import Announcement
+from leaderboard.challenges.facts import Fact
+from leaderboard.challenges.facts import shown as fact_cell
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.ids import row_id
 from leaderboard.rankings import caching
 from leaderboard.rankings.board import split_part
 from leaderboard.rankings.boards import Stored
+from leaderboard.rankings.facts import fact_points, filtered, stored_facts
+from leaderboard.rankings.facts import filters as fact_filters
 from leaderboard.submissions import selectors, services
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.teams.models import Membership, Team
@@ -114,8 +118,11 @@ def _phase(pk: int, user: Any = None) -> Phase:
     return get_object_or_404(phases, pk=pk)
 
 
-def _row_csv(row: dict[str, Any]) -> dict[str, Any]:
+def _row_csv(row: dict[str, Any], facts: tuple[Fact, ...]) -> dict[str, Any]:
+    """The entry of a row, then each declared system fact by key (as the pages show it; empty
+    where the submission declared none)."""
     low, high = row.get("rank_interval") or (None, None)
+    given = row.get("facts") or {}
     return {
         "rank": row["rank"],
         "rank_low": low,
@@ -126,13 +133,16 @@ def _row_csv(row: dict[str, Any]) -> dict[str, Any]:
         "submission_id": row["submission_id"],
         "baseline": row["is_baseline"],
         "submitted_at": row["submitted_at"],
+        **{fact.key: fact_cell(fact, given.get(fact.key)) for fact in facts},
     }
 
 
-def _condition_csv(row: dict[str, Any], names: list[str]) -> dict[str, Any]:
+def _condition_csv(
+    row: dict[str, Any], names: list[str], facts: tuple[Fact, ...]
+) -> dict[str, Any]:
     """One ranked row: every column of the board with its interval (``NAME``,
     ``NAME_low``, ``NAME_high``)."""
-    flat = _row_csv(row)
+    flat = _row_csv(row, facts)
     for name in names:
         metric = row["metrics"].get(name) or {}
         flat[name] = metric.get("value")
@@ -143,10 +153,12 @@ def _condition_csv(row: dict[str, Any], names: list[str]) -> dict[str, Any]:
     return flat
 
 
-def _overview_csv(row: dict[str, Any], names: list[str], keys: list[str]) -> dict[str, Any]:
+def _overview_csv(
+    row: dict[str, Any], names: list[str], keys: list[str], facts: tuple[Fact, ...]
+) -> dict[str, Any]:
     """One overview row: the means of the board's first two columns (``NAME``), then each
     condition's values (``KEY_NAME``)."""
-    flat = _row_csv(row)
+    flat = _row_csv(row, facts)
     for name in names:
         flat[name] = row["means"].get(name)
     for key in keys:
@@ -203,7 +215,8 @@ class PhaseLeaderboard(APIView):
             phase,
             make,
             variant=("api", renderer.format, request.build_absolute_uri()),
-            # so a reader cannot fill the cache with query strings of their own
+            # so a reader cannot fill the cache with query strings of their own (a filtered board
+            # is not kept)
             keep=set(request.query_params) <= BOARD_QUERY,
             # a token's answer is never for a shared cache
             shareable="HTTP_AUTHORIZATION" not in request.META,
@@ -228,13 +241,18 @@ class PhaseLeaderboard(APIView):
         if request.accepted_renderer.format == "csv":
             names = [c["name"] for c in head["metrics"]]
             keys = [c["key"] for c in head["conditions"]]
+            facts = stored_facts(head["facts"])
             flat = [
-                _condition_csv(r, names) if key else _overview_csv(r, names[:2], keys) for r in rows
+                _condition_csv(r, names, facts) if key else _overview_csv(r, names[:2], keys, facts)
+                for r in rows
             ]
             name = f"{phase.challenge.slug}-{phase.slug}-{key or 'overview'}.csv"
             return flat, {"Content-Disposition": f'attachment; filename="{name}"'}
         return {**head, "condition": key, "results": rows}, {}
 
+
+#: The prefix of a declared system fact's field in an upload, and of a board's filter by one.
+FACT_PREFIX = "fact."
 
 #: The query parameters of the API's board.
 BOARD_QUERY = frozenset({"condition", "page", "page_size", "format"})
@@ -246,7 +264,13 @@ def _board_data(
     """The stored public board ``found`` of ``phase`` as the API answers it (the overview, or
     condition ``key``'s ranking; None if the phase has no such condition): the fields every
     page of it shares, and the page of rows asked for (every row, for CSV), serialised alone."""
-    board = found.board
+    asked, problems = fact_filters(found.board, request.query_params)
+    if problems:
+        raise ApiError(
+            "invalid", "The request is invalid; see details.",
+            details={name: [message] for name, message in problems.items()},
+        )  # fmt: skip
+    board = filtered(found.board, asked)
     context = {"columns": board.columns}
     if key is None:
         entries: list[Any] = list(board.overview)
@@ -272,6 +296,12 @@ def _board_data(
         },
         "conditions": list(s.ConditionSerializer(conditions, many=True).data),
         "withdrawn": [dict(note) for note in board.withdrawn],
+        "facts": [dict(f) for f in board.facts],
+        "filters": asked,
+        # of the whole board (a filter shows fewer rows, the chart stays)
+        "fact_charts": [
+            p for p in fact_points(found.board) if key is None or p["condition"] == key
+        ],
     }
     if request.accepted_renderer.format != "csv":
         paginator = Pagination()
@@ -342,9 +372,12 @@ def _idempotency_key(request: Request) -> str:
 @extend_schema(
     summary="Submit prediction files to a phase",
     description="Multipart form: one file field per condition key (e.g. `tts-verbatim`), plus "
-    "`method_name` and optionally `method_description`, `url` and `team`. A file the scorer "
-    "rejects gives 400 with its message per condition key in `error.details.conditions`; "
-    "such an upload does not count against the quota.",
+    "`method_name` and optionally `method_description`, `url` and `team`, and a field "
+    "`fact.KEY` per system fact the challenge declares (`system_facts` of the challenge: a "
+    "required one must be given). A fact missing or of the wrong kind gives 400 (`invalid`, "
+    "its message under `error.details` as `fact.KEY`), before anything is stored or charged. "
+    "A file the scorer rejects gives 400 with its message per condition key in "
+    "`error.details.conditions`; such an upload does not count against the quota.",
     tags=["submissions"],
     request={
         "multipart/form-data": {
@@ -395,11 +428,17 @@ class SubmissionCreate(APIView):
                 detail="Too many uploads from your address were not accepted; check your files "
                 "with the scorer (python -m scoring) before sending them again.",
             )
+        given = {
+            name.removeprefix(FACT_PREFIX): request.data.get(name)
+            for name in request.data
+            if name.startswith(FACT_PREFIX) and name not in request.FILES
+        }
         try:
             submission = services.submit(
                 team=team,
                 phase=phase,
                 user=request.user,
+                facts=given,
                 files=dict(request.FILES.items()),
                 method_name=form.validated_data["method_name"],
                 method_description=form.validated_data["method_description"],
@@ -419,6 +458,13 @@ class SubmissionCreate(APIView):
                 "submission_rejected",
                 "The upload was rejected and does not count against your quota; see details.",
                 details=details,
+            ) from exc
+        except services.FactsRefused as exc:
+            raise ApiError(
+                "invalid",
+                "What the upload says about its system was refused; nothing was stored or "
+                "charged. See details.",
+                details={f"{FACT_PREFIX}{key}": [message] for key, message in exc.messages.items()},
             ) from exc
         except services.TooManyRejected as exc:
             raise exceptions.Throttled(wait=exc.retry_after, detail=str(exc)) from exc

@@ -29,6 +29,7 @@ from leaderboard.challenges import roles
 from leaderboard.challenges.admin_trail import Audited, changed_fields
 from leaderboard.challenges.audit import AuditEntry
 from leaderboard.challenges.config import LADDER_NEEDS_SPLIT, scoring_problems
+from leaderboard.challenges.facts import declaration_problems
 from leaderboard.challenges.models import Challenge, Condition, Phase, PhaseFile, Reference
 from leaderboard.challenges.references import check_reference
 from leaderboard.challenges.services import (
@@ -117,8 +118,8 @@ def _options(task: Any) -> str:
 
 
 class ChallengeForm(forms.ModelForm):
-    """The task, its ranked metric and its scorer options, checked as ``create_challenge``
-    checks them, each error on its field."""
+    """The task, its ranked metric, its scorer options and its declared system facts, checked
+    as ``create_challenge`` checks them, each error on its field."""
 
     task = forms.ChoiceField(choices=[(name, f"{t.label} ({name})") for name, t in TASKS.items()])
 
@@ -145,6 +146,11 @@ class ChallengeForm(forms.ModelForm):
         if "task" not in self.errors:
             for name, problems in scoring_problems(draft).items():
                 self.add_error(name, problems)
+        if "system_facts" in cleaned and cleaned["system_facts"] is None:
+            cleaned["system_facts"] = []
+        found = declaration_problems(cleaned.get("system_facts"))
+        if found and "system_facts" not in self.errors:
+            self.add_error("system_facts", found)
         return cleaned
 
 

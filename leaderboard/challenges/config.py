@@ -5,6 +5,7 @@ Shape (paths of reference files are relative to the config file)::
     challenge: {slug, title, description, data, evaluation, rules, terms (Markdown pages),
                 task, primary_metric, registration,
                 max_team_size, scorer_options: {<the task's options>, n_boot, level, seed},
+                system_facts: [{key, label, kind, required, choices, unit, help}],
                 organisers: [username]}
     phases:
       - {name, slug, order, opens_at, closes_at, daily_quota, total_quota, allow_partial,
@@ -16,7 +17,8 @@ Shape (paths of reference files are relative to the config file)::
 one of its metrics (empty: the task's own). ``scorer_options`` holds the task's options (its
 ``Task.options``, e.g. ``profile`` and ``missing`` for dstc11, ``match`` for multiwoz22) and
 the bootstrap's ``n_boot`` (whole number, 1-100000), ``level`` (0.5 to below 1) and ``seed``
-(whole number); what is left out takes the scorer's default. A condition names
+(whole number); what is left out takes the scorer's default. ``system_facts`` declares what
+each submission says about its system (``challenges.facts``). A condition names
 the gold file (``reference``) and the task's other reference files by their names in the task
 (``multiwoz22`` needs a ``schema``; a task with seen/unseen support takes an optional
 ``training_values`` list). Every key and value is checked before anything is written
@@ -41,6 +43,7 @@ from django.utils.text import slugify
 
 import scoring
 from leaderboard.challenges import audit, roles
+from leaderboard.challenges.facts import declaration_problems
 from leaderboard.challenges.models import RESAMPLING_KEYS, Challenge, Condition, Phase
 from leaderboard.challenges.references import ExtraFiles, check_reference, summarise
 from leaderboard.challenges.services import add_reference
@@ -59,6 +62,7 @@ CHALLENGE_FIELDS = (
     "registration",
     "scorer_options",
     "max_team_size",
+    "system_facts",
 )
 PHASE_FIELDS = (
     "daily_quota",
@@ -309,6 +313,10 @@ def check_config(config: dict[str, Any], base_dir: Path) -> Plan:
     spec = config["challenge"]
     known = ("slug", "title", *CHALLENGE_FIELDS, "organisers", "phases")
     problems = _unknown(spec, known, "challenge") + _check(spec, CHALLENGE_CHECKS, "challenge")
+    problems += [
+        f"challenge.system_facts{'' if problem.startswith('[') else ': '}{problem}"
+        for problem in declaration_problems(spec.get("system_facts"))
+    ]
     if "title" not in spec:
         problems.append("challenge.title: required")
     slug = spec.get("slug") if "slug" in spec else slugify(str(spec.get("title") or ""))

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from leaderboard.challenges.announcements import Announcement as Announcement  # registered
 from leaderboard.challenges.audit import AuditEntry as AuditEntry  # registered with the app
+from leaderboard.challenges.facts import Fact, declared
 from leaderboard.storage import phase_file_upload_to, private_storage, reference_upload_to
 from scoring import NAMES, Resampling, Task, get_task
 
@@ -97,6 +98,16 @@ class Challenge(models.Model):
         help_text="one origin a line, e.g. https://workshop.example.org; the embeddable "
         "public board (…/leaderboard/embed/) may be framed by these sites only",
     )
+    #: what every submission says about its system (``challenges.facts``): a list of
+    #: ``{key, label, kind, required, choices, unit, help}``
+    system_facts = models.JSONField(
+        default=list,
+        blank=True,
+        verbose_name="declared system facts",
+        help_text='fields a submission must or may carry, e.g. [{"key": "asr", "label": "ASR '
+        'system", "kind": "choice", "choices": ["provided ASR", "Whisper", "other"], '
+        '"required": true}]; kinds: text, choice, number (with a "unit"), flag',
+    )
     created = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -128,6 +139,10 @@ class Challenge(models.Model):
     def frame_ancestors(self) -> str:
         """The CSP ``frame-ancestors`` source list of the embeddable board."""
         return " ".join(origins(self.embed_origins)) or "'none'"
+
+    def facts(self) -> tuple[Fact, ...]:
+        """The declared system facts (``system_facts``), in their order."""
+        return declared(self.system_facts)
 
     def scoring_task(self) -> Task:
         """The ``scoring.Task`` of this challenge."""

@@ -34,6 +34,24 @@ PASSWORD = "trackboard-demo"
 ORGANISER = "organiser"
 #: username -> team name (None: no team yet, to try the sign-up-free path)
 PARTICIPANTS = {"alice": "Team Alpha", "bob": "Team Beta", "carol": "Baselines"}
+#: what every demo submission declares about its system (``challenges.facts``)
+SYSTEM_FACTS = [
+    {
+        "key": "asr",
+        "label": "ASR system",
+        "kind": "choice",
+        "required": True,
+        "choices": ["provided ASR", "Whisper", "other"],
+        "help": "the speech recogniser whose transcripts the tracker read",
+    },
+    {
+        "key": "params",
+        "label": "Parameters",
+        "kind": "number",
+        "unit": "billion",
+        "help": "the tracker's model size, in billions of parameters",
+    },
+]
 CONDITIONS = (
     ("tts-verbatim", "TTS-Verbatim", 0.0),
     ("human-verbatim", "Human-Verbatim", 0.05),
@@ -67,6 +85,7 @@ def build(stdout: Any = None) -> Challenge:
                 "condition. Ranked by Joint Goal Accuracy; Slot Error Rate is also reported."
             ),
             rules="One prediction file per condition; five submissions per day.",
+            system_facts=SYSTEM_FACTS,
         )
         challenge.organisers.add(organiser)
         phase = Phase.objects.create(
@@ -114,10 +133,14 @@ def build(stdout: Any = None) -> Challenge:
     for condition in conditions + hidden_conditions:
         add_reference(condition, data, "demo-gold.json")
 
+    # method, error rate, what it declares
     systems = {
-        "Team Alpha": [("AlphaDST (wav2vec2 + T5)", 0.08)],
-        "Team Beta": [("Beta cascade", 0.16), ("Beta cascade + LM rescoring", 0.12)],
-        "Baselines": [("Whisper + TripPy baseline", 0.2)],
+        "Team Alpha": [("AlphaDST (wav2vec2 + T5)", 0.08, {"asr": "other", "params": 3})],
+        "Team Beta": [
+            ("Beta cascade", 0.16, {"asr": "provided ASR", "params": 0.22}),
+            ("Beta cascade + LM rescoring", 0.12, {"asr": "Whisper", "params": 11}),
+        ],
+        "Baselines": [("Whisper + TripPy baseline", 0.2, {"asr": "Whisper", "params": 0.11})],
     }
     for n, (username, team_name) in enumerate(PARTICIPANTS.items()):
         user = users.filter(username=username).first() or users.create_user(
@@ -127,7 +150,7 @@ def build(stdout: Any = None) -> Challenge:
         confirm(user)
         team = Team.objects.filter(name=team_name).first() or create_team(name=team_name, user=user)
         register(team=team, challenge=challenge)
-        for m, (method, rate) in enumerate(systems[team_name]):
+        for m, (method, rate, facts) in enumerate(systems[team_name]):
             files = {
                 key: _as_file(
                     make_prediction(gold, rate + extra, seed=100 * n + 10 * m + i), f"{key}.json"
@@ -143,6 +166,7 @@ def build(stdout: Any = None) -> Challenge:
                 method_description="Synthetic demo system.",
                 is_baseline=team_name == "Baselines",
                 enqueue=False,
+                facts=facts,
             )
             # The same service the Celery task calls, run here so the demo needs no worker.
             run_scoring(submission.pk)
@@ -161,6 +185,7 @@ def build(stdout: Any = None) -> Challenge:
                     method_name=method,
                     method_description="Synthetic demo system.",
                     enqueue=False,
+                    facts=facts,
                 )
                 run_scoring(hidden_run.pk)
     if stdout is not None:

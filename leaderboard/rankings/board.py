@@ -64,6 +64,9 @@ class Entry:
     method_description: str
     is_baseline: bool
     submitted_at: dt.datetime
+    #: what the submission declared about its system: declared fact key -> value (the
+    #: challenge's declared keys only, ``challenges.facts``)
+    facts: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -204,6 +207,9 @@ class Leaderboard:
     #: the public board of a phase with the Ladder: each row's primary score is the one the
     #: Ladder shows (``rankings.ladder``)
     ladder: bool = False
+    #: the challenge's declared system facts (``Fact.data()``), in order: the rows' fact
+    #: columns, the filters and the charts against a number
+    facts: tuple[dict[str, Any], ...] = ()
 
 
 def team_label(team: Any) -> tuple[str, str]:
@@ -231,6 +237,8 @@ class Counted(NamedTuple):
     method_description: str
     is_baseline: bool
     submitted_at: dt.datetime
+    #: the submission's declared facts (``Submission.facts``), declared keys only
+    facts: dict[str, Any]
     signature: str
     #: every metric on the whole reference (which columns a board shows: ``columns``)
     metrics: dict[str, Any]
@@ -267,6 +275,7 @@ _COUNTED_FIELDS = (
     "submission__method_description",
     "submission__is_baseline",
     "submission__created_at",
+    "submission__facts",
     "signature",
     "metrics",
 )
@@ -283,8 +292,11 @@ def counted_values(phase: Phase, part: str, only: Iterable[int] | None = None) -
         .order_by("created_at", "pk")
         .values_list(*_COUNTED_FIELDS, "reference_id", "primary_ratios", figures)
     )
+    declared = [f.key for f in phase.challenge.facts()]
     found = []
     for *fields, metrics, reference_id, data, stored in rows:
+        given = fields[-2] or {}
+        fields[-2] = {key: given[key] for key in declared if key in given}
         metrics = metrics or {}
         if which is None:
             values, intervals = metrics, stored or {}
@@ -334,6 +346,7 @@ def entry(rank: int, found: Counted) -> dict[str, Any]:
         "method_description": "" if anonymous else found.method_description,
         "is_baseline": found.is_baseline,
         "submitted_at": found.submitted_at,
+        "facts": found.facts,
     }
 
 

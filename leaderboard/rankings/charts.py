@@ -24,6 +24,7 @@ from leaderboard.rankings.board import (
     Row,
     Shakeup,
 )
+from leaderboard.rankings.facts import declared_facts, fact_points
 
 #: Bar charts and the robustness chart show the first teams only; the tables list everyone.
 CHART_LIMIT = 50
@@ -386,6 +387,44 @@ def scatter_chart(board: Leaderboard) -> dict[str, Any]:
     }
 
 
+def fact_chart(board: Leaderboard, found: dict[str, Any]) -> dict[str, Any]:
+    """One condition's primary metric (y) against a numeric declared fact's value (x), one
+    marker per row that declared it, in its team's colour, the metric's interval as error
+    bars (``facts.fact_points``)."""
+    fact = next(f for f in declared_facts(board) if f.key == found["fact"])
+    column = next((c for c in board.columns if c.primary), board.columns[0])
+    name, x_name = text(column.label), text(fact.heading)
+    points = found["points"]
+    trace = {
+        "type": "scatter",
+        "mode": "markers",
+        "x": [p["x"] for p in points],
+        "y": [p["y"] for p in points],
+        "error_y": {
+            "type": "data",
+            "symmetric": False,
+            "array": [_interval(p["y"], p["low"], p["high"])[0] for p in points],
+            "arrayminus": [_interval(p["y"], p["low"], p["high"])[1] for p in points],
+            "thickness": 1,
+            "color": "#1b1f24",
+        },
+        "marker": {"size": 10, "color": [team_colour(p["team_id"] or p["team"]) for p in points]},
+        "customdata": [[text(p["team"]), text(p["method"]), p["rank"]] for p in points],
+        "hovertemplate": (
+            "<b>%{customdata[0]}</b><br>%{customdata[1]}<br>rank %{customdata[2]}<br>"
+            f"{x_name} %{{x}}, {name} %{{y:.2f}}<extra></extra>"
+        ),
+    }
+    return {
+        "data": [trace],
+        "layout": _layout(
+            height=320,
+            xaxis={"title": {"text": x_name}, "automargin": True, "nticks": 6},
+            yaxis={"title": {"text": f"{name} (%), {column.better}"}, "automargin": True},
+        ),
+    }
+
+
 def condition_symbols(board: Leaderboard) -> list[tuple[str, str]]:
     """(condition label, marker symbol name) as the scatter draws them, for its caption."""
     return [
@@ -412,6 +451,8 @@ def figures(board: Leaderboard) -> dict[str, Any]:
         charts[chart_id("robustness")] = robustness_chart(board)
     if len(shown) > 1 and any(c.rows for c in board.conditions):
         charts[chart_id("scatter")] = scatter_chart(board)
+    for points in fact_points(board):
+        charts[chart_id(f"fact-{points['fact']}", points["condition"])] = fact_chart(board, points)
     for found in board.shakeups[:1]:  # the overview's
         if any(m.public_rank is not None for m in found.moves):
             charts[chart_id("shakeup")] = shakeup_chart(board, found)

@@ -174,6 +174,7 @@ def compute(phase: Phase, part: str = "public", draws: Draws | None = None) -> L
         shakeups=shakeups,
         shakeup_note=note,
         ladder=ladder,
+        facts=tuple(fact.data() for fact in challenge.facts()),
     )
     return replace(board, charts=figures(board))
 

@@ -18,6 +18,10 @@ interval; on the overview its figures per condition), where every table of the b
 them before. ``expanded`` gives the rows with their facts again, as the readers' exports show
 them.
 
+``FORMAT`` 4 adds the challenge's declared system facts (``facts``: their declarations) and
+each entry's values of them (an entry's ``facts``). Data of an older format reads back with
+none declared and no values.
+
 The form holds no NaN and no infinity (JSON has neither; ``rankings.models.Board.pack``'s
 encoder would write them as null): an undefined number is None. The figures of the rows come
 from the Results' stored metrics and intervals, which hold None for an undefined value
@@ -45,7 +49,7 @@ from leaderboard.rankings.board import (
 )
 from leaderboard.rankings.charts import figures
 
-FORMAT = 3
+FORMAT = 4
 
 #: an entry's facts, the same in every table of a board (``entries``, by submission id)
 FACTS = tuple(f.name for f in dataclasses.fields(Entry) if f.name not in ("rank", "submission_id"))
@@ -141,6 +145,7 @@ def serialise(board: Leaderboard, *, charts: bool = False) -> dict[str, Any]:
         "shakeups": [shakeup(found) for found in board.shakeups],
         "shakeup_note": board.shakeup_note,
         "ladder": board.ladder,
+        "facts": [dict(f) for f in board.facts],
         **({"charts": board.charts} if charts else {}),
     }
 
@@ -163,6 +168,8 @@ def expanded(data: dict[str, Any]) -> dict[str, Any]:
         key: {n: int(key) if n == "submission_id" else found.get(n) for n in order}
         for key, found in entries.items()
     }
+    for found in shown.values():
+        found["facts"] = found["facts"] or {}  # none before format 4
 
     def with_facts(row: dict[str, Any]) -> dict[str, Any]:
         return {**shown[str(row["submission_id"])], **row}
@@ -187,6 +194,7 @@ def from_data(data: dict[str, Any]) -> Leaderboard:
     if entries is not None:  # format 3: each row's facts from its entry, read once
         facts = {
             int(key): {
+                "facts": {},  # none before format 4
                 **found,
                 "submission_id": int(key),
                 "submitted_at": when(found["submitted_at"]),
@@ -246,6 +254,7 @@ def from_data(data: dict[str, Any]) -> Leaderboard:
         ),
         shakeup_note=data.get("shakeup_note") or "",
         ladder=bool(data.get("ladder")),
+        facts=tuple(data.get("facts") or ()),
     )
     return dataclasses.replace(board, charts=data.get("charts") or figures(board))
 
@@ -254,7 +263,7 @@ def _upgraded(row: dict[str, Any], version: int) -> dict[str, Any]:
     """A stored row in today's shape: snapshots published before the method's link and
     description were kept have none, and kept the change as a drop (first minus last); those
     of format 1 counted other submissions than the scored ones (``FORMAT``)."""
-    row = {"method_url": "", "method_description": "", **row}
+    row = {"method_url": "", "method_description": "", "facts": {}, **row}
     if "gap" in row:
         gap = row.pop("gap")
         row["change"] = None if gap is None else -gap

@@ -34,6 +34,8 @@ from leaderboard.challenges.visibility import Access, access
 from leaderboard.rankings import caching
 from leaderboard.rankings.boards import Stored, stored
 from leaderboard.rankings.charts import CHART_LIMIT
+from leaderboard.rankings.facts import declared_facts, filtered
+from leaderboard.rankings.facts import filters as fact_filters
 from leaderboard.rankings.snapshots import RevealError, latest, load, preview, reveal
 
 #: Seconds between two refreshes of the tables by the page's script (a 304 when unchanged),
@@ -78,7 +80,7 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
         lambda found: _page(request, selected, rights, show_all, found),
         variant=("page", fragment, show_all, caching.countdown(selected), request.get_full_path()),
         # kept for the addresses the page links to, not for any query string a reader invents
-        keep=set(request.GET) <= {"fragment", "all"},
+        keep=set(request.GET) <= {"fragment", "all"},  # a filtered board is not kept
         rights=rights,
     )
 
@@ -132,6 +134,12 @@ def _page(
     a viewer with ``rights``."""
     snapshot = latest(selected) if rights.snapshots and selected.revealed else None
     board = found.board if found is not None else None
+    asked: dict[str, str] = {}
+    if board is not None:
+        # a filter shows the rows of the submissions that declared these values, each with
+        # its rank on the whole board; a filter the board does not have is left out
+        asked = fact_filters(board, request.GET)[0]
+        board = filtered(board, asked)
     context = {
         "phase": selected,
         "challenge": selected.challenge,
@@ -145,6 +153,8 @@ def _page(
         "chart_limit": CHART_LIMIT,
         "table_limit": None if show_all else TABLE_LIMIT,
         "show_all": show_all,
+        "facts": declared_facts(board) if board is not None else (),
+        "fact_filters": asked,
     }
     # when the board was built and whether a newer one is coming, then the tables, which do
     # not depend on it (a change marks the board behind without rendering its tables again)
@@ -228,7 +238,7 @@ def _tables_html(context: dict[str, object]) -> str:
     the first gets the cached HTML, and a new board is a new entry.
     """
     found = context["stored"]
-    if not isinstance(found, Stored) or not found.built:
+    if not isinstance(found, Stored) or not found.built or context["fact_filters"]:
         return render_to_string("rankings/tables.html", context)
     rows = "all" if context["show_all"] else context["table_limit"]
     key = caching.cache_key("tables", found.identity, rows)

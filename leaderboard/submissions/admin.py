@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.contrib import admin
 from django.db import models
 from django.http import HttpRequest
@@ -11,9 +12,32 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from leaderboard.challenges.admin import OrganiserScoped
+from leaderboard.challenges.facts import check_facts
 from leaderboard.challenges.roles import path_label
 from leaderboard.submissions.models import Result, Submission, SubmissionFile
 from leaderboard.submissions.services import rescore
+
+
+class SubmissionFactsForm(forms.ModelForm):
+    """An organiser corrects what a submission declared about its system: checked against the
+    challenge's declarations as an upload is (``challenges.facts.check_facts``)."""
+
+    class Meta:
+        model = Submission
+        fields = ["facts"]  # the admin adds the others (with its own field overrides)
+        help_texts = {
+            "facts": 'declared fact key -> value, e.g. {"asr": "Whisper", "params": 0.77}; '
+            "checked against the challenge's declared system facts"
+        }
+
+    def clean_facts(self) -> dict[str, Any]:
+        given = self.cleaned_data.get("facts") or {}
+        if not isinstance(given, dict):
+            raise forms.ValidationError("give a mapping of declared fact keys to values")
+        values, problems = check_facts(self.instance.phase.challenge.facts(), given)
+        if problems:
+            raise forms.ValidationError(list(problems.values()))
+        return values
 
 
 class SubmissionFileInline(admin.TabularInline):
@@ -76,10 +100,12 @@ class SubmissionAdmin(OrganiserScoped):
         "method_name",
         "method_description",
         "url",
+        "facts",
         "is_baseline",
         "selected_for_final",
         *readonly_fields[4:],
     )
+    form = SubmissionFactsForm
     inlines = [SubmissionFileInline, ResultInline]
     # Django 6's default, set explicitly: a paper/code URL typed without a scheme is https.
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}

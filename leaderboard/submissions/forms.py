@@ -1,4 +1,5 @@
-"""The upload form of a phase: a file per condition, the method, and a team when needed."""
+"""The upload form of a phase: a file per condition, the method, what the challenge asks about
+the system (its declared facts), and a team when needed."""
 
 from __future__ import annotations
 
@@ -8,12 +9,37 @@ from django import forms
 from django.core.files.uploadedfile import UploadedFile
 from django.db.models import QuerySet
 
+from leaderboard.challenges.facts import Fact
 from leaderboard.challenges.models import Condition, Phase
+from leaderboard.submissions.services import FactsRefused, checked_facts
 from leaderboard.teams.models import Team
 
 
 def file_field_name(condition: Condition) -> str:
     return f"file_{condition.key}"
+
+
+def fact_field_name(fact: Fact) -> str:
+    return f"fact_{fact.key}"
+
+
+def _fact_field(fact: Fact) -> forms.Field:
+    """The form field of a declared fact; its value is checked by ``checked_facts`` (in
+    ``clean``), as the API's is."""
+    label = fact.heading
+    common: dict[str, Any] = {"label": label, "required": False, "help_text": fact.help}
+    if fact.kind == "choice":
+        choices = [("", "---------"), *((c, c) for c in fact.choices)]
+        return forms.ChoiceField(choices=choices, **common)
+    if fact.kind == "flag":
+        return forms.ChoiceField(
+            choices=[("", "---------"), ("yes", "yes"), ("no", "no")], **common
+        )
+    if fact.kind == "number":
+        return forms.CharField(
+            max_length=40, widget=forms.TextInput(attrs={"inputmode": "decimal"}), **common
+        )
+    return forms.CharField(max_length=200, **common)
 
 
 class SubmissionForm(forms.Form):
@@ -41,7 +67,33 @@ class SubmissionForm(forms.Form):
                 label=f"{condition.label} predictions",
                 required=not phase.allow_partial,
             )
+        self.facts = phase.challenge.facts()
+        for fact in self.facts:
+            field = _fact_field(fact)
+            if fact.required:
+                # said on the field; the check itself is ``checked_facts``'s (in ``clean``)
+                field.widget.attrs["required"] = True
+            self.fields[fact_field_name(fact)] = field
         self.order_fields(["team"])
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        try:
+            cleaned["facts"] = checked_facts(self.phase, self.given_facts())
+        except FactsRefused as exc:
+            for key, message in exc.messages.items():
+                fact = next((f for f in self.facts if f.key == key), None)
+                self.add_error(fact_field_name(fact) if fact else None, message)
+        return cleaned
+
+    def given_facts(self) -> dict[str, Any]:
+        """What the form says about the system, by declared key (empty fields left out)."""
+        found = {}
+        for fact in self.facts:
+            value = self.cleaned_data.get(fact_field_name(fact))
+            if value not in (None, ""):
+                found[fact.key] = value
+        return found
 
     def close(self) -> None:
         """Render the file inputs disabled (no submission is left). Only the widgets: an
@@ -65,6 +117,10 @@ class SubmissionForm(forms.Form):
     def file_fields(self) -> list[tuple[Condition, forms.BoundField]]:
         return [(c, self[file_field_name(c)]) for c in self.conditions]
 
+    def fact_fields(self) -> list[forms.BoundField]:
+        return [self[fact_field_name(f)] for f in self.facts]
+
     def other_fields(self) -> list[forms.BoundField]:
         names = {file_field_name(c) for c in self.conditions}
+        names |= {fact_field_name(f) for f in self.facts}
         return [self[name] for name in self.fields if name not in names]

@@ -84,6 +84,9 @@ class Submission(models.Model):
     #: the file's name}`` (the kinds of ``services.intake``); ``"valid"`` for a file that passed,
     #: ``"unchecked"`` for one the request refused the upload before reading.
     verdicts = models.JSONField(default=dict, blank=True)
+    #: what the team declared about its system: declared fact key -> value
+    #: (``challenges.facts``, checked at upload)
+    facts = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     scored_at = models.DateTimeField(null=True, blank=True)
     #: when the last claim began scoring it (scoring time: ``scored_at - started_at``)

@@ -100,6 +100,7 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
                 method_name=form.cleaned_data["method_name"],
                 method_description=form.cleaned_data["method_description"],
                 url=form.cleaned_data["url"],
+                facts=form.given_facts(),
             )
         except services.SubmissionRejected as exc:
             rejected = exc.messages
@@ -108,6 +109,8 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         except services.TooManyRejected as exc:
             form.add_error(None, str(exc))
             retry_after = exc.retry_after
+        except services.FactsRefused as exc:  # the declarations changed since ``clean``
+            form.add_error(None, str(exc))
         except (services.QuotaExceeded, services.SubmissionNotAllowed) as exc:
             form.add_error(None, str(exc))
         else:

@@ -12,6 +12,7 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from leaderboard import numbers, plotting
+from leaderboard.challenges.facts import shown
 from leaderboard.numbers import MISSING
 from leaderboard.rankings import charts
 
@@ -195,3 +196,9 @@ def first_rows(rows: Sequence[Any], limit: int | None) -> Sequence[Any]:
 def any_rows(conditions: Sequence[Any]) -> bool:
     """Whether any condition's table of a board ranks a row."""
     return any(c.rows for c in conditions)
+
+
+@register.filter
+def fact_of(row: Any, fact: Any) -> str:
+    """A row's value of a declared fact as a cell shows it ("" when it declared none)."""
+    return shown(fact, (row.facts or {}).get(fact.key))

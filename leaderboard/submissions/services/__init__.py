@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from leaderboard.submissions.services.intake import (
     AddressNotConfirmed,
+    FactsRefused,
     QuotaExceeded,
     SubmissionError,
     SubmissionNotAllowed,
     SubmissionRejected,
     TooManyRejected,
     TransientScoringError,
+    checked_facts,
     quota_resets_at,
     quota_usage,
     replayed,
@@ -33,6 +35,7 @@ from leaderboard.submissions.services.selection import SelectionError, select_fi
 
 __all__ = [
     "AddressNotConfirmed",
+    "FactsRefused",
     "QuotaExceeded",
     "SelectionError",
     "SubmissionError",
@@ -41,6 +44,7 @@ __all__ = [
     "TooManyRejected",
     "TransientScoringError",
     "cancel",
+    "checked_facts",
     "quota_resets_at",
     "quota_usage",
     "reap_expired_leases",

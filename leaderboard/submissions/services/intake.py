@@ -14,6 +14,7 @@ import datetime as dt
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
@@ -23,6 +24,7 @@ from django.utils import timezone
 
 from leaderboard.background import SCORE_SUBMISSION
 from leaderboard.celery import send
+from leaderboard.challenges.facts import check_facts
 from leaderboard.challenges.models import Condition, Phase, Reference
 from leaderboard.env import parse_rate
 from leaderboard.storage import private_storage, sha256_of, store_whole
@@ -93,6 +95,30 @@ class SubmissionRejected(SubmissionError):
         super().__init__(join_messages(self.messages))
 
 
+class FactsRefused(SubmissionError):
+    """What the upload says about its system (``challenges.facts``) is refused: a required
+    field missing, or a value of the wrong kind. ``messages`` maps the field's key -> its
+    message (which names the field by label and key). Refused before anything is stored,
+    recorded or charged."""
+
+    def __init__(self, messages: Mapping[str, str]) -> None:
+        self.messages = dict(messages)
+        super().__init__(
+            "What the upload says about its system was refused; nothing was stored or "
+            "charged.\n" + "\n".join(self.messages.values())
+        )
+
+
+def checked_facts(phase: Phase, given: Mapping[str, Any]) -> dict[str, Any]:
+    """The values to store of what an upload says about its system, checked against the
+    challenge's declarations (``challenges.facts.check_facts``); raises ``FactsRefused``.
+    The one check of the web form, the API (and so the command-line client) and ``submit``."""
+    values, problems = check_facts(phase.challenge.facts(), given)
+    if problems:
+        raise FactsRefused(problems)
+    return values
+
+
 class TooManyRejected(SubmissionError):
     """The team sent more uploads the scorer refused than the window allows; ``retry_after``
     is the number of seconds until it may upload again."""
@@ -140,14 +166,18 @@ def submit(
     is_baseline: bool = False,
     enqueue: bool = True,
     idempotency_key: str = "",
+    facts: Mapping[str, Any] | None = None,
 ) -> Submission:
     """Check, store, charge and enqueue one submission; its files are read by its worker.
 
+    ``facts``: what the upload says about its system (declared key -> value, as sent), checked
+    by ``checked_facts`` before anything else is read.
+
     Raises ``AddressNotConfirmed`` (a ``SubmissionNotAllowed``: ``user`` has not confirmed their
-    address), ``SubmissionNotAllowed``, ``QuotaExceeded``, ``TooManyRejected`` or
-    ``SubmissionRejected``; only the last records a row (status ``invalid``, not charged). A
-    file the scorer refuses is found by the worker (``processing``), which makes the row
-    ``invalid`` and gives its charge back.
+    address), ``SubmissionNotAllowed``, ``FactsRefused``, ``QuotaExceeded``,
+    ``TooManyRejected`` or ``SubmissionRejected``; only the last records a row (status
+    ``invalid``, not charged). A file the scorer refuses is found by the worker
+    (``processing``), which makes the row ``invalid`` and gives its charge back.
     ``enqueue=False`` leaves the queued row for the caller to score synchronously with
     ``run_scoring`` (the ``demo`` command does).
 
@@ -163,6 +193,7 @@ def submit(
         raise AddressNotConfirmed(UNCONFIRMED)
     if not phase.is_open():
         raise SubmissionNotAllowed(f"The phase {phase.name!r} is not open for submissions.")
+    declared = checked_facts(phase, facts or {})
     participation = Participation.objects.filter(team=team, challenge_id=phase.challenge_id).first()
     if participation is None or participation.status != Participation.Status.APPROVED:
         raise SubmissionNotAllowed(f"{team.name} is not an approved participant of this challenge.")
@@ -195,6 +226,7 @@ def submit(
         "method_description": method_description,
         "url": url,
         "is_baseline": is_baseline,
+        "facts": declared,
     }
     if messages:
         valid = {item.condition.key: item.original_name for item in checked}

@@ -105,6 +105,11 @@ def test_a_team_keeps_its_colour_in_every_chart_whatever_its_rank(client, demo_p
                     pairs = [(trace["name"].split(":")[0], trace["line"]["color"])]
                 elif key == "chart-scatter":
                     pairs = [(trace["name"], trace["marker"]["color"])]
+                elif key.startswith("chart-fact-"):  # a marker per row, named in customdata
+                    pairs = [
+                        (c[0], m)
+                        for c, m in zip(trace["customdata"], trace["marker"]["color"], strict=True)
+                    ]
                 else:
                     pairs = list(zip(trace["y"], trace["marker"]["color"], strict=True))
                 for label, colour in pairs:

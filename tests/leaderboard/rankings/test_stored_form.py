@@ -135,7 +135,7 @@ def test_a_board_of_the_other_tasks_reads_back_as_built(client, task):
 def test_each_entry_is_stored_once_and_its_rows_refer_to_it():
     board = compute(_dstc11_phase(split=False))
     data = serialise(board)
-    assert data["format"] == FORMAT == 3
+    assert data["format"] == FORMAT == 4
     ids = {r.submission_id for c in board.conditions for r in c.rows}
     assert set(data["entries"]) == {str(i) for i in ids}
     for row in [r for c in data["conditions"] for r in c["rows"]] + data["overview"]:
@@ -178,7 +178,7 @@ def test_statistics_that_are_not_numbers_are_stored_as_none():
 def test_a_new_snapshot_is_published_in_format_3_and_its_fingerprint_is_of_its_data():
     board = compute(_dstc11_phase(split=False))
     data = publishable(board)
-    assert data["format"] == 3 and data == json.loads(json.dumps(data))
+    assert data["format"] == 4 and data == json.loads(json.dumps(data))
     assert fingerprint(data) == fingerprint(json.loads(json.dumps(data)))
     assert from_data(data) == dataclasses.replace(board, version="")
 
@@ -285,7 +285,7 @@ def test_a_snapshot_of_format_2_still_reads_back():
     assert expanded(FORMAT_2) is FORMAT_2
     # written again in format 3 it reads back the same board
     again = serialise(board)
-    assert again["format"] == 3 and len(again["entries"]) == 2
+    assert again["format"] == 4 and len(again["entries"]) == 2
     assert from_data(Board.unpack(Board.pack(again))) == board
 
 
