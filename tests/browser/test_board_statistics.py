@@ -53,8 +53,10 @@ def _revealed_final_phase() -> Phase:
             )
             for i, c in enumerate(phase.conditions.order_by("order"))
         }
+        # the DSTC11 demo asks which ASR system a run used (a declared system fact)
         run = submit(team=team, phase=phase, user=team.created_by, files=files,
-                     method_name=f"{name} tracker", enqueue=False)  # fmt: skip
+                     method_name=f"{name} tracker", enqueue=False,
+                     facts={"asr": "Whisper"})  # fmt: skip
         assert run_scoring(run.pk) == "scored"
     now = timezone.now()
     Phase.objects.filter(pk=phase.pk).update(

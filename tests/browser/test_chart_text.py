@@ -77,7 +77,7 @@ def test_no_chart_text_is_cut_and_my_submissions_keeps_its_scores_on_screen(brow
         _log_in(page, "bob")
         # 3 conditions x (JGA, SER) + robustness + scatter; the changes; domains and positions
         for path, count in (
-            (f"{board}/leaderboard/", 8),
+            (f"{board}/leaderboard/", 11),  # with the 3 charts against the declared size
             (f"{board}/robustness/", 1),
             (f"/submissions/{result.pk}/", 2),
         ):

@@ -38,7 +38,9 @@ def _wait_for_charts(page, count):
 def test_the_demo_leaderboard_and_a_result_page_draw_their_charts(page):
     phase = built(dstc11.build().phases.get(slug="test"))  # as the demo command builds it
     page.goto(f"/challenges/{dstc11.SLUG}/{phase.slug}/leaderboard/")
-    _wait_for_charts(page, 8)  # 3 conditions x (JGA, SER) + robustness + scatter
+    # 3 conditions x (JGA, SER) + robustness + scatter + 3 conditions x JGA against the
+    # declared parameters (billion)
+    _wait_for_charts(page, 11)
     for key in ("tts-verbatim", "human-verbatim", "human-paraphrased"):
         for metric in ("jga", "ser"):
             assert page.locator(f"#chart-{metric}-{key} .trace.bars .point").count() == 3
@@ -81,7 +83,7 @@ def test_a_team_named_like_markup_is_text_everywhere_charts_included(page):
     Phase.changed(phase.pk)
     built(phase)
     page.goto(f"/challenges/{dstc11.SLUG}/{phase.slug}/leaderboard/")
-    _wait_for_charts(page, 8)
+    _wait_for_charts(page, 11)
     assert page.locator("img").count() == 0
     assert EVIL in page.inner_text("#overview-table")
     # Plotly draws the escaped name as SVG text: the tick labels and the legend say it verbatim.

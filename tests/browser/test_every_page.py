@@ -126,8 +126,11 @@ def _pages() -> dict[str, list[tuple[str, str]]]:
             board = f"{base}{phase.slug}/leaderboard/"
             name = f"{task}-{phase.slug}"
             reader.append((f"leaderboard-{name}", board))
-            if n == 0:  # the embeddable board, once a task
+            if n == 0:  # the embeddable board and the withdrawals, once a task
                 reader.append((f"embed-{name}", f"{board}embed/"))
+                organiser.append(
+                    (f"withdrawals-{name}", f"{base}organise/{phase.slug}/withdrawals/")
+                )
             if task == "dstc11":
                 reader.append((f"snapshots-{name}", f"{base}{phase.slug}/snapshots/"))
             if phase.results_visibility == Phase.Visibility.HIDDEN:

@@ -35,7 +35,7 @@ def test_a_chart_is_drawn_only_once_scrolled_near_and_its_box_does_not_change(br
         page.wait_for_load_state("networkidle")
         # the tables are there; no chart, no Plotly
         assert page.locator("#overview-table td.change").count() == 3
-        assert page.locator("[data-chart]").count() == 8
+        assert page.locator("[data-chart]").count() == 11  # 3 against the declared size
         assert page.locator("[data-chart].drawn, .js-plotly-plot").count() == 0
         assert page.evaluate("typeof window.Plotly") == "undefined"
         assert not [url for url in requested if "plotly" in url]
@@ -65,7 +65,7 @@ def test_a_chart_is_drawn_only_once_scrolled_near_and_its_box_does_not_change(br
         assert page.locator("#chart-ser-human-paraphrased.drawn").count() == 0
 
         # every chart scrolled to in turn: all drawn, every box as high as it was, none overflows
-        assert draw_charts(page) == 8
+        assert draw_charts(page) == 11
         assert page.evaluate(HEIGHTS) == before
         assert page.evaluate(OVERFLOW) == []
     finally:

@@ -130,6 +130,8 @@ def world(django_db_setup, django_db_blocker, fixtures_dir):
         }
         challenge = phase.challenge
         users = [t.created_by_id for t in Team.objects.filter(participations__challenge=challenge)]
+        # Results are evidence nothing deletes in passing: they go first (as ``erase`` does)
+        Result.objects.filter(submission__phase__challenge=challenge).delete()
         Team.objects.filter(participations__challenge=challenge).delete()
         challenge.delete()
         type(organiser).objects.filter(pk__in=[*users, organiser.pk]).delete()

@@ -78,7 +78,7 @@ def test_a_snapshot_published_before_the_statistics_still_loads_and_shows_none(c
     for method in ("one", "two"):
         scored_submission(approved_team(phase), phase, method=method)
     phase, snapshot = _revealed(phase)
-    assert snapshot.data["format"] == 3
+    assert snapshot.data["format"] == 4  # the form boards are stored in now
     # its rows with their entries' facts, as formats 1 and 2 stored them
     data = expanded(json.loads(json.dumps(snapshot.data)))
     # as format 1 stored it: no rank intervals, no detectable difference, no shake-up, and a

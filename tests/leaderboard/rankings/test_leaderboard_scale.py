@@ -23,10 +23,10 @@ GOLD = json.dumps(make_gold(3, seed=1)).encode()
 #: What the board's worker computes and stores, whatever the number of teams or conditions:
 #: every counted Result of the phase with its stored statistics (once, as values: the rows,
 #: their ranks and the rows' scored submissions come from them), the dialogue ids of each
-#: reference's statistics (one query for all references), the conditions, and the reported
-#: figures (its rank groups, rank intervals, detectable differences, overview and charts are
-#: computed from those, without a query).
-RANKING_QUERIES = 4
+#: reference's statistics (one query for all references), the conditions, the reported
+#: figures and the organisers' public withdrawals (its rank groups, rank intervals, detectable
+#: differences, overview and charts are computed from those, without a query).
+RANKING_QUERIES = 5
 #: Sessions/auth are not touched by an anonymous visitor: the phase, the stored board's
 #: state (its row, version and build time), and on the first read in a process its data
 #: (decoded once per process and version); a warm page is kept in the cache under its

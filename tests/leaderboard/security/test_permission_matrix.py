@@ -81,6 +81,8 @@ EXPECTED: dict[str, str] = {
     # the list of organisers and its add/remove form: the challenge's organisers only
     "challenges:co_organisers": "34444424",
     "challenges:rescore": "34444444",
+    # withdrawing a run, disqualifying a team: the challenge's organisers only
+    "challenges:withdrawals": "34444424",
     # posting and deleting an announcement (POST only); reading them: anyone, as the page
     "challenges:announce": POST_ONLY,
     "challenges:delete_announcement": POST_ONLY,
