@@ -592,7 +592,7 @@ def _own_team(request: Request, slug: str) -> Team:
     "reason under `error.details.name`) when it reads the same as another team's name. Needs "
     "a confirmed e-mail address (403 `address_unconfirmed`).",
     tags=["teams"],
-    request=s.TeamCreateSerializer,
+    request={"application/json": s.TeamCreateSerializer},
     responses={201: s.TeamSerializer},
 )
 class TeamCreate(APIView):
@@ -618,7 +618,7 @@ class TeamCreate(APIView):
     "the team is full for a challenge it is registered for, or when you are already in "
     "another approved team of such a challenge. Joining a team you are in changes nothing.",
     tags=["teams"],
-    request=s.TeamJoinSerializer,
+    request={"application/json": s.TeamJoinSerializer},
     responses={200: s.TeamSerializer, 409: ErrorSerializer},
 )
 class TeamJoin(APIView):
@@ -704,7 +704,7 @@ def _registration(team: Team, challenge: Challenge, state: str | None) -> dict[s
     "already in another approved team of the challenge. Needs a confirmed e-mail address "
     "(403 `address_unconfirmed`).",
     tags=["teams"],
-    request=s.RegisterSerializer,
+    request={"application/json": s.RegisterSerializer},
     responses={201: s.RegistrationSerializer, 409: ErrorSerializer},
 )
 class ChallengeRegister(APIView):
