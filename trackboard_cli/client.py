@@ -113,8 +113,13 @@ class Client:
                 return
             page = self.get(page["next"])
 
-    def post(self, path: str) -> Any:
-        return self._send(urllib.request.Request(self.url(path), data=b"", method="POST"))
+    def post(self, path: str, body: Mapping[str, Any] | None = None) -> Any:
+        """POST ``body`` as JSON (nothing without it)."""
+        data = b"" if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url(path), data=data, method="POST")
+        if body is not None:
+            request.add_header("Content-Type", "application/json")
+        return self._send(request)
 
     def post_multipart(
         self,

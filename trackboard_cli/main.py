@@ -177,6 +177,42 @@ def _parser() -> argparse.ArgumentParser:
     results.add_argument("id", type=int, metavar="ID")
     results.add_argument("--json", action="store_true", help="print the API's JSON")
     results.set_defaults(handler=cmd_results)
+
+    team = command("team", help="create, join, leave and show your teams")
+    team_commands = team.add_subparsers(dest="team_command", required=True, metavar="ACTION")
+
+    def team_command(name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        found = team_commands.add_parser(name, parents=[common], **kwargs)
+        found.add_argument("--json", action="store_true", help="print the API's JSON")
+        return found
+
+    create = team_command("create", help="create a team (you become its owner)")
+    create.add_argument("name", metavar="NAME")
+    create.set_defaults(handler=cmd_team_create)
+    join = team_command("join", help="join a team with the invite code a member shared")
+    join.add_argument("slug", metavar="SLUG", help="the team's slug")
+    join.add_argument("code", metavar="CODE", help="its invite code")
+    join.set_defaults(handler=cmd_team_join)
+    leave = team_command("leave", help="leave one of your teams")
+    leave.add_argument("slug", metavar="SLUG")
+    leave.set_defaults(handler=cmd_team_leave)
+    show = team_command("show", help="your teams and their registrations")
+    show.set_defaults(handler=cmd_team_show)
+    invite = team_command("invite", help="a team's invite code and link, to share")
+    invite.add_argument("slug", metavar="SLUG")
+    invite.add_argument(
+        "--new", action="store_true", help="replace the code (owners; the old one stops working)"
+    )
+    invite.set_defaults(handler=cmd_team_invite)
+
+    register = command("register", help="register a team for a challenge, or see its state")
+    register.add_argument("challenge", metavar="CHALLENGE", help="the challenge's slug")
+    register.add_argument("--team", default="", help="team slug (needed to register)")
+    register.add_argument(
+        "--state", action="store_true", help="only show your teams' registrations"
+    )
+    register.add_argument("--json", action="store_true", help="print the API's JSON")
+    register.set_defaults(handler=cmd_register)
     return parser
 
 
@@ -781,6 +817,111 @@ def cmd_results(args: argparse.Namespace) -> int:
             print(submission["error"])
         return OK if status not in {"failed", "invalid"} else FAILED
     _print_results(submission)
+    return OK
+
+
+# --- teams and registration ----------------------------------------------------------------
+
+
+def _registrations_line(team: dict[str, Any]) -> str:
+    found = [f"{p.get('challenge', '?')} ({p.get('status', '?')})" for p in team["participations"]]
+    return ", ".join(found) or "not registered for any challenge"
+
+
+def cmd_team_create(args: argparse.Namespace) -> int:
+    team = _client(args).post("teams/", {"name": args.name})
+    if args.json:
+        _print_json(team)
+        return OK
+    print(f"Created {team['name']} (slug {team['slug']}); you are its owner.")
+    print(f"Invite teammates with the code from: trackboard team invite {team['slug']}")
+    print(f"Register it with: trackboard register CHALLENGE --team {team['slug']}")
+    return OK
+
+
+def cmd_team_join(args: argparse.Namespace) -> int:
+    team = _client(args).post(f"teams/{args.slug}/join/", {"invite_code": args.code})
+    if args.json:
+        _print_json(team)
+        return OK
+    print(f"You are in {team['name']} ({team['role']}); {_registrations_line(team)}.")
+    return OK
+
+
+def cmd_team_leave(args: argparse.Namespace) -> int:
+    _client(args).post(f"teams/{args.slug}/leave/")
+    if args.json:
+        _print_json({"team": args.slug, "left": True})
+        return OK
+    print(f"You left {args.slug}.")
+    return OK
+
+
+def cmd_team_show(args: argparse.Namespace) -> int:
+    teams = list(_client(args).get_all("teams/mine/"))
+    if args.json:
+        _print_json(teams)
+        return OK
+    if not teams:
+        print("You are in no team yet; create one with: trackboard team create NAME")
+        return OK
+    rows = [[t["slug"], t["name"], t["role"], _registrations_line(t)] for t in teams]
+    _table(["TEAM", "NAME", "ROLE", "REGISTERED FOR"], rows)
+    return OK
+
+
+def cmd_team_invite(args: argparse.Namespace) -> int:
+    client = _client(args)
+    path = f"teams/{args.slug}/invite/"
+    invite = client.post(path) if args.new else client.get(path)
+    if args.json:
+        _print_json(invite)
+        return OK
+    print(f"Invite code of {invite['team']['name']}: {invite['invite_code']}")
+    print(f"Link: {invite['invite_url']}")
+    print(f"Or, from the command line: trackboard team join {args.slug} {invite['invite_code']}")
+    return OK
+
+
+#: What a registration's state means, as the command says it.
+STATES = {
+    "approved": "approved: its members may submit",
+    "pending": "pending: an organiser will approve it",
+    "rejected": "declined by the organisers",
+    "unregistered": "not registered",
+}
+
+
+def cmd_register(args: argparse.Namespace) -> int:
+    """Register ``--team`` for the challenge and print the registration's state; with
+    ``--state`` (or without ``--team``) print every team's state only."""
+    if not args.state and not args.team:
+        raise Usage("name the team to register with --team SLUG (or pass --state)")
+    client = _client(args)
+    if args.state:
+        rows = client.get(f"challenges/{args.challenge}/registrations/")
+        if args.json:
+            _print_json(rows)
+            return OK
+        if not rows:
+            print("You are in no team yet; create one with: trackboard team create NAME")
+            return OK
+        wanted = [r for r in rows if not args.team or r["team"]["slug"] == args.team]
+        _table(
+            ["TEAM", "NAME", "REGISTRATION"],
+            [[r["team"]["slug"], r["team"]["name"], STATES.get(r["status"], r["status"])]
+             for r in wanted],
+        )  # fmt: skip
+        return OK
+    registration = client.post(f"challenges/{args.challenge}/register/", {"team": args.team})
+    if args.json:
+        _print_json(registration)
+        return OK
+    status = registration["status"]
+    print(
+        f"{registration['team']['name']} is registered for {args.challenge} "
+        f"({STATES.get(status, status)})."
+    )
     return OK
 
 

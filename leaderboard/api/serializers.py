@@ -301,6 +301,42 @@ class TeamSerializer(serializers.ModelSerializer):
         return membership.role if membership else ""
 
 
+class TeamCreateSerializer(serializers.Serializer):
+    """A new team: its name (the rules of ``teams.names`` apply, as on the page)."""
+
+    name = serializers.CharField(max_length=100)
+
+
+class TeamJoinSerializer(serializers.Serializer):
+    invite_code = serializers.CharField(
+        max_length=64, help_text="The code a member of the team shared (on its page)."
+    )
+
+
+class InviteSerializer(serializers.Serializer):
+    """What a member shares so that others can join: the code, and the page's link."""
+
+    team = TeamRefSerializer()
+    invite_code = serializers.CharField()
+    invite_url = serializers.URLField()
+
+
+class RegisterSerializer(serializers.Serializer):
+    team = serializers.CharField(help_text="Slug of one of your teams.")
+
+
+class RegistrationSerializer(serializers.Serializer):
+    """One of the user's teams and its registration for a challenge."""
+
+    team = TeamRefSerializer()
+    challenge = serializers.CharField(help_text="the challenge's slug")
+    status = serializers.ChoiceField(
+        choices=[*Participation.Status.values, "unregistered"],
+        help_text="pending: waiting for an organiser; approved: may submit; rejected: "
+        "declined; unregistered: not registered",
+    )
+
+
 # --- submissions ---------------------------------------------------------------------------
 
 

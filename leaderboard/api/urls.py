@@ -24,6 +24,16 @@ urlpatterns = [
         name="announcements",
     ),
     path(
+        "challenges/<slug:slug>/register/",
+        views.ChallengeRegister.as_view(),
+        name="register",
+    ),
+    path(
+        "challenges/<slug:slug>/registrations/",
+        views.ChallengeRegistrations.as_view(),
+        name="registrations",
+    ),
+    path(
         "phases/<int:pk>/leaderboard/",
         # compressed: the board holds no secret (rankings.caching)
         gzip_page(views.PhaseLeaderboard.as_view()),
@@ -43,7 +53,11 @@ urlpatterns = [
     path("submissions/", views.SubmissionList.as_view(), name="submissions"),
     path("submissions/<int:pk>/", views.SubmissionDetail.as_view(), name="submission"),
     path("submissions/<int:pk>/cancel/", views.SubmissionCancel.as_view(), name="cancel"),
+    path("teams/", views.TeamCreate.as_view(), name="teams"),
     path("teams/mine/", views.TeamsMine.as_view(), name="teams-mine"),
+    path("teams/<slug:slug>/join/", views.TeamJoin.as_view(), name="team-join"),
+    path("teams/<slug:slug>/leave/", views.TeamLeave.as_view(), name="team-leave"),
+    path("teams/<slug:slug>/invite/", views.TeamInvite.as_view(), name="team-invite"),
     path(
         "organise/phases/<int:pk>/submissions/",
         organise.PhaseSubmissions.as_view(),

@@ -27,6 +27,7 @@ from leaderboard.api.errors import ApiError
 from leaderboard.api.pagination import Pagination
 from leaderboard.api.permissions import require_results_visible, submitting_team
 from leaderboard.api.renderers import CSVRenderer
+from leaderboard.api.schema import ErrorSerializer
 from leaderboard.challenges import announcements, data
 from leaderboard.challenges.announcements import Announcement
 from leaderboard.challenges.facts import Fact
@@ -41,7 +42,8 @@ from leaderboard.rankings.facts import fact_points, filtered, stored_facts
 from leaderboard.rankings.facts import filters as fact_filters
 from leaderboard.submissions import selectors, services
 from leaderboard.submissions.models import Result, Submission
-from leaderboard.teams.models import Membership, Team
+from leaderboard.teams import services as teams
+from leaderboard.teams.models import Membership, Participation, Team
 from leaderboard.teams.services import UNCONFIRMED, address_confirmed, is_member, teams_of
 from leaderboard.throttles import SUBMIT_THROTTLES, RejectedUploadIPThrottle
 
@@ -558,6 +560,196 @@ class TeamsMine(generics.ListAPIView):
             Prefetch("memberships", queryset=Membership.objects.filter(user=self.request.user)),
             "participations__challenge",
         )
+
+
+def _team_response(request: Request, team: Team, code: int = 200) -> Response:
+    """A team as ``teams/mine/`` lists it, with the user's role."""
+    found = Team.objects.prefetch_related("memberships", "participations__challenge").get(
+        pk=team.pk
+    )
+    context = {"request": request}
+    return Response(s.TeamSerializer(found, context=context).data, status=code)
+
+
+def _require_confirmed(request: Request) -> None:
+    """Creating and registering a team need a confirmed address (``teams.services``); said
+    with its own code before anything else, as for an upload."""
+    if not address_confirmed(request.user):
+        raise ApiError("address_unconfirmed", UNCONFIRMED, status_code=403)
+
+
+def _own_team(request: Request, slug: str) -> Team:
+    """One of the user's teams; any other (or none) is not found, as on the team pages."""
+    team = teams.member_team(request.user, slug=slug)
+    if team is None:
+        raise ApiError("not_found", f"You are not a member of a team {slug!r}.", status_code=404)
+    return team
+
+
+@extend_schema(
+    summary="Create a team (you become its owner)",
+    description="The name follows the rules of the team pages: refused (400, `invalid`, the "
+    "reason under `error.details.name`) when it reads the same as another team's name. Needs "
+    "a confirmed e-mail address (403 `address_unconfirmed`).",
+    tags=["teams"],
+    request={"application/json": s.TeamCreateSerializer},
+    responses={201: s.TeamSerializer},
+)
+class TeamCreate(APIView):
+    permission_classes = [IsAuthenticated]
+
+    def post(self, request: Request) -> Response:
+        form = s.TeamCreateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        _require_confirmed(request)
+        try:
+            team = teams.create_team(name=form.validated_data["name"], user=request.user)
+        except teams.TeamError as exc:
+            raise ApiError(
+                "invalid", "The request is invalid; see details.", details={"name": [str(exc)]}
+            ) from exc
+        return _team_response(request, team, status.HTTP_201_CREATED)
+
+
+@extend_schema(
+    summary="Join a team with its invite code",
+    description="The code a member shared (`GET /teams/{slug}/invite/`). Refused (409, "
+    "`join_refused`, the reason in `error.message`) when the code is not this team's, when "
+    "the team is full for a challenge it is registered for, or when you are already in "
+    "another approved team of such a challenge. Joining a team you are in changes nothing.",
+    tags=["teams"],
+    request={"application/json": s.TeamJoinSerializer},
+    responses={200: s.TeamSerializer, 409: ErrorSerializer},
+)
+class TeamJoin(APIView):
+    permission_classes = [IsAuthenticated]
+
+    def post(self, request: Request, slug: str) -> Response:
+        form = s.TeamJoinSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            team = teams.join_team(
+                invite_code=form.validated_data["invite_code"], user=request.user, slug=slug
+            )
+        except teams.TeamError as exc:
+            raise ApiError("join_refused", str(exc), status_code=409) from exc
+        return _team_response(request, team)
+
+
+@extend_schema(
+    summary="Leave one of your teams",
+    description="Refused (409, `leave_refused`) for its last owner while others remain: make "
+    "another member an owner first. A team you are not in is not found (404).",
+    tags=["teams"],
+    request=None,
+    responses={204: None, 409: ErrorSerializer},
+)
+class TeamLeave(APIView):
+    permission_classes = [IsAuthenticated]
+
+    def post(self, request: Request, slug: str) -> Response:
+        team = _own_team(request, slug)
+        try:
+            teams.leave_team(team=team, user=request.user)
+        except teams.TeamError as exc:
+            raise ApiError("leave_refused", str(exc), status_code=409) from exc
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+@extend_schema(tags=["teams"], responses={200: s.InviteSerializer})
+class TeamInvite(APIView):
+    """The team page's "Invite teammates": its members see the code and link; an owner may
+    replace them (the old ones stop working at once)."""
+
+    permission_classes = [IsAuthenticated]
+
+    def _answer(self, request: Request, team: Team) -> Response:
+        link = request.build_absolute_uri(reverse("teams:join_link", args=[team.invite_code]))
+        body = {"team": team, "invite_code": team.invite_code, "invite_url": link}
+        return Response(s.InviteSerializer(body).data)
+
+    @extend_schema(
+        summary="Your team's invite code and link, to share",
+        description="Members only; anyone with the code can join (`POST /teams/{slug}/join/`).",
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        return self._answer(request, _own_team(request, slug))
+
+    @extend_schema(
+        summary="A new invite code for your team (owners only)",
+        description="The old code and link stop working at once. A member who is not an owner "
+        "is refused (403, `permission_denied`).",
+        request=None,
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        team = _own_team(request, slug)
+        try:
+            teams.regenerate_invite_code(team=team, user=request.user)
+        except teams.TeamError as exc:
+            raise ApiError("permission_denied", str(exc), status_code=403) from exc
+        return self._answer(request, team)
+
+
+def _registration(team: Team, challenge: Challenge, state: str | None) -> dict[str, Any]:
+    return {"team": team, "challenge": challenge.slug, "status": state or "unregistered"}
+
+
+@extend_schema(
+    summary="Register one of your teams for a challenge",
+    description="As the challenge page's Register: approved at once, or pending an "
+    "organiser's approval, as the challenge says. Refused (409, `already_registered`) when "
+    "the team is registered already (`error.details.status` says how), and (409, "
+    "`registration_refused`, the reason in `error.message`) when the team is larger than the "
+    "challenge allows, its name reads the same as that of a registered team, or a member is "
+    "already in another approved team of the challenge. Needs a confirmed e-mail address "
+    "(403 `address_unconfirmed`).",
+    tags=["teams"],
+    request={"application/json": s.RegisterSerializer},
+    responses={201: s.RegistrationSerializer, 409: ErrorSerializer},
+)
+class ChallengeRegister(APIView):
+    permission_classes = [IsAuthenticated]
+
+    def post(self, request: Request, slug: str) -> Response:
+        challenge = get_object_or_404(Challenge, slug=slug)
+        form = s.RegisterSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        _require_confirmed(request)
+        team = _own_team(request, form.validated_data["team"])
+        existing = Participation.objects.filter(team=team, challenge=challenge).first()
+        if existing is not None:
+            raise ApiError(
+                "already_registered",
+                f"{team.name} is already registered for {challenge.title} "
+                f"({existing.get_status_display()}).",
+                status_code=409,
+                details={"status": existing.status},
+            )
+        try:
+            created = teams.register(team=team, challenge=challenge, user=request.user)
+        except teams.TeamError as exc:
+            raise ApiError("registration_refused", str(exc), status_code=409) from exc
+        body = _registration(team, challenge, created.status)
+        return Response(s.RegistrationSerializer(body).data, status=status.HTTP_201_CREATED)
+
+
+@extend_schema(
+    summary="Your teams' registrations for a challenge",
+    description="Each of your teams with the state of its registration for the challenge "
+    "(as the challenge page shows them to you).",
+    tags=["teams"],
+    responses={200: s.RegistrationSerializer(many=True)},
+)
+class ChallengeRegistrations(APIView):
+    permission_classes = [IsAuthenticated]
+
+    def get(self, request: Request, slug: str) -> Response:
+        challenge = get_object_or_404(Challenge, slug=slug)
+        rows = [
+            _registration(team, challenge, state)
+            for team, state in teams.registrations(request.user, challenge)
+        ]
+        return Response(s.RegistrationSerializer(rows, many=True).data)
 
 
 @extend_schema(exclude=True)

@@ -125,8 +125,13 @@ def size_limit(team: Team) -> int | None:
     return min(limits) if limits else None
 
 
-def join_team(*, invite_code: str, user: AbstractBaseUser) -> Team:
-    team = Team.objects.filter(invite_code=invite_code.strip()).first()
+def join_team(*, invite_code: str, user: AbstractBaseUser, slug: str | None = None) -> Team:
+    """Join the team of ``invite_code``; with ``slug`` (the API names the team it joins) only
+    that team's code is valid, so a code of another team joins nothing."""
+    teams = Team.objects.filter(invite_code=invite_code.strip())
+    if slug is not None:
+        teams = teams.filter(slug=slug)
+    team = teams.first()
     if team is None:
         raise TeamError("This invite code is not valid.")
     with transaction.atomic():

@@ -266,8 +266,9 @@ def test_every_path_in_the_api_docs_is_served(client):
 
     text = (ROOT / "docs" / "api.md").read_text()
     paths = set(re.findall(r"`(?:GET|POST) (/api/v1/[^`]*)`", text))
-    # 16 for every user (announcements the sixteenth), 6 for organisers (the audit log the sixth)
-    assert len(paths) == 22
+    # 22 for every user (announcements the sixteenth; teams and registration the last six),
+    # 6 for organisers (the audit log the sixth)
+    assert len(paths) == 28
     for path in paths:
         concrete = re.sub(r"\{slug\}", "dstc11", re.sub(r"\{id\}", "3", path))
         concrete = concrete.replace("{condition}", "tts-verbatim")
@@ -387,7 +388,13 @@ def test_the_environment_comes_before_the_saved_file(cli_env, monkeypatch, tmp_p
 
 def test_every_command_takes_json():
     parser = _parser()
-    commands = next(a for a in parser._actions if a.dest == "command").choices
+    commands = dict(next(a for a in parser._actions if a.dest == "command").choices)
+    # a command with actions of its own (``team create``, ...): each action takes it
+    for name in [n for n, c in commands.items() if c._subparsers is not None]:
+        group = commands.pop(name)
+        actions = next(a for a in group._actions if a.dest == f"{name}_command").choices
+        commands.update({f"{name} {action}": found for action, found in actions.items()})
+    assert {"team create", "team join", "team leave", "team show", "register"} <= set(commands)
     for name, command in commands.items():
         flags = {flag for action in command._actions for flag in action.option_strings}
         assert "--json" in flags, name

@@ -144,3 +144,41 @@ def test_my_teams_lists_the_users_teams_only(actors, actor, teams):
         return
     expected = {"other": actors.other_team.slug, "member": actors.team.slug}
     assert [t["slug"] for t in response.json()["results"]] == [expected[t] for t in teams]
+
+
+@pytest.mark.parametrize(
+    ("actor", "expected"),
+    [("anonymous", 401), ("outsider", 404), ("other", 404), ("member", 200), ("organiser", 404)],
+)
+def test_a_teams_invite_code_is_its_members_only_as_on_its_page(actors, actor, expected):
+    response = _call(actors, actor, "get", f"/api/v1/teams/{actors.team.slug}/invite/")
+    assert response.status_code == expected
+    if expected == 200:
+        assert response.json()["invite_code"] == actors.team.invite_code
+    page = _page(actors, actor, f"/teams/{actors.team.slug}/")
+    if actor != "anonymous":
+        assert (actors.team.invite_code in page.content.decode()) is (expected == 200)
+
+
+@pytest.mark.parametrize(
+    ("actor", "expected"),
+    [("anonymous", 401), ("outsider", 404), ("other", 404), ("member", 204), ("organiser", 404)],
+)
+def test_only_a_member_may_leave_a_team(actors, actor, expected):
+    response = _call(actors, actor, "post", f"/api/v1/teams/{actors.team.slug}/leave/")
+    assert response.status_code == expected
+    # the member, its only one, may leave it; no one else can take them out
+    assert actors.team.memberships.filter(user=actors.member).exists() is (expected != 204)
+
+
+@pytest.mark.parametrize(
+    ("actor", "expected"),
+    [("anonymous", 401), ("outsider", 404), ("other", 404), ("member", 409), ("organiser", 404)],
+)
+def test_only_a_member_may_register_a_team(actors, actor, expected):
+    slug = actors.phase.challenge.slug
+    url = f"/api/v1/challenges/{slug}/register/"
+    response = _call(actors, actor, "post", url, {"team": actors.team.slug})
+    assert response.status_code == expected
+    if expected == 409:  # the team is registered already
+        assert response.json()["error"]["code"] == "already_registered"

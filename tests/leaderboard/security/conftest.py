@@ -94,6 +94,7 @@ class World:
             "teams:leave": {"slug": team.slug},
             "teams:regenerate": {"slug": team.slug},
             "teams:anonymous": {"slug": team.slug},
+            **{f"api:team-{name}": {"slug": team.slug} for name in ("join", "leave", "invite")},
         }
 
 

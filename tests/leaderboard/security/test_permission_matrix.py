@@ -133,6 +133,15 @@ EXPECTED: dict[str, str] = {
     "api:submission": "44422424",
     "api:cancel": "44444444",
     "api:teams-mine": "42222222",
+    # creating, joining and leaving a team, registering one: POST only (405 to a GET)
+    "api:teams": "44444444",
+    "api:team-join": "44444444",
+    "api:team-leave": "44444444",
+    # a team's invite code and link: its members only (a superuser too gets a 404)
+    "api:team-invite": TEAM_ONLY,
+    "api:register": "44444444",
+    # the signed-in user's own teams' registrations for the challenge
+    "api:registrations": "42222222",
     "api:organise-submissions": "44444424",
     "api:organise-results": "44444424",
     "api:organise-archive": "44444424",
