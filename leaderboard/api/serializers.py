@@ -417,6 +417,48 @@ class _WithdrawalSerializer(serializers.Serializer):
     at = serializers.DateTimeField()
 
 
+class HistoryRunSerializer(serializers.Serializer):
+    submission = serializers.IntegerField(help_text="the run's submission id")
+    team = TeamRefSerializer(read_only=True)
+    method_name = serializers.CharField()
+    submitted_at = serializers.DateTimeField()
+    value = serializers.FloatField(
+        allow_null=True, help_text="the primary metric, 0-100; null when undefined"
+    )
+    low = serializers.FloatField(allow_null=True, help_text="its 95% interval's lower end")
+    high = serializers.FloatField(allow_null=True, help_text="its 95% interval's upper end")
+    best = serializers.FloatField(
+        allow_null=True, help_text="the team's best value up to and with this run"
+    )
+    record = serializers.BooleanField(help_text="this run set the best so far")
+
+
+class HistoryConditionSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    label = serializers.CharField()
+    runs = HistoryRunSerializer(many=True, help_text="oldest first")
+
+
+class HistoryMetricSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    label = serializers.CharField()
+    direction = serializers.ChoiceField(choices=("higher", "lower"), help_text="which is better")
+
+
+class HistorySerializer(serializers.Serializer):
+    """A team's own history in a phase (``submissions.history.series``)."""
+
+    phase = serializers.IntegerField()
+    metric = HistoryMetricSerializer()
+    part = serializers.ChoiceField(
+        choices=PARTS,
+        allow_null=True,
+        help_text="all: the whole reference; public: the public part of the split only; null: "
+        "results are hidden, and conditions is empty",
+    )
+    conditions = HistoryConditionSerializer(many=True, help_text="in the phase's order")
+
+
 class SubmissionSerializer(SubmissionSummarySerializer):
     """Context: ``shown`` is ``all``, ``public`` or None (no numbers: ``results`` empty)."""
 

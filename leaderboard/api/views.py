@@ -39,7 +39,7 @@ from leaderboard.rankings.board import split_part
 from leaderboard.rankings.boards import Stored
 from leaderboard.rankings.facts import fact_points, filtered, stored_facts
 from leaderboard.rankings.facts import filters as fact_filters
-from leaderboard.submissions import selectors, services
+from leaderboard.submissions import history, selectors, services
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.teams.models import Membership, Team
 from leaderboard.teams.services import UNCONFIRMED, address_confirmed, is_member, teams_of
@@ -515,6 +515,22 @@ class SubmissionList(generics.ListAPIView):
         if wanted:
             rows = rows.filter(status=wanted)
         return rows
+
+
+@extend_schema(
+    summary="Your teams' history in a phase: each scored run's primary metric, best so far",
+    description="Per condition, every scored run of your teams oldest first, with its primary "
+    "metric and 95% interval, the team's best so far and whether the run set it: what the "
+    "chart of your submissions page draws, on the same part of the test set (none while the "
+    "results are hidden).",
+    tags=["submissions"],
+    responses={200: s.HistorySerializer},
+)
+class PhaseHistory(APIView):
+    def get(self, request: Request, pk: int) -> Response:
+        phase = _phase(pk, request.user)
+        found = history.series(request.user, phase)
+        return Response(s.HistorySerializer({"phase": phase.pk, **found}).data)
 
 
 @extend_schema(

@@ -17,7 +17,7 @@ from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.ids import row_id
 from leaderboard.rankings.board import Column, cell, columns
-from leaderboard.submissions import analysis, selectors, services
+from leaderboard.submissions import analysis, history, selectors, services
 from leaderboard.submissions.forms import SubmissionForm
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.submissions.services.withdrawal import of_submission
@@ -203,7 +203,11 @@ def mine(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     for submission in submissions:
         for result in submission.active_results:
             result.shown = [cell(result, c.name, part)[0] for c in summary]
+    # the same rule as the table's numbers (``score_prefix``): ``history.series`` applies it
+    runs = history.series(request.user, selected)
     context = {
+        "history": runs,
+        "figures": history.figures(runs),
         "phase": selected,
         "challenge": selected.challenge,
         "summary": summary,

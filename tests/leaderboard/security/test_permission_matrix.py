@@ -129,6 +129,7 @@ EXPECTED: dict[str, str] = {
     # the shake-up of a published snapshot; the phase has none yet, so it is 404 for everyone
     "api:shakeup": "44444444",
     "api:submit": "44444444",  # POST only; anonymous is 401/403
+    "api:history": "42222222",  # a signed-in user's own teams only (empty without one)
     "api:submissions": "42222222",
     "api:submission": "44422424",
     "api:cancel": "44444444",
