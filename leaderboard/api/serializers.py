@@ -19,7 +19,7 @@ from leaderboard.challenges.announcements import Announcement
 from leaderboard.challenges.models import Challenge, Condition, Phase
 from leaderboard.challenges.pages import render
 from leaderboard.submissions import selectors
-from leaderboard.submissions.models import Result, Submission, SubmissionFile
+from leaderboard.submissions.models import Result, Submission, SubmissionFile, method_url
 from leaderboard.submissions.services.withdrawal import of_submission
 from leaderboard.teams.models import Participation, Team
 from scoring import Task
@@ -304,12 +304,25 @@ class TeamSerializer(serializers.ModelSerializer):
 # --- submissions ---------------------------------------------------------------------------
 
 
-class SubmissionCreateSerializer(serializers.Serializer):
-    """The form fields of an upload; the files are one field per condition key."""
+class MethodSerializer(serializers.Serializer):
+    """What a team says about its method, at upload and when it edits it afterwards (the
+    web form's limits: ``submissions.forms.MethodForm``)."""
 
     method_name = serializers.CharField(max_length=200)
     method_description = serializers.CharField(required=False, allow_blank=True, default="")
-    url = serializers.URLField(required=False, allow_blank=True, default="", max_length=200)
+    url = serializers.URLField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=200,
+        validators=[method_url],
+        help_text="the method's paper or code, http(s)",
+    )
+
+
+class SubmissionCreateSerializer(MethodSerializer):
+    """The form fields of an upload; the files are one field per condition key."""
+
     team = serializers.CharField(
         required=False,
         allow_blank=True,
@@ -483,6 +496,7 @@ class SubmissionSerializer(SubmissionSummarySerializer):
             *SubmissionSummarySerializer.Meta.fields,
             "method_description",
             "url",
+            "edited_at",
             "facts",
             "verdicts",
             "files",

@@ -545,6 +545,26 @@ class SubmissionDetail(generics.RetrieveAPIView):
         submission = get_object_or_404(selectors.visible_submissions(request.user), pk=kwargs["pk"])
         return _detail_response(request, submission)
 
+    @extend_schema(
+        summary="Edit the method's name, description or URL of your team's run",
+        description="Any of the three fields, under the upload's limits; the scores stay. The "
+        "run is then dated as edited (`edited_at`), the change is in the organisers' audit "
+        "log, and the leaderboards show the new name. Another team's run is not found; the "
+        "organisers edit theirs in the admin.",
+        request=s.MethodSerializer(partial=True),
+        responses={200: s.SubmissionSerializer},
+    )
+    def patch(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        submission = get_object_or_404(selectors.own_submissions(request.user), pk=kwargs["pk"])
+        form = s.MethodSerializer(data=request.data, partial=True)
+        form.is_valid(raise_exception=True)
+        given = {k: v for k, v in form.validated_data.items() if k in request.data}
+        try:
+            services.edit_method(submission, request.user, **given)
+        except services.EditError as exc:
+            raise ApiError("not_editable", str(exc), status_code=403) from exc
+        return _detail_response(request, submission)
+
 
 @extend_schema(
     summary="Cancel a queued submission (it stops counting against the quota)",

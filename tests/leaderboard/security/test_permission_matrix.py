@@ -97,6 +97,8 @@ EXPECTED: dict[str, str] = {
     "submissions:mine": LOGIN_REQUIRED,
     # The team and the challenge's organisers; others (a superuser too) get a 404 on pages.
     "submissions:detail": "34422424",
+    # editing a run's method: its team's members only (the organisers use the admin)
+    "submissions:edit": "34422444",
     "submissions:compare": "34422424",
     # The team's own per-turn correctness: the same readers as its result page.
     "submissions:correctness": "34422424",
