@@ -193,7 +193,8 @@ def figures(history: dict[str, Any]) -> dict[str, Any]:
                     "y": -0.25,
                     "yanchor": "top",
                 },
-                "xaxis": {"type": "date", "nticks": 5, "automargin": True},
+                # three ticks: dates with times fit side by side at a phone's width
+                "xaxis": {"type": "date", "nticks": 3, "automargin": True},
                 "yaxis": {
                     "title": {"text": f"{name} (%), {metric['direction']} is better"},
                     "automargin": True,
