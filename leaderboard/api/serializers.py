@@ -19,7 +19,7 @@ from leaderboard.challenges.announcements import Announcement
 from leaderboard.challenges.models import Challenge, Condition, Phase
 from leaderboard.challenges.pages import render
 from leaderboard.submissions import selectors
-from leaderboard.submissions.models import Result, Submission, SubmissionFile
+from leaderboard.submissions.models import Result, Submission, SubmissionFile, method_url
 from leaderboard.submissions.services.withdrawal import of_submission
 from leaderboard.teams.models import Participation, Team
 from scoring import Task
@@ -340,12 +340,25 @@ class RegistrationSerializer(serializers.Serializer):
 # --- submissions ---------------------------------------------------------------------------
 
 
-class SubmissionCreateSerializer(serializers.Serializer):
-    """The form fields of an upload; the files are one field per condition key."""
+class MethodSerializer(serializers.Serializer):
+    """What a team says about its method, at upload and when it edits it afterwards (the
+    web form's limits: ``submissions.forms.MethodForm``)."""
 
     method_name = serializers.CharField(max_length=200)
     method_description = serializers.CharField(required=False, allow_blank=True, default="")
-    url = serializers.URLField(required=False, allow_blank=True, default="", max_length=200)
+    url = serializers.URLField(
+        required=False,
+        allow_blank=True,
+        default="",
+        max_length=200,
+        validators=[method_url],
+        help_text="the method's paper or code, http(s)",
+    )
+
+
+class SubmissionCreateSerializer(MethodSerializer):
+    """The form fields of an upload; the files are one field per condition key."""
+
     team = serializers.CharField(
         required=False,
         allow_blank=True,
@@ -453,6 +466,48 @@ class _WithdrawalSerializer(serializers.Serializer):
     at = serializers.DateTimeField()
 
 
+class HistoryRunSerializer(serializers.Serializer):
+    submission = serializers.IntegerField(help_text="the run's submission id")
+    team = TeamRefSerializer(read_only=True)
+    method_name = serializers.CharField()
+    submitted_at = serializers.DateTimeField()
+    value = serializers.FloatField(
+        allow_null=True, help_text="the primary metric, 0-100; null when undefined"
+    )
+    low = serializers.FloatField(allow_null=True, help_text="its 95% interval's lower end")
+    high = serializers.FloatField(allow_null=True, help_text="its 95% interval's upper end")
+    best = serializers.FloatField(
+        allow_null=True, help_text="the team's best value up to and with this run"
+    )
+    record = serializers.BooleanField(help_text="this run set the best so far")
+
+
+class HistoryConditionSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    label = serializers.CharField()
+    runs = HistoryRunSerializer(many=True, help_text="oldest first")
+
+
+class HistoryMetricSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    label = serializers.CharField()
+    direction = serializers.ChoiceField(choices=("higher", "lower"), help_text="which is better")
+
+
+class HistorySerializer(serializers.Serializer):
+    """A team's own history in a phase (``submissions.history.series``)."""
+
+    phase = serializers.IntegerField()
+    metric = HistoryMetricSerializer()
+    part = serializers.ChoiceField(
+        choices=PARTS,
+        allow_null=True,
+        help_text="all: the whole reference; public: the public part of the split only; null: "
+        "results are hidden, and conditions is empty",
+    )
+    conditions = HistoryConditionSerializer(many=True, help_text="in the phase's order")
+
+
 class SubmissionSerializer(SubmissionSummarySerializer):
     """Context: ``shown`` is ``all``, ``public`` or None (no numbers: ``results`` empty)."""
 
@@ -477,6 +532,7 @@ class SubmissionSerializer(SubmissionSummarySerializer):
             *SubmissionSummarySerializer.Meta.fields,
             "method_description",
             "url",
+            "edited_at",
             "facts",
             "verdicts",
             "files",

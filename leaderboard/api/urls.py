@@ -50,6 +50,7 @@ urlpatterns = [
     path("phases/<int:pk>/robustness/", papers.PhaseRobustness.as_view(), name="robustness"),
     path("phases/<int:pk>/shakeup/", papers.PhaseShakeup.as_view(), name="shakeup"),
     path("phases/<int:pk>/submissions/", views.SubmissionCreate.as_view(), name="submit"),
+    path("phases/<int:pk>/history/", views.PhaseHistory.as_view(), name="history"),
     path("submissions/", views.SubmissionList.as_view(), name="submissions"),
     path("submissions/<int:pk>/", views.SubmissionDetail.as_view(), name="submission"),
     path("submissions/<int:pk>/cancel/", views.SubmissionCancel.as_view(), name="cancel"),

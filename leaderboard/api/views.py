@@ -40,7 +40,7 @@ from leaderboard.rankings.board import split_part
 from leaderboard.rankings.boards import Stored
 from leaderboard.rankings.facts import fact_points, filtered, stored_facts
 from leaderboard.rankings.facts import filters as fact_filters
-from leaderboard.submissions import selectors, services
+from leaderboard.submissions import history, selectors, services
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.teams import services as teams
 from leaderboard.teams.models import Membership, Participation, Team
@@ -520,6 +520,22 @@ class SubmissionList(generics.ListAPIView):
 
 
 @extend_schema(
+    summary="Your teams' history in a phase: each scored run's primary metric, best so far",
+    description="Per condition, every scored run of your teams oldest first, with its primary "
+    "metric and 95% interval, the team's best so far and whether the run set it: what the "
+    "chart of your submissions page draws, on the same part of the test set (none while the "
+    "results are hidden).",
+    tags=["submissions"],
+    responses={200: s.HistorySerializer},
+)
+class PhaseHistory(APIView):
+    def get(self, request: Request, pk: int) -> Response:
+        phase = _phase(pk, request.user)
+        found = history.series(request.user, phase)
+        return Response(s.HistorySerializer({"phase": phase.pk, **found}).data)
+
+
+@extend_schema(
     summary="One submission: status, attempts, error, and per condition its metrics",
     tags=["submissions"],
 )
@@ -529,6 +545,26 @@ class SubmissionDetail(generics.RetrieveAPIView):
     def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         # Only rows this user may see are searched: another team's id is simply not found.
         submission = get_object_or_404(selectors.visible_submissions(request.user), pk=kwargs["pk"])
+        return _detail_response(request, submission)
+
+    @extend_schema(
+        summary="Edit the method's name, description or URL of your team's run",
+        description="Any of the three fields, under the upload's limits; the scores stay. The "
+        "run is then dated as edited (`edited_at`), the change is in the organisers' audit "
+        "log, and the leaderboards show the new name. Another team's run is not found; the "
+        "organisers edit theirs in the admin.",
+        request=s.MethodSerializer(partial=True),
+        responses={200: s.SubmissionSerializer},
+    )
+    def patch(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        submission = get_object_or_404(selectors.own_submissions(request.user), pk=kwargs["pk"])
+        form = s.MethodSerializer(data=request.data, partial=True)
+        form.is_valid(raise_exception=True)
+        given = {k: v for k, v in form.validated_data.items() if k in request.data}
+        try:
+            services.edit_method(submission, request.user, **given)
+        except services.EditError as exc:
+            raise ApiError("not_editable", str(exc), status_code=403) from exc
         return _detail_response(request, submission)
 
 

@@ -11,6 +11,7 @@ from django.db.models import QuerySet
 
 from leaderboard.challenges.facts import Fact
 from leaderboard.challenges.models import Condition, Phase
+from leaderboard.submissions.models import method_url
 from leaderboard.submissions.services import FactsRefused, checked_facts
 from leaderboard.teams.models import Team
 
@@ -42,7 +43,10 @@ def _fact_field(fact: Fact) -> forms.Field:
     return forms.CharField(max_length=200, **common)
 
 
-class SubmissionForm(forms.Form):
+class MethodForm(forms.Form):
+    """What a team says about its method: given at upload, and editable afterwards by its
+    members (``services.metadata``), under the same limits."""
+
     method_name = forms.CharField(
         max_length=200, label="Method name", help_text="Shown on the leaderboard."
     )
@@ -50,9 +54,15 @@ class SubmissionForm(forms.Form):
         required=False, label="Description", widget=forms.Textarea(attrs={"rows": 3})
     )
     url = forms.URLField(
-        required=False, label="Paper or code URL", assume_scheme="https", max_length=200
+        required=False,
+        label="Paper or code URL",
+        assume_scheme="https",
+        max_length=200,
+        validators=[method_url],
     )
 
+
+class SubmissionForm(MethodForm):
     def __init__(self, *args: Any, phase: Phase, teams: QuerySet[Team], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.phase = phase

@@ -6,12 +6,16 @@ import datetime as dt
 from typing import Any
 
 from django.conf import settings
+from django.core.validators import URLValidator
 from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from leaderboard.storage import private_storage, submission_upload_to
+
+#: A method's paper or code URL: a web page, so http(s) only (the upload, the edit, the API).
+method_url = URLValidator(schemes=["http", "https"])
 
 
 class Submission(models.Model):
@@ -71,7 +75,10 @@ class Submission(models.Model):
     )
     method_name = models.CharField(max_length=200)
     method_description = models.TextField(blank=True)
-    url = models.URLField(blank=True)
+    url = models.URLField(blank=True, validators=[method_url])
+    #: when a member of the team last changed the method's name, description or URL after the
+    #: upload (``services.metadata``; each change is in the audit log); None: as uploaded
+    edited_at = models.DateTimeField(null=True, blank=True)
     is_baseline = models.BooleanField(default=False)
     selected_for_final = models.BooleanField(default=False)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)

@@ -17,8 +17,8 @@ from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.ids import row_id
 from leaderboard.rankings.board import Column, cell, columns
-from leaderboard.submissions import analysis, selectors, services
-from leaderboard.submissions.forms import SubmissionForm
+from leaderboard.submissions import analysis, history, selectors, services
+from leaderboard.submissions.forms import MethodForm, SubmissionForm
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.submissions.services.withdrawal import of_submission
 from leaderboard.teams.services import (
@@ -203,7 +203,11 @@ def mine(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     for submission in submissions:
         for result in submission.active_results:
             result.shown = [cell(result, c.name, part)[0] for c in summary]
+    # the same rule as the table's numbers (``score_prefix``): ``history.series`` applies it
+    runs = history.series(request.user, selected)
     context = {
+        "history": runs,
+        "figures": history.figures(runs),
         "phase": selected,
         "challenge": selected.challenge,
         "summary": summary,
@@ -313,6 +317,7 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         "final": selectors.is_final(submission),
         "can_cancel": submission.status == Submission.Status.QUEUED
         and is_member(submission.team, request.user),
+        "can_edit": not submission.is_baseline and is_member(submission.team, request.user),
         "poll_ms": POLL_MS,
         "verdicts": _stored_verdicts(submission, phase),
         "withdrawal": of_submission(submission),
@@ -435,3 +440,36 @@ def final(request: HttpRequest, pk: int) -> HttpResponse:
         verb = "selected as final" if selected else "no longer a final selection"
         messages.success(request, f"Submission #{submission.pk} is {verb}.")
     return redirect("submissions:detail", submission.pk)
+
+
+@login_required
+def edit(request: HttpRequest, pk: int) -> HttpResponse:
+    """A member of the team edits the method's name, description and URL of its run, under
+    the upload's limits (``MethodForm``); dated, audit-logged (``services.edit_method``)."""
+    submission = selectors.own_submissions(request.user).filter(pk=pk).first()
+    if submission is None or submission.is_baseline:
+        raise Http404
+    initial = {name: getattr(submission, name) for name in services.metadata.EDITABLE}
+    form = MethodForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        try:
+            changed = services.edit_method(
+                submission, request.user, **{k: form.cleaned_data[k] for k in initial}
+            )
+        except services.EditError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(
+                request,
+                f"Submission #{submission.pk}'s method is updated."
+                if changed
+                else "Nothing changed.",
+            )
+            return redirect("submissions:detail", submission.pk)
+    context = {
+        "form": form,
+        "submission": submission,
+        "phase": submission.phase,
+        "challenge": submission.phase.challenge,
+    }
+    return render(request, "submissions/edit.html", context)

@@ -1,7 +1,8 @@
-"""No chart's text is cut: on the demo's DSTC11 leaderboard, its robustness page and a result
-page, at a phone's width (390 px) and a desktop's (1366 px), every title, axis title, tick
-label and legend text of every chart lies inside the chart's box; the robustness chart's
-percentage axis stops at 100; and "My submissions" keeps each JGA / SER pair on the screen."""
+"""No chart's text is cut: on the demo's DSTC11 leaderboard, its robustness page, a result
+page and "My submissions" (the team's history), at a phone's width (390 px) and a desktop's
+(1366 px), every title, axis title, tick label and legend text of every chart lies inside the
+chart's box; the robustness chart's percentage axis stops at 100; and "My submissions" keeps
+each JGA / SER pair on the screen."""
 
 from __future__ import annotations
 
@@ -80,6 +81,7 @@ def test_no_chart_text_is_cut_and_my_submissions_keeps_its_scores_on_screen(brow
             (f"{board}/leaderboard/", 11),  # with the 3 charts against the declared size
             (f"{board}/robustness/", 1),
             (f"/submissions/{result.pk}/", 2),
+            (f"{board}/submissions/", 3),  # the history: one chart per condition
         ):
             problems += [f"{size} {path} {p}" for p in _charts(page, path, count)]
             if path.endswith("/leaderboard/"):

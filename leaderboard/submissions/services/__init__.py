@@ -23,6 +23,7 @@ from leaderboard.submissions.services.intake import (
     replayed,
     submit,
 )
+from leaderboard.submissions.services.metadata import EditError, edit_method
 from leaderboard.submissions.services.processing import (
     cancel,
     reap_expired_leases,
@@ -35,6 +36,7 @@ from leaderboard.submissions.services.selection import SelectionError, select_fi
 
 __all__ = [
     "AddressNotConfirmed",
+    "EditError",
     "FactsRefused",
     "QuotaExceeded",
     "SelectionError",
@@ -45,6 +47,7 @@ __all__ = [
     "TransientScoringError",
     "cancel",
     "checked_facts",
+    "edit_method",
     "quota_resets_at",
     "quota_usage",
     "reap_expired_leases",

@@ -182,3 +182,17 @@ def test_only_a_member_may_register_a_team(actors, actor, expected):
     assert response.status_code == expected
     if expected == 409:  # the team is registered already
         assert response.json()["error"]["code"] == "already_registered"
+
+
+@pytest.mark.parametrize(
+    ("actor", "status", "runs"),
+    [("anonymous", 401, 0), ("outsider", 200, 0), ("other", 200, 0), ("member", 200, 1),
+     ("organiser", 200, 0)],
+)  # fmt: skip
+def test_a_phases_history_is_the_callers_own_teams_only(actors, actor, status, runs):
+    scored_submission(actors.team, actors.phase, build=False)
+    response = _call(actors, actor, "get", f"/api/v1/phases/{actors.phase.pk}/history/")
+    assert response.status_code == status
+    if status == 200:
+        found = [run for c in response.json()["conditions"] for run in c["runs"]]
+        assert len(found) == runs * len(KEYS)

@@ -70,6 +70,7 @@ class World:
             },
             "api:leaderboard": {"pk": phase.pk},
             "api:table": {"pk": phase.pk},
+            "api:history": {"pk": phase.pk},
             "api:pairwise": {"pk": phase.pk},
             "api:robustness": {"pk": phase.pk},
             "api:errors": {"pk": phase.pk},

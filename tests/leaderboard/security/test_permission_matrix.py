@@ -97,6 +97,8 @@ EXPECTED: dict[str, str] = {
     "submissions:mine": LOGIN_REQUIRED,
     # The team and the challenge's organisers; others (a superuser too) get a 404 on pages.
     "submissions:detail": "34422424",
+    # editing a run's method: its team's members only (the organisers use the admin)
+    "submissions:edit": "34422444",
     "submissions:compare": "34422424",
     # The team's own per-turn correctness: the same readers as its result page.
     "submissions:correctness": "34422424",
@@ -129,6 +131,7 @@ EXPECTED: dict[str, str] = {
     # the shake-up of a published snapshot; the phase has none yet, so it is 404 for everyone
     "api:shakeup": "44444444",
     "api:submit": "44444444",  # POST only; anonymous is 401/403
+    "api:history": "42222222",  # a signed-in user's own teams only (empty without one)
     "api:submissions": "42222222",
     "api:submission": "44422424",
     "api:cancel": "44444444",
