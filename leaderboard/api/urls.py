@@ -44,6 +44,7 @@ urlpatterns = [
     path("submissions/<int:pk>/", views.SubmissionDetail.as_view(), name="submission"),
     path("submissions/<int:pk>/cancel/", views.SubmissionCancel.as_view(), name="cancel"),
     path("teams/mine/", views.TeamsMine.as_view(), name="teams-mine"),
+    path("me/export/", views.MeExport.as_view(), name="me-export"),
     path(
         "organise/phases/<int:pk>/submissions/",
         organise.PhaseSubmissions.as_view(),
