@@ -144,3 +144,17 @@ def test_my_teams_lists_the_users_teams_only(actors, actor, teams):
         return
     expected = {"other": actors.other_team.slug, "member": actors.team.slug}
     assert [t["slug"] for t in response.json()["results"]] == [expected[t] for t in teams]
+
+
+@pytest.mark.parametrize("actor", ACTORS)
+def test_the_data_export_is_the_callers_own(actors, actor):
+    """Each caller gets their own document (their submissions only, even the organiser who
+    sees every run of the challenge); an anonymous caller gets nothing."""
+    run = scored_submission(actors.team, actors.phase)
+    response = _call(actors, actor, "get", "/api/v1/me/export/")
+    if actor == "anonymous":
+        assert response.status_code == 401
+        return
+    data = response.json()
+    assert data["account"]["username"] == _user(actors, actor).get_username()
+    assert [s["id"] for s in data["submissions"]] == ([run.pk] if actor == "member" else [])
