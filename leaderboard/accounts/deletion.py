@@ -5,10 +5,11 @@ cascades) their mail choices, confirmed address, API tokens, memberships and org
 their sessions and failed log-in records are deleted by name, since they hang from no row; what
 keeps a trace of them by name is rewritten to ``deleted user #<id>``: the audit log's actor
 and subjects (the entries stay, for the operators: who did what to a challenge is the
-challenge's record, the person's name is not needed for it), and the admin's history of their
-rows. Their submissions stay with their team, without a submitter (``Submission.submitter`` is
-SET_NULL), so the team's scored runs are still ranked; Results are never deleted here (they
-are protected by the database).
+challenge's record, the person's name is not needed for it; an admin change of the person's
+own rows keeps which fields changed, not their values, which may be former addresses), and the
+admin's history of their rows. Their submissions stay with their team, without a submitter
+(``Submission.submitter`` is SET_NULL), so the team's scored runs are still ranked; Results
+are never deleted here (they are protected by the database).
 
 Teams: a team the person leaves with other members stays theirs; if the person is its last
 owner, they name the member who owns it next. A team with runs and no other member is kept,
@@ -128,9 +129,34 @@ def _scrub(value: Any, username: str, email: str, neutral: str) -> Any:
     return value
 
 
+#: the person's own rows, whose admin changes the audit log records (``admin_trail``: the
+#: subject is the row's verbose name and its text, which starts with the username)
+OWN_ROWS = (MailPreference, EmailConfirmation, ApiToken, Membership)
+
+
+def _own_row_subjects(username: str) -> list[str]:
+    kinds = [get_user_model(), *OWN_ROWS]
+    return [
+        f"{kind._meta.verbose_name} “{username}{end}" for kind in kinds for end in ("”", ":", " ")
+    ]
+
+
+def _erased(value: Any, neutral: str) -> Any:
+    """``value`` with every string in it replaced by ``neutral`` (the keys kept: which fields
+    changed stays on record, not what they held)."""
+    if isinstance(value, dict):
+        return {k: _erased(v, neutral) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_erased(v, neutral) for v in value]
+    return neutral if isinstance(value, str) else value
+
+
 def _rewrite_audit(user: Any, neutral: str) -> None:
     username, email = user.get_username(), user.email
+    own = _own_row_subjects(username)
     named = Q(actor=user) | Q(actor_name=username) | Q(subject=username)
+    for prefix in own:
+        named |= Q(subject__startswith=prefix)
     if email:
         named |= (
             Q(subject__icontains=email) | Q(before__icontains=email) | Q(after__icontains=email)
@@ -139,6 +165,12 @@ def _rewrite_audit(user: Any, neutral: str) -> None:
                                            Q(after__icontains=username)):  # fmt: skip
         if entry.actor_id == user.pk or entry.actor_name == username:
             entry.actor_name = neutral
+        if any(entry.subject.startswith(prefix) for prefix in own):
+            # an admin change of the person's own rows: old addresses, names, their values
+            kind = entry.subject.split(" “", 1)[0]
+            entry.subject = f"{kind} “{neutral}”"
+            entry.before = _erased(entry.before, neutral)
+            entry.after = _erased(entry.after, neutral)
         entry.subject = _scrub(entry.subject, username, email, neutral)
         entry.before = _scrub(entry.before, username, email, neutral)
         entry.after = _scrub(entry.after, username, email, neutral)

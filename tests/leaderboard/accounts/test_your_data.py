@@ -21,6 +21,7 @@ from leaderboard.accounts.models import MailPreference
 from leaderboard.accounts.services import confirm
 from leaderboard.api.models import ApiToken
 from leaderboard.api.services import create_token
+from leaderboard.challenges import audit
 from leaderboard.challenges.audit import AuditEntry
 from leaderboard.challenges.models import Phase
 from leaderboard.submissions.models import Result, Submission
@@ -162,6 +163,11 @@ def test_a_deleted_account_cannot_log_in_its_address_is_nowhere_and_its_runs_sta
         object_id=str(ada.pk), object_repr=f"ada <{ada.email}>", action_flag=CHANGE,
         change_message="",
     )  # fmt: skip
+    # an operator's admin change of Ada's row: the address in its values
+    audit.record(
+        None, "admin-changed", actor=bo, subject="user “ada”",
+        before={"email": "ada@old.example.org"}, after={"email": ada.email},
+    )  # fmt: skip
     other_session = Client()
     log_in(other_session, ada)
     before = [(r.team_name, r.method_name) for r in leaderboard(phase).conditions[0].rows]
@@ -191,6 +197,10 @@ def test_a_deleted_account_cannot_log_in_its_address_is_nowhere_and_its_runs_sta
     named = AuditEntry.objects.filter(action="anonymity").values_list("actor_name", flat=True)
     assert set(named) == {f"deleted user #{ada.pk}"}
     assert LogEntry.objects.get(object_id=str(ada.pk)).object_repr == f"deleted user #{ada.pk}"
+    changed = AuditEntry.objects.get(action="admin-changed")
+    assert changed.subject == f"user “deleted user #{ada.pk}”"
+    assert changed.before == changed.after == {"email": f"deleted user #{ada.pk}"}
+    assert "ada@old.example.org" not in _database_text()
 
 
 def test_the_last_owner_names_who_owns_the_team_next(client, world):
