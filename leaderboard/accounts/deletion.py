@@ -220,16 +220,28 @@ def _forget_log_ins(user: Any) -> None:
         model.objects.filter(username__in=usernames).delete()
 
 
+def refusal(user: AbstractBaseUser) -> str | None:
+    """Why ``user`` may not delete their own account, or None. Staff accounts (the operators,
+    and the organisers, whom the site makes staff) are not deleted by themselves: a challenge
+    keeps at least one organiser, and the site an operator."""
+    if getattr(user, "is_superuser", False) or getattr(user, "is_staff", False):
+        return (
+            "An organiser's or operator's account cannot be deleted from here. An organiser: "
+            "have another organiser remove you from your challenges first (you stop being "
+            "staff when you organise none). An operator: ask another operator to remove the "
+            "account in the admin."
+        )
+    return None
+
+
 def delete_account(user: AbstractBaseUser, *, heirs: dict[int, int] | None = None) -> Plan:
     """Delete ``user``'s account (module docstring). ``heirs``: for each team of which they
     are the last owner and that has other members, team id -> the user id of the member who
     owns it next. Raises ``AccountError`` when one is missing or not a member of that team,
     and for the site's operators (staff and superusers are removed by another operator)."""
-    if getattr(user, "is_staff", False) or getattr(user, "is_superuser", False):
-        raise AccountError(
-            "An operator's account cannot delete itself here: ask another operator to remove "
-            "it in the admin, so the site always keeps one."
-        )
+    refused = refusal(user)
+    if refused:
+        raise AccountError(refused)
     heirs = heirs or {}
     neutral = neutral_name(user.pk)
     with transaction.atomic():

@@ -23,7 +23,7 @@ from django.utils.http import url_has_allowed_host_and_scheme, urlsafe_base64_de
 from django.views.decorators.http import require_POST
 
 from leaderboard.accounts import services as accounts
-from leaderboard.accounts.deletion import delete_account, plan
+from leaderboard.accounts.deletion import delete_account, plan, refusal
 from leaderboard.accounts.export import filename, personal_data
 from leaderboard.accounts.forms import (
     AddressForm,
@@ -355,7 +355,7 @@ def delete(request: HttpRequest) -> HttpResponse:
                 )
                 return redirect("challenges:list")
         status = 400
-    context = {"form": form, "plan": teams}
+    context = {"form": form, "plan": teams, "refused": refusal(request.user)}
     response = render(request, "accounts/delete.html", context, status=status)
     add_never_cache_headers(response)
     return response

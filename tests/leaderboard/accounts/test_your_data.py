@@ -236,3 +236,14 @@ def test_a_wrong_password_deletes_nothing(client, world):
     )
     assert response.status_code == 400 and "That is not your password." in response.text
     assert get_user_model().objects.filter(pk=ada.pk).exists()
+
+
+def test_an_organiser_or_operator_cannot_delete_their_own_account(client, world):
+    ada = world[2]
+    get_user_model().objects.filter(pk=ada.pk).update(is_staff=True)
+    log_in(client, ada)
+    page = client.get(reverse("accounts:delete"))
+    assert "cannot be deleted from here" in page.text and 'name="password"' not in page.text
+    response = _delete(client, **{f"heir_{world[1].pk}": str(world[3].pk)})
+    assert response.status_code == 400 and "cannot be deleted from here" in response.text
+    assert get_user_model().objects.filter(pk=ada.pk).exists()
