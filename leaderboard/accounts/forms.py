@@ -95,3 +95,39 @@ class MailForm(forms.Form):
         "a team of yours is registered for, when they choose to mail them; every announcement "
         "is also on the challenge's page and in its feed.",
     )
+
+
+class DeleteAccountForm(forms.Form):
+    """The password asked again, and for each team of which the user is the last owner and
+    that has other members (``deletion.plan``), the member who owns it next."""
+
+    password = forms.CharField(
+        label="Your password",
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
+
+    def __init__(self, *args: Any, request: Any, handed_over: Any = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.request = request
+        self.heir_fields: list[tuple[Any, str]] = []
+        for team, people in handed_over:
+            name = f"heir_{team.pk}"
+            self.fields[name] = forms.TypedChoiceField(
+                label=f"Who owns {team.name} after you",
+                choices=[("", "choose a member")]
+                + [(person.pk, person.get_username()) for person in people],
+                coerce=int,
+            )
+            self.heir_fields.append((team, name))
+
+    def clean_password(self) -> str:
+        # As the address form: through authenticate(), so guesses count as failed log-ins.
+        password = self.cleaned_data["password"]
+        user = self.request.user
+        if authenticate(self.request, username=user.get_username(), password=password) is None:
+            raise forms.ValidationError("That is not your password.")
+        return str(password)
+
+    def heirs(self) -> dict[int, int]:
+        return {team.pk: self.cleaned_data[name] for team, name in self.heir_fields}

@@ -13,6 +13,8 @@ urlpatterns = [
     path("profile/email/", views.change_address, name="address"),
     path("profile/", views.profile, name="profile"),
     path("profile/mail/", views.mail, name="mail"),
+    path("profile/export/", views.export, name="export"),
+    path("profile/delete/", views.delete, name="delete"),
     path("profile/tokens/", views.create_token, name="token-create"),
     path("profile/tokens/<int:pk>/revoke/", views.revoke_token, name="token-revoke"),
 ]

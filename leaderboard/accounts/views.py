@@ -10,11 +10,11 @@ from urllib.parse import urlencode
 
 from axes.utils import reset as reset_login_failures
 from django.contrib import messages
-from django.contrib.auth import get_user_model, login
+from django.contrib.auth import get_user_model, login, logout
 from django.contrib.auth import views as auth
 from django.contrib.auth.decorators import login_required
 from django.db import IntegrityError
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
@@ -23,7 +23,16 @@ from django.utils.http import url_has_allowed_host_and_scheme, urlsafe_base64_de
 from django.views.decorators.http import require_POST
 
 from leaderboard.accounts import services as accounts
-from leaderboard.accounts.forms import AddressForm, MailForm, ResetForm, SignUpForm, TokenForm
+from leaderboard.accounts.deletion import delete_account, plan, refusal
+from leaderboard.accounts.export import filename, personal_data
+from leaderboard.accounts.forms import (
+    AddressForm,
+    DeleteAccountForm,
+    MailForm,
+    ResetForm,
+    SignUpForm,
+    TokenForm,
+)
 from leaderboard.accounts.models import (
     MailPreference,
     wants_announcement_mail,
@@ -306,3 +315,47 @@ def mail(request: HttpRequest) -> HttpResponse:
         ),
     )
     return redirect("accounts:profile")
+
+
+@login_required
+@require_POST
+def export(request: HttpRequest) -> HttpResponse:
+    """The download of everything the site holds about the user (``accounts.export``). POST,
+    as the button of the profile page: a link followed from elsewhere downloads nothing."""
+    response = JsonResponse(personal_data(request.user), json_dumps_params={"indent": 2})
+    response["Content-Disposition"] = f'attachment; filename="{filename(request.user)}"'
+    add_never_cache_headers(response)
+    return response
+
+
+@login_required
+def delete(request: HttpRequest) -> HttpResponse:
+    """What deleting the account does (to each team of the user's), and, with the password
+    asked again and a new owner named for each team they are the last owner of, the deletion
+    (``accounts.deletion``); then the user is logged out."""
+    teams = plan(request.user)
+    form = DeleteAccountForm(
+        request.POST if request.method == "POST" else None,
+        request=request,
+        handed_over=teams.handed_over,
+    )
+    status = 200
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                delete_account(request.user, heirs=form.heirs())
+            except accounts.AccountError as exc:
+                form.add_error(None, str(exc))
+            else:
+                logout(request)
+                messages.success(
+                    request,
+                    "Your account is deleted: your personal data is erased, and your teams' "
+                    "runs stay with the teams.",
+                )
+                return redirect("challenges:list")
+        status = 400
+    context = {"form": form, "plan": teams, "refused": refusal(request.user)}
+    response = render(request, "accounts/delete.html", context, status=status)
+    add_never_cache_headers(response)
+    return response

@@ -59,6 +59,7 @@ urlpatterns = [
     path("teams/<slug:slug>/join/", views.TeamJoin.as_view(), name="team-join"),
     path("teams/<slug:slug>/leave/", views.TeamLeave.as_view(), name="team-leave"),
     path("teams/<slug:slug>/invite/", views.TeamInvite.as_view(), name="team-invite"),
+    path("me/export/", views.MeExport.as_view(), name="me-export"),
     path(
         "organise/phases/<int:pk>/submissions/",
         organise.PhaseSubmissions.as_view(),

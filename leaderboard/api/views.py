@@ -22,6 +22,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from leaderboard.accounts.export import personal_data
 from leaderboard.api import serializers as s
 from leaderboard.api.errors import ApiError
 from leaderboard.api.pagination import Pagination
@@ -786,6 +787,29 @@ class ChallengeRegistrations(APIView):
             for team, state in teams.registrations(request.user, challenge)
         ]
         return Response(s.RegistrationSerializer(rows, many=True).data)
+
+
+# --- you ------------------------------------------------------------------------------------
+
+
+@extend_schema(
+    summary="Everything the site holds about you, as one JSON document",
+    description="The profile page's download: your account, teams, the submissions you made "
+    "(their files' names and SHA-256 hashes, and their results as far as you may see them: a "
+    "hidden phase's scores are left out as on every page), your tokens' names, what is kept "
+    "about the mail sent to you (no log of messages is kept) and your actions in the audit "
+    "log. Never a secret (password hash, token keys, invite codes) nor another person's data.",
+    tags=["account"],
+    responses={200: OpenApiTypes.OBJECT},
+)
+class MeExport(APIView):
+    permission_classes = [IsAuthenticated]
+    renderer_classes = [JSONRenderer]
+
+    def get(self, request: Request) -> Response:
+        response = Response(personal_data(request.user))
+        response["Cache-Control"] = "no-store"
+        return response
 
 
 @extend_schema(exclude=True)

@@ -105,6 +105,7 @@ ACTIONS = {
     "erased": "data erased by an operator",
     "announcement-posted": "announcement posted",
     "announcement-deleted": "announcement deleted",
+    "account-deleted": "account deleted by its owner",
 }
 
 

@@ -196,3 +196,17 @@ def test_a_phases_history_is_the_callers_own_teams_only(actors, actor, status, r
     if status == 200:
         found = [run for c in response.json()["conditions"] for run in c["runs"]]
         assert len(found) == runs * len(KEYS)
+
+
+@pytest.mark.parametrize("actor", ACTORS)
+def test_the_data_export_is_the_callers_own(actors, actor):
+    """Each caller gets their own document (their submissions only, even the organiser who
+    sees every run of the challenge); an anonymous caller gets nothing."""
+    run = scored_submission(actors.team, actors.phase)
+    response = _call(actors, actor, "get", "/api/v1/me/export/")
+    if actor == "anonymous":
+        assert response.status_code == 401
+        return
+    data = response.json()
+    assert data["account"]["username"] == _user(actors, actor).get_username()
+    assert [s["id"] for s in data["submissions"]] == ([run.pk] if actor == "member" else [])

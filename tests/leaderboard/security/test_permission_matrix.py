@@ -50,6 +50,9 @@ EXPECTED: dict[str, str] = {
     "accounts:mail": POST_ONLY,
     "accounts:token-create": POST_ONLY,
     "accounts:token-revoke": POST_ONLY,
+    # the download of one's own data (a button: POST), and the deletion page (its form posts)
+    "accounts:export": POST_ONLY,
+    "accounts:delete": LOGIN_REQUIRED,
     "challenges:list": PUBLIC,
     "challenges:detail": PUBLIC,
     "challenges:register": POST_ONLY,
@@ -145,6 +148,7 @@ EXPECTED: dict[str, str] = {
     "api:register": "44444444",
     # the signed-in user's own teams' registrations for the challenge
     "api:registrations": "42222222",
+    "api:me-export": "42222222",
     "api:organise-submissions": "44444424",
     "api:organise-results": "44444424",
     "api:organise-archive": "44444424",
