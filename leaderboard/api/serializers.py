@@ -495,7 +495,7 @@ class HistoryMetricSerializer(serializers.Serializer):
 
 
 class HistorySerializer(serializers.Serializer):
-    """A team's own history in a phase (``submissions.history.series``)."""
+    """A team's own history in a phase (``rankings.history.series``)."""
 
     phase = serializers.IntegerField()
     metric = HistoryMetricSerializer()

@@ -36,12 +36,12 @@ from leaderboard.challenges.facts import shown as fact_cell
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.ids import row_id
-from leaderboard.rankings import caching
+from leaderboard.rankings import caching, history
 from leaderboard.rankings.board import split_part
 from leaderboard.rankings.boards import Stored
 from leaderboard.rankings.facts import fact_points, filtered, stored_facts
 from leaderboard.rankings.facts import filters as fact_filters
-from leaderboard.submissions import history, selectors, services
+from leaderboard.submissions import selectors, services
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.teams import services as teams
 from leaderboard.teams.models import Membership, Participation, Team

@@ -16,8 +16,9 @@ from leaderboard.challenges import formats
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.ids import row_id
+from leaderboard.rankings import history
 from leaderboard.rankings.board import Column, cell, columns
-from leaderboard.submissions import analysis, history, selectors, services
+from leaderboard.submissions import analysis, selectors, services
 from leaderboard.submissions.forms import MethodForm, SubmissionForm
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.submissions.services.withdrawal import of_submission

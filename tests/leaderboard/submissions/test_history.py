@@ -10,7 +10,7 @@ import pytest
 from django.urls import reverse
 
 from leaderboard.challenges.models import Phase
-from leaderboard.submissions import history
+from leaderboard.rankings import history
 from leaderboard.submissions.models import Result, Submission
 from tests.leaderboard.api.conftest import token_client
 from tests.leaderboard.factories import KEYS, approved_team, phase_with_references
