@@ -21,5 +21,7 @@ class Command(BaseCommand):
         call_command("build_boards", verbosity=0, stdout=self.stdout)
         self.stdout.write(self.style.SUCCESS(f"demo challenge: {challenge.slug}"))
         self.stdout.write(f"  also: {other_tasks.MULTIWOZ_SLUG} and {other_tasks.DVD_SLUG}")
-        for username, password, role in dstc11.logins():
-            self.stdout.write(f"  login {username} / {password}  ({role})")
+        # scripts/run prints them in its own banner, last (-v 0): each line once
+        if options["verbosity"] >= 1:
+            for username, password, role in dstc11.logins():
+                self.stdout.write(f"  login {username} / {password}  ({role})")
