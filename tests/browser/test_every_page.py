@@ -27,7 +27,7 @@ from django.contrib.auth import get_user_model
 
 from leaderboard.accounts.services import confirmation_link
 from leaderboard.challenges.models import Phase
-from leaderboard.demo import dstc11, other_tasks
+from leaderboard.demo import dev_reference, dstc11, other_tasks
 from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Team
 from tests.browser.conftest import SCREENSHOTS, draw_charts
@@ -169,6 +169,7 @@ def demo_site(browser, live_server) -> Iterator[dict[str, Any]]:
     the phone's is a touch screen (coarse pointer, no hover), as a phone's browser reports."""
     dstc11.build()
     other_tasks.build()
+    dev_reference.ship_all()  # as the demo command publishes them
     for phase in Phase.objects.all():
         built(phase)  # as the demo command builds every board
     contexts = []
