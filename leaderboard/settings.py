@@ -366,7 +366,8 @@ if REDIS_URL:
 else:
     # kombu's filesystem transport; leaderboard/celery.py creates the folders before use.
     _broker = VAR_DIR / "broker"
-    CELERY_BROKER_URL = "filesystem://"
+    # a host named, though the transport ignores it: else kombu warns in every process
+    CELERY_BROKER_URL = "filesystem://localhost/"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker / "out"),
         "data_folder_out": str(_broker / "out"),
@@ -444,6 +445,9 @@ LOGGING = {
     },
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+    # django-axes says its version at each process's start (four times as scripts/run
+    # starts); its warnings about log-ins still come through
+    "loggers": {"axes.apps": {"level": "WARNING"}},
 }
 
 # --- security -----------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from scoring.taskapi import (
     TaskResult,
 )
 from scoring.tasks import NAMES, get_task
+from scoring.version import __version__
 
 EXIT_INVALID = 2
 #: Command-line flags that set a task option, by option name, and their help.
@@ -137,12 +138,24 @@ def _parser() -> argparse.ArgumentParser:
         prog=program(),
         description="Score dialogue-state-tracking predictions against a gold reference.",
     )
+    # on the program and on every command, as scripts put it after the command's name too
+    version = f"{program()} {__version__}"
+    parser.add_argument("--version", action="version", version=version)
     commands = parser.add_subparsers(dest="command", required=True)
+    pred_help = {
+        "score": "the prediction file",
+        "compare": "a prediction file: give it twice, --pred A --pred B (A - B is tested)",
+    }
     for name in ("score", "compare"):
-        sub = commands.add_parser(name, help=_COMMANDS[name])
-        sub.add_argument("--task", choices=NAMES, default="dstc11")
-        sub.add_argument("--gold", required=True, help="gold reference file")
-        sub.add_argument("--pred", required=True, action="append", help="prediction file")
+        sub = commands.add_parser(name, help=_COMMANDS[name], description=_COMMANDS[name])
+        sub.add_argument("--version", action="version", version=version)
+        sub.add_argument(
+            "--task", choices=NAMES, default="dstc11", help="the task (default: dstc11)"
+        )
+        sub.add_argument("--gold", required=True, metavar="FILE", help="gold reference file")
+        sub.add_argument(
+            "--pred", required=True, action="append", metavar="FILE", help=pred_help[name]
+        )
         sub.add_argument("--schema", help="schema.json (multiwoz22: part of the reference)")
         sub.add_argument(
             "--training-values", help="JSON list of slot=value seen in training (seen/unseen)"
@@ -150,11 +163,31 @@ def _parser() -> argparse.ArgumentParser:
         # The task checks the values (and names its choices in the message).
         for name, flag in OPTION_FLAGS.items():
             sub.add_argument(flag, help=OPTION_HELP[name])
-        sub.add_argument("--bootstrap", type=int, default=DEFAULT_BOOTSTRAP, metavar="N")
-        sub.add_argument("--level", type=float, default=DEFAULT_LEVEL)
-        sub.add_argument("--seed", type=int, default=DEFAULT_SEED)
+        sub.add_argument(
+            "--bootstrap",
+            type=int,
+            default=DEFAULT_BOOTSTRAP,
+            metavar="N",
+            help=f"resamples of the dialogues for the intervals (default: {DEFAULT_BOOTSTRAP})",
+        )
+        sub.add_argument(
+            "--level",
+            type=float,
+            default=DEFAULT_LEVEL,
+            help=f"the intervals' confidence level (default: {DEFAULT_LEVEL})",
+        )
+        sub.add_argument(
+            "--seed",
+            type=int,
+            default=DEFAULT_SEED,
+            help=f"the resampling's seed: the same seed, the same intervals "
+            f"(default: {DEFAULT_SEED})",
+        )
         sub.add_argument("--json", action="store_true", help="print one JSON object")
-    example = commands.add_parser("example", help=_COMMANDS["example"])
+    example = commands.add_parser(
+        "example", help=_COMMANDS["example"], description=_COMMANDS["example"]
+    )
+    example.add_argument("--version", action="version", version=version)
     example.add_argument("--out", default="example", help="folder for the generated files")
     return parser
 

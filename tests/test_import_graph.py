@@ -35,8 +35,9 @@ LAYERS: dict[str, tuple[str, ...]] = {
 #: An app's pages, whatever its layer: ``leaderboard.<app>.<page>`` and everything under it.
 PAGES = ("views", "admin", "urls", "templatetags", "management")
 #: What the client, which participants install without the server, may import besides itself
-#: and the standard library.
-CLIENT_MAY_IMPORT = ("scoring",)
+#: and the standard library: the scorer, and the shell-completion library that the participant
+#: package depends on (participant/pyproject.toml).
+CLIENT_MAY_IMPORT = ("scoring", "argcomplete")
 
 ORDER = {name: i for i, name in enumerate(LAYERS)}
 
@@ -140,7 +141,7 @@ def test_an_import_from_a_lower_layer_to_a_higher_one_is_reported_alone():
     ]
 
 
-def test_the_client_may_import_only_itself_scoring_and_the_standard_library():
+def test_the_client_may_import_only_itself_scoring_completion_and_the_standard_library():
     graph = project_graph()
     graph.add_import(importer="trackboard_cli.main", imported="leaderboard.env")
     graph.add_import(importer="trackboard_cli.client", imported="numpy")

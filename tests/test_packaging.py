@@ -65,7 +65,7 @@ def test_the_participant_wheel_is_the_scorer_and_the_client_with_ranges(wheels):
     assert tops == {"scoring", "trackboard_cli", f"trackboard-{__version__}.dist-info"}
     assert metadata["Version"] == __version__
     needs = {Requirement(r).name: Requirement(r) for r in metadata.get_all("Requires-Dist")}
-    assert set(needs) == {"numpy", "rapidfuzz"}
+    assert set(needs) == {"numpy", "rapidfuzz", "argcomplete"}
     for requirement in needs.values():
         operators = {spec.operator for spec in requirement.specifier}
         assert operators == {">=", "<"}, requirement  # a range, never a pin

@@ -49,10 +49,11 @@ URL_VARIABLE = "TRACKBOARD_URL"
 TOKEN_VARIABLE = "TRACKBOARD_TOKEN"
 
 
-def load() -> Config:
-    """The site and token: ``TRACKBOARD_URL`` / ``TRACKBOARD_TOKEN`` over the saved file."""
+def load(token: str = "") -> Config:
+    """The site and token: ``token`` (a command's ``--token``), then ``TRACKBOARD_URL`` /
+    ``TRACKBOARD_TOKEN``, over the saved file."""
     url = os.environ.get(URL_VARIABLE, "").strip()
-    token = os.environ.get(TOKEN_VARIABLE, "").strip()
+    token = token.strip() or os.environ.get(TOKEN_VARIABLE, "").strip()
     if url and token:
         return Config(url=url, token=token)
     path = config_path()

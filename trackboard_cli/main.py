@@ -2,8 +2,12 @@
 follow submissions, read leaderboards and results.
 
 Exit codes: 0 success (for ``submit --wait``: scored), 1 failure (the submission failed or was
-cancelled, or the server refused the request), 2 invalid input (a file the scorer rejects, or
-wrong arguments).
+cancelled, or the server refused the request), 2 invalid input (a file the scorer rejects,
+wrong arguments, or a phase, submission or condition that does not exist).
+
+With --json every outcome is one JSON object on standard output: the answer, or
+{"error": {"code", "message", "details"}, "status", "exit_code"} (the API's error as the site
+sent it, or the command's own in the same shape).
 """
 
 from __future__ import annotations
@@ -16,9 +20,9 @@ import os
 import secrets
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from scoring import ScoringError
 from trackboard_cli import __version__, config
@@ -32,13 +36,44 @@ FINAL = {"scored", "failed", "cancelled", "invalid"}
 
 
 class Usage(Exception):
-    """Wrong arguments; the message says what is wrong (exit code 2)."""
+    """Invalid input (exit code 2); the message says what is wrong, ``code`` and ``details``
+    say it to a script (``--json``) in the API's error shape."""
+
+    def __init__(self, message: str, *, code: str = "usage", details: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.details = details or {}
+
+
+class _Parser(argparse.ArgumentParser):
+    """Wrong arguments raise :class:`Usage` instead of ending the process, so that ``--json``
+    gets its JSON error for them too."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        raise Usage(f"{message} (see: {self.prog} --help)")
+
+
+def _error(
+    as_json: bool, message: str, code: str, details: Any, status: int, exit_code: int
+) -> int:
+    """Say a failure on standard error and, with ``--json``, as one JSON object on standard
+    output: the scripts read the reasons (a refused upload's per-condition messages) there."""
+    print(f"trackboard: {message}", file=sys.stderr)
+    if as_json:
+        error = {"code": code, "message": message, "details": details or {}}
+        _print_json({"error": error, "status": status or None, "exit_code": exit_code})
+    return exit_code
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
+    as_json = "--json" in words
     parser = _parser()
-    args = parser.parse_args(argv)
+    _complete(parser)
     try:
+        args = parser.parse_args(words)
+        as_json = bool(getattr(args, "json", False))
         code = int(args.handler(args))
         sys.stdout.flush()
         return code
@@ -49,38 +84,83 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         return FAILED
     except Usage as exc:
-        print(f"trackboard: {exc}", file=sys.stderr)
-        return INVALID
-    except (ApiError, config.ConfigError) as exc:
-        print(f"trackboard: {exc}", file=sys.stderr)
-        if isinstance(exc, ApiError) and exc.code == "invalid" and exc.details:
+        return _error(as_json, str(exc), exc.code, exc.details, 0, INVALID)
+    except config.ConfigError as exc:
+        return _error(as_json, str(exc), "not_logged_in", {}, 0, FAILED)
+    except ApiError as exc:
+        if exc.code == "invalid" and exc.details:
             for field, messages in exc.details.items():
                 print(f"  {field}: {' '.join(map(str, messages))}", file=sys.stderr)
-        return FAILED
+        for key, message in (exc.details.get("conditions") or {}).items():
+            print(f"{key}: {message}", file=sys.stderr)
+        # A refused upload (nothing charged) is invalid input.
+        invalid = exc.code == "submission_rejected"
+        code = exc.code or ("unreachable" if not exc.status else "error")
+        return _error(
+            as_json, str(exc), code, exc.details, exc.status, INVALID if invalid else FAILED
+        )
     except KeyboardInterrupt:
-        print("trackboard: interrupted", file=sys.stderr)
-        return 130
+        return _error(as_json, "interrupted", "interrupted", {}, 0, 130)
+
+
+def _complete(parser: argparse.ArgumentParser) -> None:
+    """Answer the shell's completion request (``trackboard completion``'s script sets
+    ``_ARGCOMPLETE``) and end; any other run does not even import the library."""
+    if "_ARGCOMPLETE" not in os.environ:
+        return
+    import argcomplete
+
+    argcomplete.autocomplete(parser)
+
+
+#: the API's message for a path that names nothing (its own 404s say more, and are kept)
+BARE_NOT_FOUND = "Not found."
+
+
+@contextlib.contextmanager
+def _naming(what: str, hint: str = "") -> Iterator[None]:
+    """Turn the API's bare "Not found." into invalid input that names what was not found
+    (exit code 2: the user named it); a 404 with the site's own message (a board this reader
+    may not see) stays the site's refusal."""
+    try:
+        yield
+    except ApiError as exc:
+        if exc.status != 404 or str(exc) != BARE_NOT_FOUND:
+            raise
+        raise Usage(
+            f"There is no {what} on this site{hint}.", code="not_found", details=exc.details
+        ) from None
 
 
 def _parser() -> argparse.ArgumentParser:
     # the module's first paragraph, as plain text (no reStructuredText literals)
     description = __doc__.split("\n\n")[0].replace("``", "")
-    parser = argparse.ArgumentParser(prog="trackboard", description=description)
-    parser.add_argument("--version", action="version", version=f"trackboard {__version__}")
+    parser = _Parser(prog="trackboard", description=description)
+    version = f"trackboard {__version__}"
+    parser.add_argument("--version", action="version", version=version)
     # Every command that talks to the site takes it, after the command's name.
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
+    common.add_argument("--version", action="version", version=version)
     common.add_argument(
         "--allow-insecure-http",
         action="store_true",
         help="send the API token over plain http to a machine other than this one (only on a "
         "network you trust; also TRACKBOARD_ALLOW_INSECURE_HTTP=1)",
     )
+    # ... and every command that sends the token takes another one.
+    token = _Parser(add_help=False)
+    token.add_argument(
+        "--token",
+        help="the API token to use this once (default: TRACKBOARD_TOKEN, else the one "
+        "trackboard login stored)",
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def command(name: str, **kwargs: Any) -> argparse.ArgumentParser:
-        return commands.add_parser(name, parents=[common], **kwargs)
+    def command(name: str, *, login: bool = False, **kwargs: Any) -> argparse.ArgumentParser:
+        parents = [common] if login else [common, token]
+        return commands.add_parser(name, parents=parents, description=kwargs["help"], **kwargs)
 
-    login = command("login", help="store the site's URL and your API token")
+    login = command("login", login=True, help="store the site's URL and your API token")
     login.add_argument("--url", required=True, help="the site, e.g. https://trackboard.example")
     login.add_argument("--token", help="an API token from your profile page (else asked for)")
     login.add_argument("--json", action="store_true", help="print the site, teams and file as JSON")
@@ -125,8 +205,20 @@ def _parser() -> argparse.ArgumentParser:
         "(repeat for each; the challenge's submit page lists what it asks)",
     )
     submit.add_argument("--wait", action="store_true", help="wait until it is scored")
-    submit.add_argument("--interval", type=float, default=2.0, help="seconds between checks")
-    submit.add_argument("--timeout", type=float, default=3600.0, help="give up waiting after")
+    submit.add_argument(
+        "--interval",
+        type=float,
+        default=2.0,
+        metavar="SECONDS",
+        help="with --wait: seconds between checks (default: 2)",
+    )
+    submit.add_argument(
+        "--timeout",
+        type=float,
+        default=3600.0,
+        metavar="SECONDS",
+        help="with --wait: give up waiting after this long (default: 3600)",
+    )
     submit.add_argument(
         "--json",
         action="store_true",
@@ -135,7 +227,9 @@ def _parser() -> argparse.ArgumentParser:
     submit.set_defaults(handler=cmd_submit)
 
     status = command("status", help="your recent submissions, or one of them")
-    status.add_argument("id", nargs="?", type=int, metavar="ID")
+    status.add_argument(
+        "id", nargs="?", type=int, metavar="ID", help="one submission (default: the 20 latest)"
+    )
     status.add_argument("--json", action="store_true", help="print the API's JSON")
     status.set_defaults(handler=cmd_status)
 
@@ -147,14 +241,16 @@ def _parser() -> argparse.ArgumentParser:
 
     table = command("table", help="a phase's results as a LaTeX or Markdown table")
     table.add_argument("phase", metavar="PHASE", help="phase id, or challenge-slug/phase-slug")
-    table.add_argument("--format", choices=("latex", "markdown"), default="latex")
+    table.add_argument(
+        "--format", choices=("latex", "markdown"), default="latex", help="default: latex"
+    )
     table.add_argument(
         "--board",
         choices=("public", "final"),
         help="the live public board or the published snapshot (default: the snapshot once "
         "published, else the public board)",
     )
-    table.add_argument("--snapshot", type=int, help="a published snapshot's number")
+    table.add_argument("--snapshot", type=int, metavar="N", help="a published snapshot's number")
     table.add_argument("--conditions", help="condition keys, comma-separated (default: all)")
     table.add_argument(
         "--metrics", help="metric names, comma-separated (default: the primary and the next)"
@@ -174,7 +270,7 @@ def _parser() -> argparse.ArgumentParser:
     table.set_defaults(handler=cmd_table)
 
     results = command("results", help="one submission's scores")
-    results.add_argument("id", type=int, metavar="ID")
+    results.add_argument("id", type=int, metavar="ID", help="the submission's id")
     results.add_argument("--json", action="store_true", help="print the API's JSON")
     results.set_defaults(handler=cmd_results)
 
@@ -213,6 +309,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     register.add_argument("--json", action="store_true", help="print the API's JSON")
     register.set_defaults(handler=cmd_register)
+
+    completion = command("completion", login=True, help="print a shell's completion script")
+    completion.add_argument("shell", choices=("bash", "zsh"), help="the shell: bash or zsh")
+    completion.add_argument("--json", action="store_true", help='print {"shell", "script"} as JSON')
+    completion.set_defaults(handler=cmd_completion)
     return parser
 
 
@@ -220,7 +321,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _client(args: argparse.Namespace) -> Client:
-    settings = config.load()
+    settings = config.load(args.token or "")
     return Client(settings.url, settings.token, allow_http=args.allow_insecure_http)
 
 
@@ -260,7 +361,9 @@ def _find_phase(client: Client, phase_id: int) -> tuple[str, dict[str, Any]]:
         for phase in challenge.get("phases") or []:
             if phase.get("id") == phase_id:
                 return challenge["slug"], phase
-    raise Usage(f"there is no phase {phase_id} on this site (see: trackboard challenges)")
+    raise Usage(
+        f"there is no phase {phase_id} on this site (see: trackboard challenges)", code="not_found"
+    )
 
 
 def _resolve_phase(client: Client, text: str, *, challenge: bool = True) -> dict[str, Any]:
@@ -270,19 +373,24 @@ def _resolve_phase(client: Client, text: str, *, challenge: bool = True) -> dict
         if not challenge:
             return {"id": int(text), "challenge": None, "phase": None}
         slug, phase = _find_phase(client, int(text))
-        found = client.get(f"challenges/{slug}/")
+        with _naming(f"challenge {slug!r}"):
+            found = client.get(f"challenges/{slug}/")
         # the challenge's own entry of the phase carries its conditions
         detail = [p for p in found.get("phases") or [] if p.get("id") == int(text)]
         return {"id": int(text), "challenge": found, "phase": detail[0] if detail else phase}
     challenge_slug, _, phase_slug = text.partition("/")
     if not challenge_slug or not phase_slug:
         raise Usage(f"PHASE must be a phase id or challenge-slug/phase-slug, not {text!r}")
-    found = client.get(f"challenges/{challenge_slug}/")
+    with _naming(f"challenge {challenge_slug!r}", " (see: trackboard challenges)"):
+        found = client.get(f"challenges/{challenge_slug}/")
     for phase in found.get("phases") or []:
         if phase.get("slug") == phase_slug:
             return {"id": phase["id"], "challenge": found, "phase": phase}
     known = ", ".join(p.get("slug", "?") for p in found.get("phases") or []) or "none"
-    raise Usage(f"challenge {challenge_slug!r} has no phase {phase_slug!r} (phases: {known})")
+    raise Usage(
+        f"challenge {challenge_slug!r} has no phase {phase_slug!r} (phases: {known})",
+        code="not_found",
+    )
 
 
 # --- commands ------------------------------------------------------------------------------
@@ -344,7 +452,10 @@ def cmd_sample(args: argparse.Namespace) -> int:
         conditions = [c for c in conditions if c.get("key") == args.condition]
         if not conditions:
             known = ", ".join(c.get("key", "?") for c in found["phase"].get("conditions") or [])
-            raise Usage(f"the phase has no condition {args.condition!r} (conditions: {known})")
+            raise Usage(
+                f"the phase has no condition {args.condition!r} (conditions: {known})",
+                code="not_found",
+            )
     folder = Path(args.output_dir)
     folder.mkdir(parents=True, exist_ok=True)
     prefix = f"{found['challenge']['slug']}-{found['phase']['slug']}"
@@ -412,21 +523,24 @@ def _checker(challenge: dict[str, Any]) -> tuple[str, dict[str, str]] | None:
     return str(task), options
 
 
-def _invalid_files(files: dict[str, Path], checker: tuple[str, dict[str, str]] | None) -> bool:
+def _invalid_files(
+    files: dict[str, Path], checker: tuple[str, dict[str, str]] | None
+) -> dict[str, str]:
     """Check each file with the challenge's task (``_checker``); report each verdict and
-    return whether any file is invalid. Without a checker only readability is checked."""
-    invalid = False
+    return the invalid files' messages by condition. Without a checker only readability is
+    checked."""
+    invalid: dict[str, str] = {}
     for key, path in files.items():
         if checker is None:
             if not path.is_file():
-                print(f"{key}: {path}: no such file.", file=sys.stderr)
-                invalid = True
+                invalid[key] = f"{path}: no such file."
+                print(f"{key}: {invalid[key]}", file=sys.stderr)
             continue
         try:
             found = check_file(path, *checker)
         except ScoringError as exc:  # the server's own message
+            invalid[key] = str(exc)
             print(f"{key}: {exc}", file=sys.stderr)
-            invalid = True
         else:
             print(f"{key}: {path.name} looks valid ({found}).")
     return invalid
@@ -474,12 +588,11 @@ def cmd_submit(args: argparse.Namespace) -> int:
         return _submit(args)[0]
     with contextlib.redirect_stdout(sys.stderr):
         code, submission = _submit(args)
-    if submission is not None:
-        _print_json(submission)
+    _print_json(submission)
     return code
 
 
-def _submit(args: argparse.Namespace) -> tuple[int, dict[str, Any] | None]:
+def _submit(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
     files = _parse_files(args.file)
     facts = _parse_facts(args.fact)
     client = _client(args)
@@ -487,9 +600,13 @@ def _submit(args: argparse.Namespace) -> tuple[int, dict[str, Any] | None]:
     problems = _condition_problems(files, target["phase"] or {})
     for problem in problems:
         print(f"trackboard: {problem}", file=sys.stderr)
-    if problems or _invalid_files(files, _checker(target["challenge"])):
-        print("Nothing was uploaded; fix the files above.", file=sys.stderr)
-        return INVALID, None
+    invalid = {} if problems else _invalid_files(files, _checker(target["challenge"]))
+    if problems or invalid:
+        raise Usage(
+            "Nothing was uploaded; fix the files above.",
+            code="invalid_files",
+            details={"problems": problems, "conditions": invalid},
+        )
     fields = {
         "method_name": method_name(args, files),
         "method_description": args.description,
@@ -498,17 +615,10 @@ def _submit(args: argparse.Namespace) -> tuple[int, dict[str, Any] | None]:
         **{f"fact.{key}": value for key, value in facts.items()},
     }
     try:
-        submission = _upload(client, f"phases/{target['id']}/submissions/", fields, files)
+        with _naming(f"phase {args.phase}"):
+            submission = _upload(client, f"phases/{target['id']}/submissions/", fields, files)
     except OSError as exc:  # a file that could not be read after all
-        print(f"trackboard: cannot read {exc.filename}: {exc.strerror}", file=sys.stderr)
-        return INVALID, None
-    except ApiError as exc:
-        if exc.code != "submission_rejected":
-            raise
-        print(f"trackboard: {exc}", file=sys.stderr)
-        for key, message in (exc.details.get("conditions") or {}).items():
-            print(f"{key}: {message}", file=sys.stderr)
-        return INVALID, None
+        raise Usage(f"cannot read {exc.filename}: {exc.strerror}", code="invalid_files") from None
     print(f"Submission {submission['id']} received ({submission['status']}).")
     if not args.wait:
         print(f"Follow it with: trackboard status {submission['id']}")
@@ -642,7 +752,8 @@ def _print_results(submission: dict[str, Any]) -> None:
 def cmd_status(args: argparse.Namespace) -> int:
     client = _client(args)
     if args.id is not None:
-        submission = client.get(f"submissions/{args.id}/")
+        with _naming(f"submission {args.id} of your teams"):
+            submission = client.get(f"submissions/{args.id}/")
         if args.json:
             _print_json(submission)
             return OK
@@ -685,7 +796,8 @@ def cmd_leaderboard(args: argparse.Namespace) -> int:
     client = _client(args)
     target = _resolve_phase(client, args.phase, challenge=False)
     params = {"condition": args.condition, "page_size": 200}
-    first = client.get(f"phases/{target['id']}/leaderboard/", params)
+    with _naming(f"phase {args.phase}"):
+        first = client.get(f"phases/{target['id']}/leaderboard/", params)
     rows = list(first.get("results") or [])
     page = first
     while page.get("next"):
@@ -796,7 +908,8 @@ def cmd_table(args: argparse.Namespace) -> int:
         "rank_intervals": "yes" if args.rank_intervals else None,
         "view": "per-condition" if args.per_condition else None,
     }
-    found = client.get(f"phases/{target['id']}/table/", params)
+    with _naming(f"phase {args.phase}"):
+        found = client.get(f"phases/{target['id']}/table/", params)
     if args.json:
         _print_json(found)
         return OK
@@ -805,7 +918,8 @@ def cmd_table(args: argparse.Namespace) -> int:
 
 
 def cmd_results(args: argparse.Namespace) -> int:
-    submission = _client(args).get(f"submissions/{args.id}/")
+    with _naming(f"submission {args.id} of your teams"):
+        submission = _client(args).get(f"submissions/{args.id}/")
     if args.json:
         _print_json(submission)
         return OK
@@ -922,6 +1036,19 @@ def cmd_register(args: argparse.Namespace) -> int:
         f"{registration['team']['name']} is registered for {args.challenge} "
         f"({STATES.get(status, status)})."
     )
+    return OK
+
+
+def cmd_completion(args: argparse.Namespace) -> int:
+    """The script that makes the shell complete ``trackboard``'s commands and options: it asks
+    the command itself, so it always knows this version's options."""
+    import argcomplete
+
+    script = argcomplete.shellcode(["trackboard"], shell=args.shell)
+    if args.json:
+        _print_json({"shell": args.shell, "script": script})
+        return OK
+    sys.stdout.write(script)
     return OK
 
 

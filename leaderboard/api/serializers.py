@@ -379,7 +379,16 @@ class SubmissionFileSerializer(serializers.ModelSerializer):
 class SubmissionSummarySerializer(serializers.ModelSerializer):
     phase = PhaseRefSerializer(read_only=True)
     team = TeamRefSerializer(read_only=True)
-    final = serializers.SerializerMethodField()
+    finished = serializers.SerializerMethodField(
+        help_text="true once the status will not change again (scored, failed, cancelled or "
+        "invalid): a script waiting for the scores stops here"
+    )
+    # The first name of ``finished``, kept for the scripts that read it; it was easily taken
+    # for the team's choice of a submission for the final ranking, which it is not.
+    final = serializers.SerializerMethodField(
+        help_text="deprecated: the same as finished. Not the team's choice of a submission "
+        "for the final ranking"
+    )
 
     class Meta:
         model = Submission
@@ -389,12 +398,16 @@ class SubmissionSummarySerializer(serializers.ModelSerializer):
             "team",
             "method_name",
             "status",
+            "finished",
             "final",
             "attempts",
             "error",
             "created_at",
             "scored_at",
         ]
+
+    def get_finished(self, submission: Submission) -> bool:
+        return selectors.is_final(submission)
 
     def get_final(self, submission: Submission) -> bool:
         return selectors.is_final(submission)

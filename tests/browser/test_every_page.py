@@ -1,7 +1,8 @@
 """Every page a reader, a participant and an organiser sees (the embeddable board of each task's
 first phase too), on the demo challenges of all three tasks, at a phone's size (390x844, a touch
 screen) and a desktop's (1366x900): no page wider than the screen, no console error, no chart
-toolbar on the phone, no chart whose tick labels overlap, no "minus zero" anywhere, no serious
+toolbar on the phone, no chart whose tick labels overlap, no "minus zero" anywhere, a meta
+description on every page, no serious
 or critical accessibility violation (axe-core, from the ``axe-playwright-python`` package, which
 carries ``axe.min.js``: nothing is downloaded); the overview shows every condition's primary
 metric with its interval and the secondary metric without sideways scrolling on the desktop.
@@ -26,7 +27,7 @@ from django.contrib.auth import get_user_model
 
 from leaderboard.accounts.services import confirmation_link
 from leaderboard.challenges.models import Phase
-from leaderboard.demo import dstc11, other_tasks
+from leaderboard.demo import dev_reference, dstc11, other_tasks
 from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Team
 from tests.browser.conftest import SCREENSHOTS, draw_charts
@@ -168,6 +169,7 @@ def demo_site(browser, live_server) -> Iterator[dict[str, Any]]:
     the phone's is a touch screen (coarse pointer, no hover), as a phone's browser reports."""
     dstc11.build()
     other_tasks.build()
+    dev_reference.ship_all()  # as the demo command publishes them
     for phase in Phase.objects.all():
         built(phase)  # as the demo command builds every board
     contexts = []
@@ -215,6 +217,12 @@ def _visit(page: Any, path: str, axe: Axe) -> tuple[list[str], dict[str, Any]]:
         if scroll > inner:
             problems.append(f"page is {scroll} px wide in a {inner} px window")
         problems += page.evaluate(UNREADABLE)
+        # what search results show under the title: each page says what it holds
+        description = page.evaluate(
+            "() => (document.querySelector('meta[name=description]') || {}).content || ''"
+        )
+        if not description.strip() or "{" in description:
+            problems.append(f"meta description {description!r}")
         found = axe.run(page, context=AXE_CONTEXT).response["violations"]
         for violation in found:
             if violation["impact"] in FAILING:

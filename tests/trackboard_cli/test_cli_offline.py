@@ -255,8 +255,9 @@ def test_every_command_in_the_cli_docs_parses():
     parser = _parser()
     for line in commands:
         words = shlex.split(line)
-        # a pipe into another command (``| head``) is the shell's
-        words = words[: words.index("|")] if "|" in words else words
+        # a pipe into another command (``| head``) and a redirection are the shell's
+        for shell in ("|", ">"):
+            words = words[: words.index(shell)] if shell in words else words
         args = parser.parse_args(words[1:])
         assert callable(args.handler), line
 
@@ -291,7 +292,8 @@ def test_table_prints_the_sites_table_and_sends_the_options(run_cli, fake_site):
         "as=latex", "board=final", "conditions=a%2Cb", "metrics=jga"
     }  # fmt: skip
     refused = run_cli("table", "4", "--format", "markdown")
-    assert refused.returncode == 1 and "Not found." in refused.stderr
+    # the phase the user named does not exist: said by name, invalid input
+    assert refused.returncode == 2 and "There is no phase 4 on this site." in refused.stderr
 
 
 def test_the_leaderboard_shows_rank_intervals_scored_submissions_and_the_detectable_difference(

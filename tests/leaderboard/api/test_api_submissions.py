@@ -179,3 +179,18 @@ def test_the_list_filters_by_phase_and_status_and_is_paginated(actors):
     assert client.get("/api/v1/submissions/?phase=99999").json()["count"] == 0
     assert client.get("/api/v1/submissions/?status=scored").json()["count"] == 0
     assert client.get("/api/v1/submissions/?phase=x").status_code == 400
+
+
+def test_finished_says_the_status_will_not_change_and_final_is_its_deprecated_alias(actors):
+    """Queued: not finished; scored: finished. ``final`` (its first name) follows it, and says
+    nothing of the team's choice for the final ranking (``selected_for_final``)."""
+    submission_id = _submit(actors).json()["id"]
+    client = token_client(actors.member)
+    queued = client.get(f"/api/v1/submissions/{submission_id}/").json()
+    assert (queued["status"], queued["finished"], queued["final"]) == ("queued", False, False)
+    assert services.run_scoring(submission_id) == "scored"
+    scored = client.get(f"/api/v1/submissions/{submission_id}/").json()
+    assert (scored["status"], scored["finished"], scored["final"]) == ("scored", True, True)
+    assert not Submission.objects.get(pk=submission_id).selected_for_final
+    (listed,) = client.get("/api/v1/submissions/").json()["results"]
+    assert listed["finished"] is True
