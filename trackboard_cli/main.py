@@ -275,27 +275,32 @@ def _parser() -> argparse.ArgumentParser:
     results.set_defaults(handler=cmd_results)
 
     team = command("team", help="create, join, leave and show your teams")
-    team_commands = team.add_subparsers(dest="team_command", required=True, metavar="ACTION")
+    team_commands = team.add_subparsers(
+        dest="team_command",
+        required=True,
+        metavar="ACTION",
+        help="create, join, leave, show or invite",
+    )
 
     def team_command(name: str, **kwargs: Any) -> argparse.ArgumentParser:
-        found = team_commands.add_parser(name, parents=[common], **kwargs)
+        found = team_commands.add_parser(name, parents=[common, token], **kwargs)
         found.add_argument("--json", action="store_true", help="print the API's JSON")
         return found
 
     create = team_command("create", help="create a team (you become its owner)")
-    create.add_argument("name", metavar="NAME")
+    create.add_argument("name", metavar="NAME", help="the team's name, as the boards show it")
     create.set_defaults(handler=cmd_team_create)
     join = team_command("join", help="join a team with the invite code a member shared")
     join.add_argument("slug", metavar="SLUG", help="the team's slug")
     join.add_argument("code", metavar="CODE", help="its invite code")
     join.set_defaults(handler=cmd_team_join)
     leave = team_command("leave", help="leave one of your teams")
-    leave.add_argument("slug", metavar="SLUG")
+    leave.add_argument("slug", metavar="SLUG", help="the team's slug")
     leave.set_defaults(handler=cmd_team_leave)
     show = team_command("show", help="your teams and their registrations")
     show.set_defaults(handler=cmd_team_show)
     invite = team_command("invite", help="a team's invite code and link, to share")
-    invite.add_argument("slug", metavar="SLUG")
+    invite.add_argument("slug", metavar="SLUG", help="the team's slug")
     invite.add_argument(
         "--new", action="store_true", help="replace the code (owners; the old one stops working)"
     )

@@ -34,7 +34,15 @@ BAD_TOKEN = {"code": "authentication_failed", "message": "Invalid token.", "deta
 
 
 def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
-    return dict(next(a for a in parser._actions if a.dest == "command").choices)
+    """Every command by the words that run it, the actions of a command with actions (``team
+    create``) included."""
+    found: dict[str, argparse.ArgumentParser] = {}
+    for name, command in next(a for a in parser._actions if a.dest == "command").choices.items():
+        found[name] = command
+        for action in command._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                found.update({f"{name} {sub}": p for sub, p in action.choices.items()})
+    return found
 
 
 def _good_file(tmp_path: Path) -> Path:
@@ -119,7 +127,7 @@ def test_every_not_found_names_what_and_exits_2(run_cli, fake_site, tmp_path, ar
 def test_every_command_answers_version_with_the_packages_version():
     for name in _commands(_parser()):
         result = subprocess.run(
-            [*trackboard_command(), name, "--version"], capture_output=True, text=True
+            [*trackboard_command(), *name.split(), "--version"], capture_output=True, text=True
         )
         assert (result.returncode, result.stdout) == (0, f"trackboard {__version__}\n"), name
     script = Path(sys.executable).with_name("trackboard-score")
@@ -187,8 +195,12 @@ def _complete(line: str, tmp_path: Path) -> list[str]:
 
 
 def test_bash_completes_commands_and_options(tmp_path):
-    names = sorted(_commands(_parser()))
+    names = sorted(name for name in _commands(_parser()) if " " not in name)
     assert _complete("trackboard ", tmp_path) == ["--help", "--version", "-h", *names]
+    assert _complete("trackboard team ", tmp_path) == [
+        "--allow-insecure-http", "--help", "--token", "--version", "-h",
+        "create", "invite", "join", "leave", "show",
+    ]  # fmt: skip
     assert _complete("trackboard su", tmp_path) == ["submit"]
     assert _complete("trackboard submit --to", tmp_path) == ["--token"]
     assert _complete("trackboard table 3 --format ", tmp_path) == ["latex", "markdown"]
