@@ -72,8 +72,9 @@ def _section(task: str) -> str:
     return (
         "\n\n### Score locally in a minute\n\n"
         "Download the development reference and run below (files of the first phase; "
-        "generated, public, other dialogues than the test set), then, with the participant "
-        "package installed (`pip install trackboard`):\n\n"
+        "generated, public, other dialogues than the test set), then run the participant "
+        "package's scorer (in this site's checkout, `scripts/run` installed it as "
+        "`.venv/bin/trackboard-score`):\n\n"
         f"```sh\n{command(task)}\n```\n\n"
         "Replace the run with your own system's output to score it.\n"
     )
@@ -97,7 +98,10 @@ def ship(challenge: Challenge) -> bool:
             size=len(data),
             sha256=hashlib.sha256(data).hexdigest(),
         )
-    challenge.data = (challenge.data or "").rstrip() + _section(task)
+    # no leading blank line: a form shows the text as saved (the admin trail sees no change)
+    challenge.data = "\n\n".join(
+        part for part in ((challenge.data or "").strip(), _section(task).strip()) if part
+    )
     challenge.save(update_fields=["data"])
     return True
 
