@@ -10,7 +10,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from leaderboard.challenges.admin import PhaseForm
 from leaderboard.challenges.audit import AuditEntry
+from leaderboard.challenges.config import create_challenge, load_config
 from leaderboard.challenges.models import Phase
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Submission
@@ -18,6 +20,7 @@ from leaderboard.submissions.services.withdrawal import withdraw
 from tests.leaderboard.api.conftest import token_client
 from tests.leaderboard.boards import built, leaderboard
 from tests.leaderboard.organiser.conftest import KEY, close
+from tests.leaderboard.organiser.test_create_challenge import PHASES, _config
 from tests.leaderboard.web import log_in
 
 pytestmark = pytest.mark.django_db
@@ -234,3 +237,45 @@ def test_once_revealed_the_choice_is_closed(on):
     world.phase.refresh_from_db()
     with pytest.raises(services.SelectionError, match="published"):
         services.choose_public(world.runs["B1"], world.teams["B"].created_by, True)
+
+
+def test_the_config_file_turns_it_on(tmp_path):
+    path = _config(tmp_path, {}, [{**PHASES[0], "team_chooses_public_run": True}])
+    create_challenge(load_config(path), tmp_path)
+    assert list(Phase.objects.values_list("team_chooses_public_run", flat=True)) == [True]
+    path = _config(tmp_path, {"slug": "other"}, [PHASES[0]])
+    create_challenge(load_config(path), tmp_path)
+    assert Phase.objects.get(challenge__slug="other").team_chooses_public_run is False
+
+
+def _form_data(phase, **changes):
+    data = {
+        f.name: getattr(phase, f.name)
+        for f in phase._meta.concrete_fields
+        if f.editable and not f.primary_key
+    }
+    data.update(challenge=phase.challenge_id, **changes)
+    return data
+
+
+def test_the_admin_refuses_it_with_the_ladder_and_once_revealed(world):
+    phase = world.phase
+    form = PhaseForm(
+        data=_form_data(phase, ladder=True, team_chooses_public_run=True), instance=phase
+    )
+    assert not form.is_valid()
+    assert "the Ladder decides which run represents a team" in str(
+        form.errors["team_chooses_public_run"]
+    )
+    phase.refresh_from_db()  # the refused form's values were set on the instance
+    on = _form_data(phase, team_chooses_public_run=True)
+    form = PhaseForm(data=on, instance=phase)
+    assert form.is_valid(), form.errors
+    close(phase)
+    Phase.objects.filter(pk=phase.pk).update(revealed=True)
+    phase.refresh_from_db()
+    form = PhaseForm(data=_form_data(phase, team_chooses_public_run=True), instance=phase)
+    assert not form.is_valid()
+    assert "whether teams choose their public run is fixed" in str(
+        form.errors["team_chooses_public_run"]
+    )
