@@ -50,6 +50,7 @@ def submission_row(submission: Submission) -> dict[str, Any]:
         "error": submission.error,
         "is_baseline": submission.is_baseline,
         "selected_for_final": submission.selected_for_final,
+        "shown_on_public": submission.shown_on_public,
         "attempts": submission.attempts,
         "created_at": submission.created_at,
         "scored_at": submission.scored_at,

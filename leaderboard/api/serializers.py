@@ -125,6 +125,7 @@ class PhaseSerializer(PhaseSummarySerializer):
             "has_split",
             "split_fraction",
             "max_final_selections",
+            "team_chooses_public_run",
             "post_challenge",
             "conditions",
         ]
@@ -356,6 +357,19 @@ class MethodSerializer(serializers.Serializer):
     )
 
 
+class SubmissionEditSerializer(MethodSerializer):
+    """What a team may change of its run afterwards: its method, and, where the phase lets
+    teams choose (``Phase.team_chooses_public_run``), whether it is the run shown on the public
+    board."""
+
+    shown_on_public = serializers.BooleanField(
+        required=False,
+        help_text="true: this run represents your team on the public board (replacing an "
+        "earlier choice); false: the board shows your team's best run again. Only where the "
+        "phase lets teams choose (`team_chooses_public_run`).",
+    )
+
+
 class SubmissionCreateSerializer(MethodSerializer):
     """The form fields of an upload; the files are one field per condition key."""
 
@@ -546,6 +560,7 @@ class SubmissionSerializer(SubmissionSummarySerializer):
             "method_description",
             "url",
             "edited_at",
+            "shown_on_public",
             "facts",
             "verdicts",
             "files",

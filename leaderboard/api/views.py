@@ -549,23 +549,33 @@ class SubmissionDetail(generics.RetrieveAPIView):
         return _detail_response(request, submission)
 
     @extend_schema(
-        summary="Edit the method's name, description or URL of your team's run",
-        description="Any of the three fields, under the upload's limits; the scores stay. The "
-        "run is then dated as edited (`edited_at`), the change is in the organisers' audit "
-        "log, and the leaderboards show the new name. Another team's run is not found; the "
-        "organisers edit theirs in the admin.",
-        request=s.MethodSerializer(partial=True),
+        summary="Edit your team's run: its method, or whether the public board shows it",
+        description="Any of the method's name, description or URL, under the upload's limits; "
+        "the scores stay. The run is then dated as edited (`edited_at`), the change is in the "
+        "organisers' audit log, and the leaderboards show the new name. `shown_on_public`: "
+        "where the phase lets teams choose (`team_chooses_public_run`), true makes this scored "
+        "run the one that represents your team on the public board, false shows your best run "
+        "again (403 `not_choosable` where the phase does not let teams choose, with the "
+        "reason). Another team's run is not found; the organisers edit theirs in the admin.",
+        request=s.SubmissionEditSerializer(partial=True),
         responses={200: s.SubmissionSerializer},
     )
     def patch(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         submission = get_object_or_404(selectors.own_submissions(request.user), pk=kwargs["pk"])
-        form = s.MethodSerializer(data=request.data, partial=True)
+        form = s.SubmissionEditSerializer(data=request.data, partial=True)
         form.is_valid(raise_exception=True)
         given = {k: v for k, v in form.validated_data.items() if k in request.data}
-        try:
-            services.edit_method(submission, request.user, **given)
-        except services.EditError as exc:
-            raise ApiError("not_editable", str(exc), status_code=403) from exc
+        chosen = given.pop("shown_on_public", None)
+        if chosen is not None:
+            try:
+                services.choose_public(submission, request.user, chosen)
+            except services.SelectionError as exc:
+                raise ApiError("not_choosable", str(exc), status_code=403) from exc
+        if given:
+            try:
+                services.edit_method(submission, request.user, **given)
+            except services.EditError as exc:
+                raise ApiError("not_editable", str(exc), status_code=403) from exc
         return _detail_response(request, submission)
 
 

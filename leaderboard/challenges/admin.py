@@ -28,7 +28,11 @@ from django.urls import reverse
 from leaderboard.challenges import roles
 from leaderboard.challenges.admin_trail import Audited, changed_fields
 from leaderboard.challenges.audit import AuditEntry
-from leaderboard.challenges.config import LADDER_NEEDS_SPLIT, scoring_problems
+from leaderboard.challenges.config import (
+    CHOICE_NOT_WITH_LADDER,
+    LADDER_NEEDS_SPLIT,
+    scoring_problems,
+)
 from leaderboard.challenges.facts import declaration_problems
 from leaderboard.challenges.models import Challenge, Condition, Phase, PhaseFile, Reference
 from leaderboard.challenges.references import check_reference
@@ -241,6 +245,8 @@ class PhaseForm(forms.ModelForm):
         fraction = cleaned.get("split_fraction")
         if cleaned.get("ladder") and fraction is not None and fraction >= 1:
             self.add_error("ladder", LADDER_NEEDS_SPLIT)
+        if cleaned.get("ladder") and cleaned.get("team_chooses_public_run"):
+            self.add_error("team_chooses_public_run", CHOICE_NOT_WITH_LADDER)
         stored = Phase.objects.filter(pk=self.instance.pk).first() if self.instance.pk else None
         if stored is not None:
             draft = copy.copy(stored)

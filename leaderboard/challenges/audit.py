@@ -93,6 +93,7 @@ ACTIONS = {
     "rescored": "submissions queued for re-scoring",
     "registration": "registration approved or refused",
     "final-selection": "final selection changed",
+    "public-run": "run shown on the public board chosen by the team",
     "method-edited": "method name, description or URL edited by the team",
     "anonymity": "team anonymity changed",
     "revealed": "private leaderboard revealed",

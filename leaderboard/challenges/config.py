@@ -10,7 +10,7 @@ Shape (paths of reference files are relative to the config file)::
     phases:
       - {name, slug, order, opens_at, closes_at, daily_quota, total_quota, allow_partial,
          results_visibility, split_fraction, split_seed, max_final_selections,
-         show_own_public_score, ladder,
+         show_own_public_score, ladder, team_chooses_public_run,
          conditions: [{key, label, order, reference: path, <a reference file of the task>: path}]}
 
 ``task`` names a task of ``scoring`` (``dstc11``, ``multiwoz22``, ``dvd``); ``primary_metric``
@@ -74,6 +74,7 @@ PHASE_FIELDS = (
     "max_final_selections",
     "show_own_public_score",
     "ladder",
+    "team_chooses_public_run",
     "revealed",
 )
 
@@ -242,12 +243,19 @@ PHASE_CHECKS = {
     "max_final_selections": lambda v: _whole(v, 1),
     "show_own_public_score": _flag,
     "ladder": _flag,
+    "team_chooses_public_run": _flag,
     "revealed": _flag,
 }
 
 #: Why a phase cannot use the Ladder without a split (the config file and the admin alike).
 LADDER_NEEDS_SPLIT = (
     "the Ladder ranks the public part of a split: set split_fraction below 1, or leave ladder out"
+)
+#: Why a phase with the Ladder cannot let teams choose their public run: the Ladder decides
+#: which run each row shows (the config file and the admin alike).
+CHOICE_NOT_WITH_LADDER = (
+    "with the Ladder, the Ladder decides which run represents a team on the public board: "
+    "turn ladder off, or leave team_chooses_public_run out"
 )
 CONDITION_CHECKS = {
     "key": lambda v: _slug(v, 64),
@@ -365,6 +373,8 @@ def check_config(config: dict[str, Any], base_dir: Path) -> Plan:
         fraction = phase.get("split_fraction", 1.0)
         if phase.get("ladder") is True and not _fraction(fraction) and fraction >= 1:
             problems.append(f"{where}.ladder: {LADDER_NEEDS_SPLIT}")
+        if phase.get("ladder") is True and phase.get("team_chooses_public_run") is True:
+            problems.append(f"{where}.team_chooses_public_run: {CHOICE_NOT_WITH_LADDER}")
         phase_slug = phase.get("slug") or slugify(str(phase.get("name") or f"phase-{p + 1}"))
         if phase_slug in seen_slugs:
             problems.append(f"{where}.slug: {phase_slug!r} is the slug of an earlier phase")

@@ -231,6 +231,12 @@ class Phase(models.Model):
         "than the standard error of their paired difference; needs a split (split_fraction "
         "below 1); the private board is unaffected",
     )
+    team_chooses_public_run = models.BooleanField(
+        default=False,
+        help_text="a team may choose which of its scored runs represents it on the public "
+        "board (a team that chose none is shown by its best run); not with the Ladder; the "
+        "private board is unaffected",
+    )
     #: A phase opened after another was revealed, for late submissions
     #: (``services.open_post_challenge``): its runs are ranked here, marked post-challenge,
     #: never on the revealed phase's boards or snapshots.
@@ -356,6 +362,8 @@ class Phase(models.Model):
         - Results visibility is fixed once the phase has scored submissions: publishing
           hidden results is the reveal's job, and hiding published ones would not
           unpublish them.
+        - Whether teams choose their public run is fixed once revealed: the published boards
+          were built under the rule the challenge page showed.
         """
         problems: dict[str, str] = {}
         if stored.revealed:
@@ -367,6 +375,11 @@ class Phase(models.Model):
                         f"{stored.name} was revealed: its dates are fixed and it cannot "
                         "re-open. Open a post-challenge phase for late submissions."
                     )
+            if self.team_chooses_public_run != stored.team_chooses_public_run:
+                problems["team_chooses_public_run"] = (
+                    f"{stored.name} was revealed: whether teams choose their public run is "
+                    "fixed with the boards published under it."
+                )
         if stored.results_shown():
             for name in ("split_fraction", "split_seed"):
                 if getattr(self, name) != getattr(stored, name):
@@ -405,6 +418,12 @@ class Phase(models.Model):
         the live one: the results are hidden until the reveal, or the reference is split. Only
         then do teams choose final submissions."""
         return self.has_split or self.results_visibility == self.Visibility.HIDDEN
+
+    @property
+    def public_run_chosen(self) -> bool:
+        """Whether a team's chosen run (``Submission.shown_on_public``) represents it on the
+        public board: the setting is on and the Ladder does not decide what it shows."""
+        return self.team_chooses_public_run and not self.uses_ladder
 
     @property
     def uses_ladder(self) -> bool:

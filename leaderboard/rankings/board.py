@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from django.db.models import QuerySet
+from django.db.models import BooleanField, ExpressionWrapper, Q, QuerySet
 
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.split import PARTS
@@ -249,6 +249,10 @@ class Counted(NamedTuple):
     #: metric -> value, and metric -> [low, high], on the board's part of the split
     values: dict[str, Any]
     intervals: dict[str, Any]
+    #: its submission is the run its team chose for the public board
+    #: (``Submission.shown_on_public``) and did not fail; whether the board ranks the choice
+    #: is the phase's (``Phase.public_run_chosen``, ``compute``)
+    chosen: bool = False
 
     def cell(self, metric: str) -> Cell:
         """(value, low, high) of ``metric`` on the board's part of the split."""
@@ -287,14 +291,20 @@ def counted_values(phase: Phase, part: str, only: Iterable[int] | None = None) -
     statistics: the one read of a board's Results."""
     which = split_part(phase, part)
     figures = "intervals" if which is None else f"part_metrics__{which}"
+    # the team's choice of its public run, read in the same query (a failed run is never shown)
+    chosen = ExpressionWrapper(
+        Q(submission__shown_on_public=True) & ~Q(submission__status=Submission.Status.FAILED),
+        output_field=BooleanField(),
+    )
     rows = (
         counted(phase, only)
+        .annotate(chosen=chosen)
         .order_by("created_at", "pk")
-        .values_list(*_COUNTED_FIELDS, "reference_id", "primary_ratios", figures)
+        .values_list(*_COUNTED_FIELDS, "reference_id", "primary_ratios", figures, "chosen")
     )
     declared = [f.key for f in phase.challenge.facts()]
     found = []
-    for *fields, metrics, reference_id, data, stored in rows:
+    for *fields, metrics, reference_id, data, stored, choice in rows:
         given = fields[-2] or {}
         fields[-2] = {key: given[key] for key in declared if key in given}
         metrics = metrics or {}
@@ -303,7 +313,7 @@ def counted_values(phase: Phase, part: str, only: Iterable[int] | None = None) -
         else:
             stored = stored or {}
             values, intervals = stored.get("metrics") or {}, stored.get("intervals") or {}
-        found.append(Counted(*fields, metrics, reference_id, data, values, intervals))
+        found.append(Counted(*fields, metrics, reference_id, data, values, intervals, bool(choice)))
     return found
 
 

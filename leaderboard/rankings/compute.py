@@ -8,11 +8,12 @@ Per condition: each team's best Result (each baseline method of a team its own r
 on the condition's active reference by the primary metric in its direction, then the
 tie-breaking metric in its direction, then the earlier submission (``ranking_key``, on the
 figures of the board's part of the split); undefined metrics rank last (the public board of a
-phase with the Ladder ranks the Ladder's scores instead, ``ladder``). The overview ranks each
-team's best submission across the conditions (``overview``). Each row counts the scored
-submissions behind it: the entrant's submissions with a score on that condition (on the
-overview: on any condition), whatever the board ranks of them. What a board holds is
-``board``; who may see which part is ``challenges.visibility``.
+phase with the Ladder ranks the Ladder's scores instead, ``ladder``; where teams choose their
+public run, a team that chose one is ranked by that run instead of its best, ``represented``).
+The overview ranks each team's best submission across the conditions (``overview``). Each
+row counts the scored submissions behind it: the entrant's submissions with a score on that
+condition (on the overview: on any condition), whatever the board ranks of them. What a board
+holds is ``board``; who may see which part is ``challenges.visibility``.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ from leaderboard.submissions.models import Withdrawal
 from scoring.stats import Draws
 from scoring.taskapi import DialogueRatios
 
-__all__ = ["compute", "draws_for", "part_dialogues", "reported_rows"]
+__all__ = ["compute", "draws_for", "part_dialogues", "reported_rows", "represented"]
 
 #: Who a row stands for (``Counted.entrant``): a team, or one of its baseline methods.
 Entrant = tuple[int, str]
@@ -119,7 +120,8 @@ def compute(phase: Phase, part: str = "public", draws: Draws | None = None) -> L
     if ladder:
         ranked, overview_input = laddered(phase, results)
     else:
-        ranked, overview_input = _ranked(results, ranking_key(challenge)), results
+        ranks = represented(results) if part == "public" and phase.public_run_chosen else results
+        ranked, overview_input = _ranked(ranks, ranking_key(challenge)), ranks
     conditions = list(phase.conditions.order_by("order", "key"))
     planned = overview_plan(overview_input, shown, conditions)
     # the Result behind each overview row on each condition: (submission id, condition id)
@@ -177,6 +179,16 @@ def compute(phase: Phase, part: str = "public", draws: Draws | None = None) -> L
         facts=tuple(fact.data() for fact in challenge.facts()),
     )
     return replace(board, charts=figures(board))
+
+
+def represented(results: Sequence[Counted]) -> list[Counted]:
+    """The Results a public board ranks where teams choose their public run: of a team whose
+    chosen run has counted Results (``Counted.chosen``: neither withdrawn nor failed), that
+    run's alone, so it stands for the team on every condition and the overview (a condition
+    it has no score on shows no row for the team); of every other team, all of them (its best
+    is ranked, as without the choice). Baselines keep their own rows."""
+    choosers = {r.team_id for r in results if r.chosen and not r.is_baseline}
+    return [r for r in results if r.is_baseline or r.team_id not in choosers or r.chosen]
 
 
 def scored_counts(

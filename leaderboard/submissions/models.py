@@ -81,6 +81,10 @@ class Submission(models.Model):
     edited_at = models.DateTimeField(null=True, blank=True)
     is_baseline = models.BooleanField(default=False)
     selected_for_final = models.BooleanField(default=False)
+    #: the team's choice of the run that represents it on the public board, where the phase
+    #: lets it choose (``Phase.team_chooses_public_run``, ``services.selection.choose_public``):
+    #: one per team and phase at most
+    shown_on_public = models.BooleanField(default=False)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
     attempts = models.PositiveIntegerField(default=0)
     lease_until = models.DateTimeField(null=True, blank=True)
@@ -120,6 +124,11 @@ class Submission(models.Model):
                 fields=["team", "phase", "idempotency_key"],
                 condition=~Q(idempotency_key=""),
                 name="submission_unique_idempotency_key",
+            ),
+            models.UniqueConstraint(
+                fields=["team", "phase"],
+                condition=Q(shown_on_public=True),
+                name="submission_one_public_choice",
             ),
         ]
 

@@ -14,5 +14,6 @@ urlpatterns = [
     path("submissions/<int:pk>/status.json", views.status, name="status"),
     path("submissions/<int:pk>/cancel/", views.cancel, name="cancel"),
     path("submissions/<int:pk>/final/", views.final, name="final"),
+    path("submissions/<int:pk>/public/", views.public, name="public"),
     path("submissions/<int:pk>/edit/", views.edit, name="edit"),
 ]

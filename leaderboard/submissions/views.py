@@ -316,6 +316,11 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         and phase.has_private_board
         and phase.is_open(),
         "final": selectors.is_final(submission),
+        "can_choose_public": phase.public_run_chosen
+        and not phase.revealed
+        and not submission.is_baseline
+        and submission.status == Submission.Status.SCORED
+        and is_member(submission.team, request.user),
         "can_cancel": submission.status == Submission.Status.QUEUED
         and is_member(submission.team, request.user),
         "can_edit": not submission.is_baseline and is_member(submission.team, request.user),
@@ -439,6 +444,28 @@ def final(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, str(exc))
     else:
         verb = "selected as final" if selected else "no longer a final selection"
+        messages.success(request, f"Submission #{submission.pk} is {verb}.")
+    return redirect("submissions:detail", submission.pk)
+
+
+@login_required
+@require_POST
+def public(request: HttpRequest, pk: int) -> HttpResponse:
+    """Make (``chosen=1``) or stop making the run the one its team's public board rows show."""
+    submission = selectors.own_submissions(request.user).filter(pk=pk).first()
+    if submission is None:
+        raise Http404
+    chosen = request.POST.get("chosen") == "1"
+    try:
+        services.choose_public(submission, request.user, chosen)
+    except services.SelectionError as exc:
+        messages.error(request, str(exc))
+    else:
+        verb = (
+            "the run shown on the public leaderboard"
+            if chosen
+            else "not chosen: the public leaderboard shows your best run"
+        )
         messages.success(request, f"Submission #{submission.pk} is {verb}.")
     return redirect("submissions:detail", submission.pk)
 

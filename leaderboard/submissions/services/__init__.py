@@ -2,8 +2,8 @@
 
 ``submit`` runs in the request thread (:mod:`.intake`); ``run_scoring`` and
 ``reap_expired_leases`` are what the Celery tasks call, and what ``demo`` calls synchronously
-(:mod:`.processing`); ``select_final`` is a team's choice for the private board
-(:mod:`.selection`).
+(:mod:`.processing`); ``select_final`` is a team's choice for the private board,
+``choose_public`` its choice of the run its public board rows show (:mod:`.selection`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,11 @@ from leaderboard.submissions.services.processing import (
     rescore_all,
     run_scoring,
 )
-from leaderboard.submissions.services.selection import SelectionError, select_final
+from leaderboard.submissions.services.selection import (
+    SelectionError,
+    choose_public,
+    select_final,
+)
 
 __all__ = [
     "AddressNotConfirmed",
@@ -47,6 +51,7 @@ __all__ = [
     "TransientScoringError",
     "cancel",
     "checked_facts",
+    "choose_public",
     "edit_method",
     "quota_resets_at",
     "quota_usage",

@@ -1,5 +1,7 @@
-"""Final selections: a team marks up to ``phase.max_final_selections`` scored submissions as
-the ones its private leaderboard entry is chosen from (``rankings.finals``)."""
+"""A team's choices for the boards. Final selections: a team marks up to
+``phase.max_final_selections`` scored submissions as the ones its private leaderboard entry is
+chosen from (``rankings.finals``). The public run: where the phase allows it, a team marks one
+scored run as the one its public board rows show instead of its best (``rankings.compute``)."""
 
 from __future__ import annotations
 
@@ -61,3 +63,45 @@ def select_final(submission: Submission, user: AbstractBaseUser, selected: bool)
             after={"selected": selected},
         )  # fmt: skip
     submission.selected_for_final = selected
+
+
+def choose_public(submission: Submission, user: AbstractBaseUser, chosen: bool) -> None:
+    """Make ``submission`` the run that represents its team on the public board (``chosen``),
+    replacing the team's earlier choice, or take the choice back (the board then shows the
+    team's best run again). Where the phase lets teams choose (``Phase.public_run_chosen``);
+    the board ranks the choice while it counts (``rankings.compute``)."""
+    phase = submission.phase
+    if not submission.team.memberships.filter(user=user).exists():
+        raise SelectionError("Only a member of the team can choose the run shown for it.")
+    if not phase.public_run_chosen:
+        raise SelectionError(
+            f"{phase.name} does not let teams choose their public run: the public board shows "
+            "each team's best run."
+        )
+    if phase.revealed:
+        raise SelectionError("The private leaderboard is published; the public runs are fixed.")
+    if chosen and submission.is_baseline:
+        raise SelectionError("A baseline has its own row on the board; choose one of your runs.")
+    if chosen and submission.status != Submission.Status.SCORED:
+        raise SelectionError("Only a scored run can be shown on the public board.")
+    with transaction.atomic():
+        # The participation row serialises the team's choices (as it does its selections).
+        Participation.objects.select_for_update().filter(
+            team_id=submission.team_id, challenge_id=phase.challenge_id
+        ).first()
+        mine = Submission.objects.filter(team_id=submission.team_id, phase=phase)
+        before = mine.filter(shown_on_public=True).values_list("pk", flat=True).first()
+        after = submission.pk if chosen else (None if before == submission.pk else before)
+        if before == after:  # already so: nothing changes, nothing is recorded
+            submission.shown_on_public = chosen
+            return
+        mine.filter(shown_on_public=True).update(shown_on_public=False)
+        if chosen:
+            mine.filter(pk=submission.pk).update(shown_on_public=True)
+        Phase.changed(phase.pk)
+        audit.record(
+            phase.challenge_id, "public-run", actor=user, phase=phase,
+            subject=f"{submission.team.name}: submission {submission.pk}",
+            before={"shown": before}, after={"shown": after},
+        )  # fmt: skip
+    submission.shown_on_public = chosen

@@ -139,6 +139,16 @@ def test_a_condition_takes_only_the_reference_files_of_its_task(tmp_path):
             {"ladder": True, "split_fraction": 1},
             "phases[0].ladder: the Ladder ranks the public part of a split: set split_fraction",
         ),
+        (
+            {},
+            {"team_chooses_public_run": "yes"},
+            "phases[0].team_chooses_public_run: give true or false",
+        ),
+        (
+            {},
+            {"team_chooses_public_run": True, "ladder": True, "split_fraction": 0.5},
+            "phases[0].team_chooses_public_run: with the Ladder, the Ladder decides which run",
+        ),
         ({}, {"order": -1}, "phases[0].order: must be at least 0"),
         ({}, {"name": ""}, "phases[0].name: must not be empty"),
         ({}, {"slug": "a b"}, "phases[0].slug: 'a b' is not a slug"),

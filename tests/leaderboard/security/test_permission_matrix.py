@@ -96,6 +96,7 @@ EXPECTED: dict[str, str] = {
     "challenges:submission_files": "34444424",
     "challenges:phase_files": "34444424",
     "submissions:final": "34444444",
+    "submissions:public": POST_ONLY,  # choosing the run the public board shows
     "submissions:submit": LOGIN_REQUIRED,  # shows how to take part when not eligible
     "submissions:mine": LOGIN_REQUIRED,
     # The team and the challenge's organisers; others (a superuser too) get a 404 on pages.
