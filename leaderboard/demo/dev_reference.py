@@ -70,7 +70,7 @@ def command(task: str) -> str:
 
 def _section(task: str) -> str:
     return (
-        "\n\n### Score locally in a minute\n\n"
+        "# Score locally in a minute\n\n"
         "Download the development reference and run below (files of the first phase; "
         "generated, public, other dialogues than the test set), then run the participant "
         "package's scorer (in this site's checkout, `scripts/run` installed it as "
