@@ -218,7 +218,8 @@ def test_ranking_a_challenge_by_another_metric_in_the_admin_rescores_and_reranks
         response = admin_client.post(url, data, follow=True)
     assert "The scoring settings changed: 6 submission(s) queued" in response.text
     after = dict(challenge.phases.values_list("pk", "board_version"))
-    assert len(after) == 2 and all(after[pk] > before[pk] for pk in before)
+    # the test phase, the hidden one and the Development phase
+    assert len(after) == 3 and all(after[pk] > before[pk] for pk in before)
     # the demo's runs: four in the test phase, two in the hidden one
     assert sorted(enqueued) == sorted(
         Submission.objects.filter(phase__challenge=challenge).values_list("pk", flat=True)

@@ -187,7 +187,8 @@ def test_verify_files_lists_missing_and_altered_files_and_exits_1(challenge, set
     (root / altered.file.name).write_bytes(b"{}")
     gone = Reference.objects.order_by("pk").first()
     (root / gone.file.name).unlink()
-    schema = ReferenceFile.objects.get(name="schema")  # the MultiWOZ 2.2 demo's
+    # the MultiWOZ 2.2 demo's test phase's
+    schema = ReferenceFile.objects.get(name="schema", reference__condition__phase__slug="test")
     (root / schema.file.name).write_bytes(b"[]")
 
     with pytest.raises(CommandError) as failure:
@@ -232,7 +233,8 @@ def test_a_task_with_reference_files_comes_back_whole_and_scores_again(settings,
     slug = other_tasks.MULTIWOZ_SLUG
     before = _state(slug)
     names = sorted(f["name"] for f in before["rows"]["reference files"])
-    assert names == ["schema", "training_values"]
+    # the test phase's schema and training values, the Development phase's schema
+    assert names == ["schema", "schema", "training_values"]
     assert all(r["metrics"]["jga_seen"] is not None for r in before["rows"]["results"])
     out = tmp_path / "multiwoz22.zip"
     call_command("backup_challenge", slug, str(out), stdout=open("/dev/null", "w"))  # noqa: SIM115
@@ -242,9 +244,10 @@ def test_a_task_with_reference_files_comes_back_whole_and_scores_again(settings,
     _fresh_private_storage(settings, tmp_path / "new-private")
     call_command("restore_challenge", str(out), stdout=open("/dev/null", "w"))  # noqa: SIM115
     assert _state(slug) == before
-    # 1 gold + 2 extra files + 3 predictions, all where their rows say
+    # the test phase's 1 gold + 2 extra files + 3 predictions, the Development phase's gold and
+    # schema, all where their rows say
     call_command("verify_files", stdout=(listing := io.StringIO()))
-    assert "6 stored files match their sha256" in listing.getvalue()
+    assert "8 stored files match their sha256" in listing.getvalue()
 
     call_command("rescore", "--challenge", slug, "--now", stdout=open("/dev/null", "w"))  # noqa: SIM115
     rescored = list(Result.objects.filter(current=True).order_by("submission_id"))
