@@ -43,8 +43,9 @@ class ResetForm(PasswordResetForm):
         send(SEND_PASSWORD_RESET, self.cleaned_data["email"])
 
 
-class AddressForm(forms.Form):
-    email = forms.EmailField(label="New e-mail address")
+class PasswordAgainForm(forms.Form):
+    """A form that asks for the user's password again (``request``: the user's request)."""
+
     password = forms.CharField(
         label="Your password",
         strip=False,
@@ -55,12 +56,6 @@ class AddressForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.request = request
 
-    def clean_email(self) -> str:
-        address = get_user_model().objects.normalize_email(self.cleaned_data["email"])
-        if address_taken(address, exclude=self.request.user):
-            raise forms.ValidationError(TAKEN)
-        return address
-
     def clean_password(self) -> str:
         # Through authenticate(), so a wrong password counts as a failed log-in (the lockout
         # sees guesses made here too).
@@ -69,6 +64,17 @@ class AddressForm(forms.Form):
         if authenticate(self.request, username=user.get_username(), password=password) is None:
             raise forms.ValidationError("That is not your password.")
         return str(password)
+
+
+class AddressForm(PasswordAgainForm):
+    email = forms.EmailField(label="New e-mail address")
+    field_order = ["email", "password"]
+
+    def clean_email(self) -> str:
+        address = get_user_model().objects.normalize_email(self.cleaned_data["email"])
+        if address_taken(address, exclude=self.request.user):
+            raise forms.ValidationError(TAKEN)
+        return address
 
 
 class TokenForm(forms.Form):
@@ -97,19 +103,12 @@ class MailForm(forms.Form):
     )
 
 
-class DeleteAccountForm(forms.Form):
+class DeleteAccountForm(PasswordAgainForm):
     """The password asked again, and for each team of which the user is the last owner and
     that has other members (``deletion.plan``), the member who owns it next."""
 
-    password = forms.CharField(
-        label="Your password",
-        strip=False,
-        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
-    )
-
     def __init__(self, *args: Any, request: Any, handed_over: Any = (), **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.request = request
+        super().__init__(*args, request=request, **kwargs)
         self.heir_fields: list[tuple[Any, str]] = []
         for team, people in handed_over:
             name = f"heir_{team.pk}"
@@ -120,14 +119,6 @@ class DeleteAccountForm(forms.Form):
                 coerce=int,
             )
             self.heir_fields.append((team, name))
-
-    def clean_password(self) -> str:
-        # As the address form: through authenticate(), so guesses count as failed log-ins.
-        password = self.cleaned_data["password"]
-        user = self.request.user
-        if authenticate(self.request, username=user.get_username(), password=password) is None:
-            raise forms.ValidationError("That is not your password.")
-        return str(password)
 
     def heirs(self) -> dict[int, int]:
         return {team.pk: self.cleaned_data[name] for team, name in self.heir_fields}

@@ -62,6 +62,22 @@ def _interval(value: float | None, low: float | None, high: float | None) -> tup
     return high - value, value - low
 
 
+def error_bars(
+    cells: list[tuple[float | None, float | None, float | None]], colour: str, thickness: float
+) -> dict[str, Any]:
+    """Plotly's asymmetric error bars of ``(value, low, high)`` cells: none where a bound is
+    unknown."""
+    plus, minus = zip(*(_interval(*c) for c in cells), strict=True) if cells else ((), ())
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": list(plus),
+        "arrayminus": list(minus),
+        "color": colour,
+        "thickness": thickness,
+    }
+
+
 def _layout(**extra: Any) -> dict[str, Any]:
     return {
         "font": FONT,
@@ -117,27 +133,12 @@ def bar_chart(board: ConditionBoard, column: Column, index: int) -> dict[str, An
     and labelled."""
     rows = [r for r in board.rows if _cell(r, index)[0] is not None][:CHART_LIMIT]
     name = text(column.label)
-    plus, minus = (
-        zip(
-            *(_interval(*_cell(r, index)) for r in rows),
-            strict=True,
-        )
-        if rows
-        else ((), ())
-    )
     trace = {
         "type": "bar",
         "orientation": "h",
         "x": [_cell(r, index)[0] for r in rows],
         "y": [_tick(r) for r in rows],
-        "error_x": {
-            "type": "data",
-            "symmetric": False,
-            "array": list(plus),
-            "arrayminus": list(minus),
-            "color": "#1b1f24",
-            "thickness": 1.2,
-        },
+        "error_x": error_bars([_cell(r, index) for r in rows], "#1b1f24", 1.2),
         "marker": {
             "color": [team_colour(_team(r)) for r in rows],
             "pattern": {
@@ -400,14 +401,7 @@ def fact_chart(board: Leaderboard, found: dict[str, Any]) -> dict[str, Any]:
         "mode": "markers",
         "x": [p["x"] for p in points],
         "y": [p["y"] for p in points],
-        "error_y": {
-            "type": "data",
-            "symmetric": False,
-            "array": [_interval(p["y"], p["low"], p["high"])[0] for p in points],
-            "arrayminus": [_interval(p["y"], p["low"], p["high"])[1] for p in points],
-            "thickness": 1,
-            "color": "#1b1f24",
-        },
+        "error_y": error_bars([(p["y"], p["low"], p["high"]) for p in points], "#1b1f24", 1),
         "marker": {"size": 10, "color": [team_colour(p["team_id"] or p["team"]) for p in points]},
         "customdata": [[text(p["team"]), text(p["method"]), p["rank"]] for p in points],
         "hovertemplate": (

@@ -18,7 +18,7 @@ from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
 from leaderboard.plotting import FONT, text, wrap_words
 from leaderboard.rankings.board import cell
-from leaderboard.rankings.charts import team_colour
+from leaderboard.rankings.charts import error_bars, team_colour
 from leaderboard.submissions import selectors
 from leaderboard.submissions.models import Submission
 
@@ -124,18 +124,9 @@ def figures(history: dict[str, Any]) -> dict[str, Any]:
                     "name": wrap_words(f"{prefix}run", 30),
                     "x": [_utc(r["submitted_at"]) for r in shown],
                     "y": [r["value"] for r in shown],
-                    "error_y": {
-                        "type": "data",
-                        "symmetric": False,
-                        "array": [
-                            None if r["high"] is None else r["high"] - r["value"] for r in shown
-                        ],
-                        "arrayminus": [
-                            None if r["low"] is None else r["value"] - r["low"] for r in shown
-                        ],
-                        "thickness": 1,
-                        "color": colour,
-                    },
+                    "error_y": error_bars(
+                        [(r["value"], r["low"], r["high"]) for r in shown], colour, 1
+                    ),
                     "marker": {"color": colour, "size": 8, "opacity": 0.8},
                     "customdata": [[r["submission"], text(r["method_name"])] for r in shown],
                     "hovertemplate": (

@@ -19,6 +19,14 @@ class SelectionError(ValueError):
     """A final selection that cannot be made; the message is safe to show the user."""
 
 
+def _lock_choices(submission: Submission) -> None:
+    """Serialise the team's choices in the phase (final selections, the public run) on its
+    participation row, as its quota is, inside the caller's transaction."""
+    Participation.objects.select_for_update().filter(
+        team_id=submission.team_id, challenge_id=submission.phase.challenge_id
+    ).first()
+
+
 def select_final(submission: Submission, user: AbstractBaseUser, selected: bool) -> None:
     """Mark (or unmark) ``submission`` as one of its team's final selections."""
     phase = submission.phase
@@ -35,10 +43,7 @@ def select_final(submission: Submission, user: AbstractBaseUser, selected: bool)
     if selected and submission.status != Submission.Status.SCORED:
         raise SelectionError("Only a scored submission can be a final selection.")
     with transaction.atomic():
-        # The participation row serialises the team's selections (as it does its quota).
-        Participation.objects.select_for_update().filter(
-            team_id=submission.team_id, challenge_id=phase.challenge_id
-        ).first()
+        _lock_choices(submission)
         if selected:
             chosen = Submission.objects.filter(
                 team_id=submission.team_id, phase=phase, selected_for_final=True
@@ -85,10 +90,7 @@ def choose_public(submission: Submission, user: AbstractBaseUser, chosen: bool) 
     if chosen and submission.status != Submission.Status.SCORED:
         raise SelectionError("Only a scored run can be shown on the public board.")
     with transaction.atomic():
-        # The participation row serialises the team's choices (as it does its selections).
-        Participation.objects.select_for_update().filter(
-            team_id=submission.team_id, challenge_id=phase.challenge_id
-        ).first()
+        _lock_choices(submission)
         mine = Submission.objects.filter(team_id=submission.team_id, phase=phase)
         before = mine.filter(shown_on_public=True).values_list("pk", flat=True).first()
         after = submission.pk if chosen else (None if before == submission.pk else before)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import F, Q
 
 from leaderboard.challenges import audit
 from leaderboard.challenges.models import Phase
@@ -96,8 +97,12 @@ def reinstate(withdrawal: Withdrawal, *, actor: Any = None, actor_name: str = ""
 def of_submission(submission: Submission) -> Withdrawal | None:
     """What took ``submission`` off the boards: its own withdrawal, else its team's
     disqualification from its phase (None: it counts)."""
-    rows = Withdrawal.objects.filter(phase_id=submission.phase_id, team_id=submission.team_id)
-    return rows.filter(submission=submission).first() or rows.filter(submission=None).first()
+    return (
+        Withdrawal.objects.filter(phase_id=submission.phase_id, team_id=submission.team_id)
+        .filter(Q(submission=submission) | Q(submission=None))
+        .order_by(F("submission").asc(nulls_last=True))
+        .first()
+    )
 
 
 def erase(
