@@ -300,6 +300,7 @@ class PhaseLeaderboardCSV(PhaseLeaderboard):
 
     def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
         if isinstance(response, Response) and response.status_code >= 400:
+            # the one error shape the schema declares (a CSV error would be a table of one row)
             request.accepted_renderer = JSONRenderer()
             request.accepted_media_type = JSONRenderer.media_type
         return super().finalize_response(request, response, *args, **kwargs)
