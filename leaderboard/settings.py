@@ -39,7 +39,8 @@ PROJECT_DIR = env_path("TRACKBOARD_PROJECT_DIR", BASE_DIR)
 
 # --- core ---------------------------------------------------------------------------------
 #: The production switch: HTTPS-only cookies, HSTS and the HTTPS redirect ("security" below).
-#: It refuses to start with DEBUG on or without a SECRET_KEY of at least 50 characters.
+#: It refuses to start with DEBUG on, or without a SECRET_KEY of at least 50 characters, or with
+#: the examples' placeholder in it.
 PRODUCTION = env_bool("TRACKBOARD_PRODUCTION", False)
 DEBUG = env_bool("DEBUG", False)
 if PRODUCTION and DEBUG:
@@ -47,6 +48,15 @@ if PRODUCTION and DEBUG:
 if PRODUCTION and len(env_str("SECRET_KEY", "")) < 50:
     raise ImproperlyConfigured(
         "TRACKBOARD_PRODUCTION=true requires SECRET_KEY (at least 50 random characters)"
+    )
+#: The examples' placeholder (deploy/kubernetes/secret.example.yaml, docker/.env.example): a
+#: copy filled in but for its key would sign every session with a key anyone can read.
+PLACEHOLDER_SECRET = "change-me"
+if PRODUCTION and PLACEHOLDER_SECRET in env_str("SECRET_KEY", "").lower():
+    raise ImproperlyConfigured(
+        f"SECRET_KEY still holds the examples' placeholder ({PLACEHOLDER_SECRET!r}): replace it "
+        "with at least 50 random characters of your own, e.g. the output of "
+        'python -c "import secrets; print(secrets.token_urlsafe(50))"'
     )
 #: Outside production a missing key means the embedded mode's fixed development key.
 SECRET_KEY = (

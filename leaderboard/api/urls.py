@@ -40,6 +40,11 @@ urlpatterns = [
         name="leaderboard",
     ),
     path(
+        "phases/<int:pk>/leaderboard.csv",
+        gzip_page(views.PhaseLeaderboardCSV.as_view()),
+        name="leaderboard-csv",
+    ),
+    path(
         "phases/<int:pk>/samples/<slug:condition>/",
         views.ConditionSample.as_view(),
         name="sample",
@@ -98,6 +103,7 @@ urlpatterns = [
         SpectacularRedocView.as_view(url_name="api:schema", permission_classes=[AllowAny]),
         name="redoc",
     ),
-    # anything else (the index answers the empty path)
-    re_path(r"^(?P<rest>.+)$", views.NotFound.as_view(), name="not-found"),
+    # anything else (the index answers the empty path), a line break included: the API's own
+    # 404, not the site's page
+    re_path(r"^(?P<rest>[\s\S]+)$", views.NotFound.as_view(), name="not-found"),
 ]

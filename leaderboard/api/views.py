@@ -13,9 +13,10 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import exceptions, generics, status
 from rest_framework.fields import DateTimeField
+from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
@@ -28,7 +29,7 @@ from leaderboard.api.errors import ApiError
 from leaderboard.api.pagination import Pagination
 from leaderboard.api.permissions import require_results_visible, submitting_team
 from leaderboard.api.renderers import CSVRenderer
-from leaderboard.api.schema import ErrorSerializer
+from leaderboard.api.schema import ERROR_CODES, ErrorSerializer
 from leaderboard.challenges import announcements, data
 from leaderboard.challenges.announcements import Announcement
 from leaderboard.challenges.facts import Fact
@@ -89,7 +90,8 @@ class ChallengeAnnouncements(generics.ListAPIView):
     "reference value). Uploaded as it is, it scores the share of turns with an empty "
     "reference state.",
     tags=["challenges"],
-    responses={(200, "application/json"): OpenApiTypes.BINARY},
+    # a JSON document: an object or an array, as the task's primary format writes it
+    responses={(200, "application/json"): OpenApiTypes.ANY},
 )
 class ConditionSample(APIView):
     permission_classes = [AllowAny]
@@ -172,27 +174,32 @@ def _overview_csv(
     return flat
 
 
+#: Which board: the overview, or one condition's ranking.
+BOARD_CONDITION = OpenApiParameter(
+    "condition", str, description="a condition key; without it, the overview"
+)
+
+
 @extend_schema(
     summary="A phase's leaderboard: the overview, or one condition's ranking",
+    description="JSON, one page of rows. The same board as CSV, every row: `leaderboard.csv` "
+    "beside this path (also `?format=csv` here, which this schema leaves out so that a "
+    "generated client reads every answer of this operation as JSON).",
     tags=["leaderboards"],
     parameters=[
-        OpenApiParameter("condition", str, description="a condition key; without it, the overview"),
+        BOARD_CONDITION,
         OpenApiParameter("page", int),
         OpenApiParameter("page_size", int),
-        OpenApiParameter(
-            "format", str, enum=["json", "csv"], description="csv: every row, not paginated"
-        ),
+        OpenApiParameter("format", exclude=True),
     ],
-    responses={
-        (200, "application/json"): s.LeaderboardSerializer,
-        (200, "text/csv"): OpenApiTypes.STR,
-    },
+    responses={(200, "application/json"): s.LeaderboardSerializer},
 )
 class PhaseLeaderboard(APIView):
     """The stored public board, revalidated by its version (``rankings.caching.respond``);
     each answer (one page of rows, or the CSV) is kept in the cache per stored board and
     address, so a reader of an unchanged board costs two small queries; compressed by
-    ``gzip_page`` in ``urls``."""
+    ``gzip_page`` in ``urls``. JSON, or CSV with ``?format=csv`` (``PhaseLeaderboardCSV``
+    below is the CSV's own operation)."""
 
     permission_classes = [AllowAny]
     renderer_classes = [JSONRenderer, CSVRenderer]
@@ -252,6 +259,51 @@ class PhaseLeaderboard(APIView):
             name = f"{phase.challenge.slug}-{phase.slug}-{key or 'overview'}.csv"
             return flat, {"Content-Disposition": f'attachment; filename="{name}"'}
         return {**head, "condition": key, "results": rows}, {}
+
+
+class NamedFormat(DefaultContentNegotiation):
+    """The address names the format (``leaderboard.csv``): its view's one renderer, whatever
+    the client's ``Accept`` (a browser's, a script's ``application/json``) says."""
+
+    def select_renderer(
+        self, request: Request, renderers: list[Any], format_suffix: str | None = None
+    ) -> tuple[Any, str]:
+        return renderers[0], renderers[0].media_type
+
+
+@extend_schema_view(
+    get=extend_schema(
+        summary="A phase's leaderboard as CSV: every row, not paginated",
+        description="The board of `leaderboard/` (the same rights, `condition` and filters), one "
+        "header line then one line per ranked row, as a download; an error is JSON, as in "
+        "every other operation.",
+        tags=["leaderboards"],
+        operation_id="phases_leaderboard_csv_retrieve",
+        parameters=[
+            BOARD_CONDITION,
+            OpenApiParameter("page", exclude=True),
+            OpenApiParameter("page_size", exclude=True),
+        ],
+        responses={
+            (200, "text/csv"): OpenApiTypes.STR,
+            **{(int(code), "application/json"): ErrorSerializer for code in ERROR_CODES},
+        },
+    )
+)
+class PhaseLeaderboardCSV(PhaseLeaderboard):
+    """The board's CSV as an operation of its own: a generated client reads an operation's
+    answers in one content type (``?format=csv`` of ``PhaseLeaderboard`` stays for links).
+    Its errors are JSON, like those of an address no route matches (``NotFound``)."""
+
+    renderer_classes = [CSVRenderer]
+    content_negotiation_class = NamedFormat
+
+    def finalize_response(self, request: Request, response: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(response, Response) and response.status_code >= 400:
+            # the one error shape the schema declares (a CSV error would be a table of one row)
+            request.accepted_renderer = JSONRenderer()
+            request.accepted_media_type = JSONRenderer.media_type
+        return super().finalize_response(request, response, *args, **kwargs)
 
 
 #: The prefix of a declared system fact's field in an upload, and of a board's filter by one.
@@ -386,9 +438,9 @@ def _idempotency_key(request: Request) -> str:
         "multipart/form-data": {
             "type": "object",
             "properties": {
-                "method_name": {"type": "string", "maxLength": 200},
+                "method_name": {"type": "string", "minLength": 1, "maxLength": 200},
                 "method_description": {"type": "string"},
-                "url": {"type": "string", "format": "uri"},
+                "url": {"type": "string", "format": "uri", "maxLength": 200},
                 "team": {"type": "string"},
             },
             "required": ["method_name"],

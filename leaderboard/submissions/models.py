@@ -3,19 +3,54 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Greatest
 from django.utils import timezone
+from django.utils.deconstruct import deconstructible
 
 from leaderboard.storage import private_storage, submission_upload_to
 
+#: One character of a URI (RFC 3986) outside its delimiters: unreserved, a sub-delimiter, or
+#: percent-encoded.
+_URI_CHAR = r"(?:[\w.~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})"
+#: A URI with an authority, as RFC 3986 writes it (what the API's schema calls ``format: uri``).
+_URI = re.compile(
+    r"[A-Za-z][A-Za-z0-9+.-]*://"
+    rf"(?:(?:{_URI_CHAR}|:)*@)?"  # user information
+    rf"(?:\[[0-9A-Fa-f:.]+\]|{_URI_CHAR}*)(?::[0-9]*)?"  # host (an IPv6 literal, a name), port
+    rf"(?:[/?](?:{_URI_CHAR}|[:@/?])*)?"  # path and query
+    rf"(?:#(?:{_URI_CHAR}|[:@/?])*)?",  # fragment
+    re.ASCII,
+)
+
+
+@deconstructible
+class WebURLValidator(URLValidator):
+    """Django's URL check, and the characters a URI may hold: Django's lets a quote or ``<``
+    through in the path (``https://example.org/"><script>``), which the API's schema refuses
+    (``format: uri``), so a stored URL would break what reads it back."""
+
+    uri_message = (
+        "This URL holds characters a URL cannot (a space, a quote, < or >, a letter outside "
+        "ASCII, ...): percent-encode them (a space is %20, a quote %22)."
+    )
+
+    def __call__(self, value: Any) -> None:
+        super().__call__(value)
+        if not _URI.fullmatch(str(value)):
+            # a code of its own: a form field puts its own message on "invalid"
+            raise ValidationError(self.uri_message, code="not_uri")
+
+
 #: A method's paper or code URL: a web page, so http(s) only (the upload, the edit, the API).
-method_url = URLValidator(schemes=["http", "https"])
+method_url = WebURLValidator(schemes=["http", "https"])
 
 
 class Submission(models.Model):

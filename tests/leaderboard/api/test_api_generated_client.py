@@ -1,10 +1,13 @@
 """A client generated from the schema the site serves (by the generator pinned in the
 development lock) takes part in the DSTC11 demo: with a token it creates a team, registers it,
-uploads a submission and reads its result. What it cannot do, the schema declares wrongly."""
+uploads a submission and reads its result; it downloads a sample and the board as CSV. What it
+cannot do, the schema declares wrongly."""
 
 from __future__ import annotations
 
+import csv
 import importlib
+import io
 import json
 import os
 import subprocess
@@ -16,6 +19,7 @@ import pytest
 from django.core.management import call_command
 
 from leaderboard.api.services import create_token
+from leaderboard.challenges.models import Condition
 from leaderboard.demo import dstc11
 from leaderboard.submissions import services
 from scoring.synth import make_gold
@@ -106,3 +110,37 @@ def test_a_generated_client_takes_part_in_the_demo(live_server, generated, enque
     for result in submission["results"].values():
         assert result["metrics"]["jga"]["value"] == 100.0
         assert result["metrics"]["ser"]["value"] == 0.0
+
+
+def test_a_generated_client_downloads_a_sample_and_the_board_as_csv(live_server, generated):
+    call_command("demo", stdout=open(os.devnull, "w"))  # noqa: SIM115
+    client = generated.Client(base_url=live_server.url)
+    challenges = importlib.import_module(f"{PACKAGE}.api.challenges")
+    boards = importlib.import_module(f"{PACKAGE}.api.leaderboards")
+    detail = importlib.import_module(f"{challenges.__name__}.challenges_retrieve")
+    phase = next(p for p in detail.sync(slug=dstc11.SLUG, client=client).phases if p.slug == "test")
+    key = phase.conditions[0].key
+
+    # the sample: a JSON document (DSTC11's: an empty state for every user turn of every
+    # dialogue the reference holds)
+    sample = importlib.import_module(f"{challenges.__name__}.phases_samples_retrieve")
+    answer = sample.sync_detailed(id=phase.id, condition=key, client=client)
+    assert answer.status_code == 200
+    summary = Condition.objects.get(phase_id=phase.id, key=key).active_reference().summary
+    assert isinstance(answer.parsed, dict) and len(answer.parsed) == summary["dialogues"]
+    assert sum(len(turns) for turns in answer.parsed.values()) == summary["turns"]
+    assert all(state == {} for turns in answer.parsed.values() for state in turns)
+
+    # the board as CSV, its own operation: the rows of the JSON board, every one
+    as_json = importlib.import_module(f"{boards.__name__}.phases_leaderboard_retrieve")
+    board = as_json.sync(id=phase.id, client=client, page_size=1000)
+    as_csv = importlib.import_module(f"{boards.__name__}.phases_leaderboard_csv_retrieve")
+    text = as_csv.sync(id=phase.id, client=client)
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert board.count > 1 and len(rows) == board.count
+    assert [r["method"] for r in rows] == [r.method_name for r in board.results]
+    one = as_csv.sync(id=phase.id, client=client, condition=key)
+    assert len(list(csv.DictReader(io.StringIO(one)))) == board.count
+    # an error of the CSV operation is the API's JSON error, read as such
+    missing = as_csv.sync_detailed(id=phase.id, client=client, condition="no-such-condition")
+    assert (missing.status_code, missing.parsed.error.code) == (400, "invalid")

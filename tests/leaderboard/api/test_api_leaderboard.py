@@ -71,6 +71,31 @@ def test_format_csv_gives_every_row_of_the_table(board):
     assert "slot_f1" not in first  # a metric without an interval is no board column
 
 
+def test_the_csv_has_an_address_of_its_own_whatever_the_client_accepts(board):
+    client = token_client()
+    for accept in ("*/*", "application/json", "text/html"):
+        response = client.get(f"/api/v1/phases/{board.pk}/leaderboard.csv", HTTP_ACCEPT=accept)
+        assert response.status_code == 200, accept
+        assert response["Content-Type"] == "text/csv; charset=utf-8"
+        assert 'filename="' in response["Content-Disposition"]
+        rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+        assert [r["method"] for r in rows] == ["First", "Second", "Third"]
+        assert rows[0]["tts-verbatim_jga"] == "75.0000"
+    one = client.get(f"/api/v1/phases/{board.pk}/leaderboard.csv?condition=tts-verbatim")
+    assert next(csv.DictReader(io.StringIO(one.content.decode())))["ser"] == "16.6667"
+
+
+def test_the_csv_addresses_errors_are_the_apis_json(board):
+    client = token_client()
+    wrong = client.get(f"/api/v1/phases/{board.pk}/leaderboard.csv?condition=nope")
+    assert wrong.status_code == 400 and wrong["Content-Type"] == "application/json"
+    assert wrong.json()["error"]["details"] == {
+        "condition": ["This phase has no condition 'nope'."]
+    }
+    missing = client.get("/api/v1/phases/999999/leaderboard.csv")
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
+
+
 def test_csv_cells_cannot_run_as_spreadsheet_formulas(actors):
     actors.team.name = "=HYPERLINK(1)"
     actors.team.save()

@@ -42,6 +42,8 @@ def test_everyone_may_read_challenges_and_a_public_leaderboard(actors, actor):
     assert _call(actors, actor, "get", f"/api/v1/challenges/{slug}/").status_code == 200
     board = _call(actors, actor, "get", f"/api/v1/phases/{actors.phase.pk}/leaderboard/")
     assert board.status_code == 200
+    board = _call(actors, actor, "get", f"/api/v1/phases/{actors.phase.pk}/leaderboard.csv")
+    assert board.status_code == 200
 
 
 @pytest.mark.parametrize(
@@ -55,8 +57,8 @@ def test_hidden_results_are_shown_to_the_organisers_only_as_on_the_page(actors, 
     assert response.status_code == expected
     if expected == 403:
         assert response.json()["error"]["code"] == "results_hidden"
-    for fmt in ("csv",):
-        csv = _call(actors, actor, "get", f"/api/v1/phases/{phase.pk}/leaderboard/?format={fmt}")
+    for csv_path in ("leaderboard/?format=csv", "leaderboard.csv"):
+        csv = _call(actors, actor, "get", f"/api/v1/phases/{phase.pk}/{csv_path}")
         assert csv.status_code == expected
     page = _page(actors, actor, f"/challenges/{phase.challenge.slug}/{phase.slug}/leaderboard/")
     assert page.context["visible"] is (expected == 200)

@@ -127,6 +127,7 @@ EXPECTED: dict[str, str] = {
     "api:announcements": PUBLIC,
     "api:sample": PUBLIC,
     "api:leaderboard": PUBLIC,
+    "api:leaderboard-csv": PUBLIC,
     "api:table": PUBLIC,
     # without two entries of the board the request is invalid (400), for everyone alike
     "api:pairwise": "44444444",

@@ -1,5 +1,6 @@
 """Production settings (TRACKBOARD_PRODUCTION=true): `check --deploy` is clean, start-up refuses
-an unsafe combination; security headers and CSP on every page in every mode."""
+an unsafe combination (the examples' placeholder key among them), `check --deploy` refuses mail
+that is not sent; security headers and CSP on every page in every mode."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
 from tests.conftest import ROOT
 
@@ -17,6 +19,8 @@ PRODUCTION_ENV = {
     "SECRET_KEY": "k" * 20 + "-production-test-key-not-used-anywhere-0123456789abcdef",
     "ALLOWED_HOSTS": "trackboard.example.org",
     "TRACKBOARD_SITE_URL": "https://trackboard.example.org",
+    # checked, never connected to
+    "EMAIL_HOST": "mail.example.org",
 }
 
 
@@ -51,6 +55,61 @@ def test_check_deploy_warns_when_mail_links_would_lead_to_another_host(tmp_path)
     result = _manage("check", "--deploy", "--fail-level", "WARNING", **env)
     assert result.returncode != 0
     assert "trackboard.W001" in result.stderr and "'localhost'" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("override", "named"),
+    [
+        # no mail server: the embedded default, which prints the mail
+        ({"EMAIL_HOST": ""}, "console.EmailBackend"),
+        ({"EMAIL_BACKEND": "django.core.mail.backends.filebased.EmailBackend"}, "filebased"),
+    ],
+)
+def test_check_deploy_refuses_mail_that_is_not_sent(tmp_path, override, named):
+    env = {**PRODUCTION_ENV, **override, "TRACKBOARD_VAR_DIR": str(tmp_path)}
+    # no --fail-level: an error fails the check by itself
+    result = _manage("check", "--deploy", **env)
+    assert result.returncode != 0
+    assert "trackboard.E001" in result.stderr and named in result.stderr
+    assert "Set EMAIL_HOST" in result.stderr
+    # a warning would not stop a deployment's `check --deploy`; the mail one is an error
+    assert "ERRORS:" in result.stderr
+
+
+def test_the_examples_placeholder_secret_is_refused_in_production(tmp_path):
+    example = yaml.safe_load((ROOT / "deploy" / "kubernetes" / "secret.example.yaml").read_text())
+    key = example["stringData"]["SECRET_KEY"]
+    assert len(key) >= 50  # long enough: the length check alone would let it through
+    result = _manage(
+        "check",
+        "--deploy",
+        **{**PRODUCTION_ENV, "SECRET_KEY": key},
+        TRACKBOARD_VAR_DIR=str(tmp_path),
+    )
+    assert result.returncode != 0
+    assert "SECRET_KEY still holds the examples' placeholder" in result.stderr
+    assert "secrets.token_urlsafe(50)" in result.stderr
+
+
+@pytest.mark.parametrize("key", ["x" * 50 + "-CHANGE-ME", "Change-Me" + "y" * 50])
+def test_a_placeholder_anywhere_in_the_secret_is_refused_in_any_case(tmp_path, key):
+    result = _manage(
+        "check", **{**PRODUCTION_ENV, "SECRET_KEY": key}, TRACKBOARD_VAR_DIR=str(tmp_path)
+    )
+    assert result.returncode != 0
+    assert "placeholder" in result.stderr
+
+
+def test_every_example_secret_is_the_placeholder():
+    env_example = (ROOT / "docker" / ".env.example").read_text()
+    docker_key = next(
+        line.split("=", 1)[1] for line in env_example.splitlines() if line.startswith("SECRET_KEY=")
+    )
+    kubernetes = yaml.safe_load(
+        (ROOT / "deploy" / "kubernetes" / "secret.example.yaml").read_text()
+    )
+    for key in (docker_key, kubernetes["stringData"]["SECRET_KEY"]):
+        assert "change-me" in key.lower(), key
 
 
 def test_scripts_run_builds_mail_links_on_the_address_it_serves():
