@@ -27,9 +27,8 @@ from leaderboard.submissions import downloads
 from leaderboard.submissions.models import Submission
 
 
+# The endpoints of the organiser API (no docstring: the schema would show it for each).
 class Organising(APIView):
-    """An endpoint of the organiser API: a token needs the "organise" scope."""
-
     token_scope = Scope.ORGANISE
 
 

@@ -71,12 +71,12 @@ class ScopeTooNarrow(exceptions.PermissionDenied):
         self.details = {"scope": token.scope, "needed": needed, "tokens_url": page}
 
 
-def needed_scope(request: Any, view: Any) -> str:
-    """The scope ``view`` needs for ``request``'s method."""
+def needed_scope(method: str, view: Any) -> str:
+    """The scope ``view`` needs of a token for a request of ``method``."""
     declared = getattr(view, "token_scope", None)
     if declared:
         return str(declared)
-    return Scope.READ if request.method in SAFE_METHODS else Scope.SUBMIT
+    return Scope.READ if method in SAFE_METHODS else Scope.SUBMIT
 
 
 class TokenScope(BasePermission):
@@ -87,7 +87,7 @@ class TokenScope(BasePermission):
         token = request.auth
         if not isinstance(token, ApiToken):
             return True  # a session, or no credentials at all
-        needed = needed_scope(request, view)
+        needed = needed_scope(request.method, view)
         if includes(token.scope, needed):
             return True
         if needed == Scope.ORGANISE and not services.may_organise(token.user):

@@ -220,3 +220,15 @@ def test_every_api_view_that_changes_something_or_declares_a_scope_checks_it():
             assert any(isinstance(p, TokenScope) for p in view().get_permissions()), name
             checked.append(name)
     assert {"submit", "teams", "organise-submissions", "submission"} <= set(checked)
+
+
+def test_the_schema_says_which_scope_an_operation_needs_beyond_read():
+    paths = APIClient().get("/api/v1/schema/?format=json").json()["paths"]
+    needs = "A token needs the `{}` scope (else `403 token_scope`)."
+    assert (
+        needs.format("submit") in paths["/api/v1/phases/{id}/submissions/"]["post"]["description"]
+    )
+    assert needs.format("team") in paths["/api/v1/teams/"]["post"]["description"]
+    organise = paths["/api/v1/organise/phases/{id}/results/"]["get"]["description"]
+    assert needs.format("organise") in organise
+    assert "scope" not in paths["/api/v1/teams/mine/"]["get"].get("description", "")
