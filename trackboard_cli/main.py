@@ -118,8 +118,9 @@ def _new_token_hint(exc: ApiError, args: argparse.Namespace | None) -> str:
     it or make another), how to give this command the new one; empty for any other error."""
     if exc.code not in TOKEN_CODES:
         return ""
+    url = str(getattr(args, "url", None) or "")  # ``login`` names the site
     try:
-        url = config.load(getattr(args, "token", None) or "").url
+        url = url or config.load(getattr(args, "token", None) or "").url
     except config.ConfigError:
         url = "URL"
     renewed = "A renewed token keeps its key: just run the command again. " * (

@@ -64,13 +64,15 @@ def create_token(
             f"You already have {settings.API_MAX_TOKENS_PER_USER} tokens; revoke one first."
         )
     key = KEY_PREFIX + secrets.token_urlsafe(32)
+    now = timezone.now()
     token = ApiToken.objects.create(
         user=user,
         name=name.strip()[:100],
         prefix=key[:10],
         digest=digest(key),
         scope=scope,
-        expires_at=timezone.now() + dt.timedelta(days=days),
+        created_at=now,
+        expires_at=now + dt.timedelta(days=days),
     )
     return token, key
 
