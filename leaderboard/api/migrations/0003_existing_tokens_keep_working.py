@@ -9,7 +9,7 @@ from typing import Any
 from django.db import migrations
 from django.utils import timezone
 
-#: As ``leaderboard.api.services.LIFETIME_DAYS``'s default, fixed here as it was when written.
+#: ``leaderboard.api.services.DEFAULT_LIFETIME_DAYS``, fixed here as it was when written.
 DAYS = 90
 
 
