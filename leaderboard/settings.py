@@ -317,7 +317,11 @@ REST_FRAMEWORK = {
         "leaderboard.api.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # Signed in; and a token only within its scope (leaderboard/api/scopes.py).
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "leaderboard.api.scopes.TokenScope",
+    ],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": [
         # DRF's JSON parser, answering a too-deeply nested body with 400, not a server error.

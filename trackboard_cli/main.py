@@ -71,6 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     as_json = "--json" in words
     parser = _parser()
     _complete(parser)
+    args: argparse.Namespace | None = None
     try:
         args = parser.parse_args(words)
         as_json = bool(getattr(args, "json", False))
@@ -96,11 +97,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         # A refused upload (nothing charged) is invalid input.
         invalid = exc.code == "submission_rejected"
         code = exc.code or ("unreachable" if not exc.status else "error")
-        return _error(
-            as_json, str(exc), code, exc.details, exc.status, INVALID if invalid else FAILED
+        hint = _new_token_hint(exc, args)
+        details = {**exc.details, "hint": hint} if hint else exc.details
+        exit_code = _error(
+            as_json, str(exc), code, details, exc.status, INVALID if invalid else FAILED
         )
+        if hint:
+            print(hint, file=sys.stderr)
+        return exit_code
     except KeyboardInterrupt:
         return _error(as_json, "interrupted", "interrupted", {}, 0, 130)
+
+
+#: The API's codes for a token that has expired (401) or may not do what was asked (403).
+TOKEN_CODES = ("token_expired", "token_scope")
+
+
+def _new_token_hint(exc: ApiError, args: argparse.Namespace | None) -> str:
+    """After the site's message for an expired or too narrow token (which says where to renew
+    it or make another), how to give this command the new one; empty for any other error."""
+    if exc.code not in TOKEN_CODES:
+        return ""
+    url = str(getattr(args, "url", None) or "")  # ``login`` names the site
+    try:
+        url = url or config.load(getattr(args, "token", None) or "").url
+    except config.ConfigError:
+        url = "URL"
+    renewed = "A renewed token keeps its key: just run the command again. " * (
+        exc.code == "token_expired"
+    )
+    return (
+        f"{renewed}To use a new token, run 'trackboard login --url {url}' and paste it "
+        f"(or set {config.TOKEN_VARIABLE}, or pass --token)."
+    )
 
 
 def _complete(parser: argparse.ArgumentParser) -> None:

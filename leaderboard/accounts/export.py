@@ -130,7 +130,13 @@ def _submissions(user: Any) -> list[dict[str, Any]]:
 
 def _tokens(user: Any) -> list[dict[str, Any]]:
     return [
-        {"name": t.name, "created_at": _when(t.created_at), "last_used_at": _when(t.last_used_at)}
+        {
+            "name": t.name,
+            "scope": t.scope,
+            "created_at": _when(t.created_at),
+            "expires_at": _when(t.expires_at),
+            "last_used_at": _when(t.last_used_at),
+        }
         for t in ApiToken.objects.filter(user=user).order_by("created_at", "pk")
     ]
 

@@ -11,6 +11,8 @@ from django.contrib.auth import authenticate, get_user_model
 from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
 
 from leaderboard.accounts.services import TAKEN, address_taken
+from leaderboard.api import services as tokens
+from leaderboard.api.models import Scope
 from leaderboard.background import SEND_PASSWORD_RESET
 from leaderboard.celery import send
 
@@ -78,12 +80,40 @@ class AddressForm(PasswordAgainForm):
 
 
 class TokenForm(forms.Form):
+    """A new API token: its name, what it may do (the "organise" scope offered only to those
+    who organise a challenge or are staff) and how long it lives."""
+
     name = forms.CharField(
         max_length=100,
         required=False,
         label="Token name",
         help_text="To recognise it later, e.g. “laptop” or “cluster”.",
     )
+    scope = forms.ChoiceField(
+        label="It may",
+        required=False,
+        initial=Scope.SUBMIT,
+        help_text="Each includes the ones above it. For a CI job that uploads runs, “submit”.",
+    )
+    days = forms.TypedChoiceField(
+        label="Expires in",
+        coerce=int,
+        choices=[(days, f"{days} days") for days in tokens.LIFETIME_DAYS],
+        required=False,
+        empty_value=tokens.DEFAULT_LIFETIME_DAYS,
+        initial=tokens.DEFAULT_LIFETIME_DAYS,
+        help_text="You can renew it here before or after it expires.",
+    )
+
+    def __init__(self, *args: Any, user: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        scope = self.fields["scope"]
+        assert isinstance(scope, forms.ChoiceField)
+        scope.choices = [(s.value, s.label) for s in tokens.scopes_for(user)]
+
+    def clean_scope(self) -> str:
+        """Left out (a script's request), a token gets the default scope."""
+        return str(self.cleaned_data["scope"] or Scope.SUBMIT)
 
 
 class MailForm(forms.Form):

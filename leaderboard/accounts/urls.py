@@ -17,4 +17,5 @@ urlpatterns = [
     path("profile/delete/", views.delete, name="delete"),
     path("profile/tokens/", views.create_token, name="token-create"),
     path("profile/tokens/<int:pk>/revoke/", views.revoke_token, name="token-revoke"),
+    path("profile/tokens/<int:pk>/renew/", views.renew_token, name="token-renew"),
 ]

@@ -17,6 +17,7 @@ from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.cache import add_never_cache_headers
 from django.utils.encoding import force_str
 from django.utils.http import url_has_allowed_host_and_scheme, urlsafe_base64_decode
@@ -173,17 +174,17 @@ def change_address(request: HttpRequest) -> HttpResponse:
     mailed to it is opened."""
     form = AddressForm(request.POST, request=request)
     if not form.is_valid():
-        return _profile(request, TokenForm(), address_form=form, status=400)
+        return _profile(request, TokenForm(user=request.user), address_form=form, status=400)
     limit = ConfirmUserThrottle()
     if not limit.allow_request(request, None):
         wait = wait_seconds(limit)
         form.add_error(None, f"Too many confirmation mails; try again in {_minutes(wait)}.")
-        return _throttled(_profile(request, TokenForm(), address_form=form), wait)
+        return _throttled(_profile(request, TokenForm(user=request.user), address_form=form), wait)
     try:
         accounts.change_address(request.user, form.cleaned_data["email"])
     except accounts.AccountError as exc:
         form.add_error("email", str(exc))
-        return _profile(request, TokenForm(), address_form=form, status=400)
+        return _profile(request, TokenForm(user=request.user), address_form=form, status=400)
     messages.success(
         request, f"Your address is now {request.user.email}; open the link we sent there."
     )
@@ -251,7 +252,7 @@ def _profile(
 
 @login_required
 def profile(request: HttpRequest) -> HttpResponse:
-    return _profile(request, TokenForm())
+    return _profile(request, TokenForm(user=request.user))
 
 
 @login_required
@@ -265,18 +266,34 @@ def create_token(request: HttpRequest) -> HttpResponse:
             messages.error(
                 request, f"Too many new tokens; try again in {int(wait + 0.999)} seconds."
             )
-            response = _profile(request, TokenForm(), status=429)
+            response = _profile(request, TokenForm(user=request.user), status=429)
             response["Retry-After"] = str(int(wait + 0.999))
             return response
-    form = TokenForm(request.POST)
+    form = TokenForm(request.POST, user=request.user)
     if not form.is_valid():
         return _profile(request, form, status=400)
+    data = form.cleaned_data
     try:
-        _, key = tokens.create_token(request.user, form.cleaned_data["name"])
+        _, key = tokens.create_token(
+            request.user, data["name"], scope=data["scope"], days=data["days"]
+        )
     except tokens.TokenError as exc:
         form.add_error(None, str(exc))
         return _profile(request, form, status=400)
-    return _profile(request, TokenForm(), new_key=key)
+    return _profile(request, TokenForm(user=request.user), new_key=key)
+
+
+@login_required
+@require_POST
+def renew_token(request: HttpRequest, pk: int) -> HttpResponse:
+    """Give a token (expired or not) the default lifetime from now; its key is unchanged."""
+    token = tokens.renew_token(request.user, pk)
+    if token is None:
+        messages.error(request, "No such token.")
+    else:
+        day = timezone.localdate(token.expires_at).isoformat()
+        messages.success(request, f"Token {token.prefix}… renewed; it now expires on {day}.")
+    return redirect(reverse("accounts:profile") + "#api-tokens")
 
 
 @login_required

@@ -60,7 +60,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         codes = exc.get_codes()
         code = codes if isinstance(codes, str) else exc.default_code
         message = str(exc.detail) if not isinstance(exc.detail, list | dict) else exc.default_detail
-        details: dict[str, Any] = {}
+        # what the exception carries for programs (a refused token's ``tokens_url``)
+        details: dict[str, Any] = dict(getattr(exc, "details", None) or {})
         if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
             details["retry_after"] = int(exc.wait + 0.999)
         response.data = error_body(code, str(message), details)

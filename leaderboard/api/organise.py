@@ -4,7 +4,8 @@ Every endpoint answers only the organisers of the phase's challenge (anyone else
 included, gets ``404 not_found`` as for a phase that does not exist) and shows hidden results
 too: a phase's submissions, every Result, the archive (``analyses.exports.archive``), the
 published snapshots as stored, every submission's files as a streamed zip, and the audit
-log (``challenges.audit``) of the phase and of its challenge as a whole."""
+log (``challenges.audit``) of the phase and of its challenge as a whole. A token needs the
+"organise" scope for any of them (``leaderboard.api.scopes``)."""
 
 from __future__ import annotations
 
@@ -19,10 +20,16 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from leaderboard.analyses.exports import archive
+from leaderboard.api.models import Scope
 from leaderboard.challenges import audit
 from leaderboard.challenges.models import Phase
 from leaderboard.submissions import downloads
 from leaderboard.submissions.models import Submission
+
+
+# The endpoints of the organiser API (no docstring: the schema would show it for each).
+class Organising(APIView):
+    token_scope = Scope.ORGANISE
 
 
 def organised_phase(request: Request, pk: int) -> Phase:
@@ -71,7 +78,7 @@ def submission_row(submission: Submission) -> dict[str, Any]:
     tags=["organisers"],
     responses={200: OpenApiTypes.OBJECT},
 )
-class PhaseSubmissions(APIView):
+class PhaseSubmissions(Organising):
     def get(self, request: Request, pk: int) -> Response:
         phase = organised_phase(request, pk)
         rows = (
@@ -87,7 +94,7 @@ class PhaseSubmissions(APIView):
     tags=["organisers"],
     responses={200: OpenApiTypes.OBJECT},
 )
-class PhaseResults(APIView):
+class PhaseResults(Organising):
     def get(self, request: Request, pk: int) -> Response:
         data = archive(organised_phase(request, pk))
         return Response({"phase": pk, "results": data["results"]})
@@ -98,7 +105,7 @@ class PhaseResults(APIView):
     tags=["organisers"],
     responses={200: OpenApiTypes.OBJECT},
 )
-class PhaseArchive(APIView):
+class PhaseArchive(Organising):
     def get(self, request: Request, pk: int) -> Response:
         return Response(archive(organised_phase(request, pk)))
 
@@ -108,7 +115,7 @@ class PhaseArchive(APIView):
     tags=["organisers"],
     responses={200: OpenApiTypes.OBJECT},
 )
-class PhaseSnapshots(APIView):
+class PhaseSnapshots(Organising):
     def get(self, request: Request, pk: int) -> Response:
         phase = organised_phase(request, pk)
         snapshots = [
@@ -128,7 +135,7 @@ class PhaseSnapshots(APIView):
     tags=["organisers"],
     responses={200: OpenApiTypes.OBJECT},
 )
-class PhaseAudit(APIView):
+class PhaseAudit(Organising):
     def get(self, request: Request, pk: int) -> Response:
         phase = organised_phase(request, pk)
         rows = audit.entries(phase.challenge, phase)
@@ -140,7 +147,7 @@ class PhaseAudit(APIView):
     tags=["organisers"],
     responses={(200, "application/zip"): OpenApiTypes.BINARY},
 )
-class PhaseFiles(APIView):
+class PhaseFiles(Organising):
     def get(self, request: Request, pk: int) -> StreamingHttpResponse:
         phase = organised_phase(request, pk)
         rows = phase.submissions.select_related("team").order_by("pk")

@@ -17,7 +17,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema
 from rest_framework import exceptions, generics, status
 from rest_framework.fields import DateTimeField
 from rest_framework.negotiation import DefaultContentNegotiation
-from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.permissions import AllowAny
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -26,6 +26,7 @@ from rest_framework.views import APIView
 from leaderboard.accounts.export import personal_data
 from leaderboard.api import serializers as s
 from leaderboard.api.errors import ApiError
+from leaderboard.api.models import Scope
 from leaderboard.api.pagination import Pagination
 from leaderboard.api.permissions import require_results_visible, submitting_team
 from leaderboard.api.renderers import CSVRenderer
@@ -460,7 +461,6 @@ def _idempotency_key(request: Request) -> str:
     responses={201: s.SubmissionSerializer, 200: s.SubmissionSerializer},
 )
 class SubmissionCreate(APIView):
-    permission_classes = [IsAuthenticated]
     throttle_classes = SUBMIT_THROTTLES
 
     def post(self, request: Request, pk: int) -> Response:
@@ -695,7 +695,7 @@ def _own_team(request: Request, slug: str) -> Team:
     responses={201: s.TeamSerializer},
 )
 class TeamCreate(APIView):
-    permission_classes = [IsAuthenticated]
+    token_scope = Scope.TEAM
 
     def post(self, request: Request) -> Response:
         form = s.TeamCreateSerializer(data=request.data)
@@ -721,7 +721,7 @@ class TeamCreate(APIView):
     responses={200: s.TeamSerializer, 409: ErrorSerializer},
 )
 class TeamJoin(APIView):
-    permission_classes = [IsAuthenticated]
+    token_scope = Scope.TEAM
 
     def post(self, request: Request, slug: str) -> Response:
         form = s.TeamJoinSerializer(data=request.data)
@@ -744,7 +744,7 @@ class TeamJoin(APIView):
     responses={204: None, 409: ErrorSerializer},
 )
 class TeamLeave(APIView):
-    permission_classes = [IsAuthenticated]
+    token_scope = Scope.TEAM
 
     def post(self, request: Request, slug: str) -> Response:
         team = _own_team(request, slug)
@@ -758,9 +758,10 @@ class TeamLeave(APIView):
 @extend_schema(tags=["teams"], responses={200: s.InviteSerializer})
 class TeamInvite(APIView):
     """The team page's "Invite teammates": its members see the code and link; an owner may
-    replace them (the old ones stop working at once)."""
+    replace them (the old ones stop working at once). The code lets anyone join: showing it
+    needs the "team" scope too."""
 
-    permission_classes = [IsAuthenticated]
+    token_scope = Scope.TEAM
 
     def _answer(self, request: Request, team: Team) -> Response:
         link = request.build_absolute_uri(reverse("teams:join_link", args=[team.invite_code]))
@@ -807,7 +808,7 @@ def _registration(team: Team, challenge: Challenge, state: str | None) -> dict[s
     responses={201: s.RegistrationSerializer, 409: ErrorSerializer},
 )
 class ChallengeRegister(APIView):
-    permission_classes = [IsAuthenticated]
+    token_scope = Scope.TEAM
 
     def post(self, request: Request, slug: str) -> Response:
         challenge = get_object_or_404(Challenge, slug=slug)
@@ -840,8 +841,6 @@ class ChallengeRegister(APIView):
     responses={200: s.RegistrationSerializer(many=True)},
 )
 class ChallengeRegistrations(APIView):
-    permission_classes = [IsAuthenticated]
-
     def get(self, request: Request, slug: str) -> Response:
         challenge = get_object_or_404(Challenge, slug=slug)
         rows = [
@@ -865,7 +864,6 @@ class ChallengeRegistrations(APIView):
     responses={200: OpenApiTypes.OBJECT},
 )
 class MeExport(APIView):
-    permission_classes = [IsAuthenticated]
     renderer_classes = [JSONRenderer]
 
     def get(self, request: Request) -> Response:

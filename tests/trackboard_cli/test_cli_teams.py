@@ -41,7 +41,7 @@ def test_a_new_participant_takes_part_in_the_demo_from_the_command_line(
 ):
     call_command("demo", stdout=open(os.devnull, "w"))  # noqa: SIM115
     user = UserFactory()
-    _, key = create_token(user, "cli")
+    _, key = create_token(user, "cli", scope="team")
     assert run_cli("login", "--url", live_server.url, "--token", key).returncode == 0
 
     created = run_cli("team", "create", "Speech Trackers")
@@ -88,8 +88,8 @@ def test_a_new_participant_takes_part_in_the_demo_from_the_command_line(
 
 def test_a_second_person_joins_with_the_code_and_leaves(live_server, run_cli, cli_env, enqueued):
     owner, other = UserFactory(), UserFactory()
-    as_owner = _as(cli_env, live_server.url, create_token(owner, "cli")[1])
-    as_other = _as(cli_env, live_server.url, create_token(other, "cli")[1])
+    as_owner = _as(cli_env, live_server.url, create_token(owner, "cli", scope="team")[1])
+    as_other = _as(cli_env, live_server.url, create_token(other, "cli", scope="team")[1])
     assert as_owner("team", "create", "Slot Fillers").returncode == 0
     team = Team.objects.get(name="Slot Fillers")
 

@@ -4,6 +4,7 @@ ranked."""
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 from io import StringIO
@@ -89,7 +90,11 @@ def test_the_export_lists_the_account_teams_runs_tokens_and_mail(client, world):
     assert len(submitted["files"]) == phase.conditions.count()
     assert submitted["results_part"] == "all"
     assert set(submitted["results"]) == set(phase.conditions.values_list("key", flat=True))
-    assert [t["name"] for t in data["tokens"]] == ["laptop"]
+    assert [(t["name"], t["scope"]) for t in data["tokens"]] == [("laptop", "submit")]
+    expires = dt.datetime.fromisoformat(data["tokens"][0]["expires_at"])
+    assert expires - dt.datetime.fromisoformat(data["tokens"][0]["created_at"]) == (
+        dt.timedelta(days=90)
+    )
     assert data["mail"]["log_kept"] is False
     assert (data["mail"]["submission_mail"], data["mail"]["announcement_mail"]) == (True, False)
     text = json.dumps(data)

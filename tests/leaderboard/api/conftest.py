@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import pytest
 from rest_framework.test import APIClient
 
-from leaderboard.api.services import create_token
+from leaderboard.api.services import create_token, scopes_for
 from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references
 from tests.leaderboard.web import GOLD_BYTES
 
@@ -42,11 +42,12 @@ def actors(db) -> Actors:
     )
 
 
-def token_client(user=None) -> APIClient:
-    """An API client that authenticates with a real token of ``user`` (anonymous: none)."""
+def token_client(user=None, scope=None) -> APIClient:
+    """An API client that authenticates with a real token of ``user`` (anonymous: none), of
+    ``scope``, by default the widest ``user`` may choose (as every token was before scopes)."""
     client = APIClient()
     if user is not None:
-        _, key = create_token(user, "test")
+        _, key = create_token(user, "test", scope=scope or scopes_for(user)[-1])
         client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
     return client
 

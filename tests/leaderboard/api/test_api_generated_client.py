@@ -51,7 +51,7 @@ def generated(live_server, tmp_path: Path):
 
 def test_a_generated_client_takes_part_in_the_demo(live_server, generated, enqueued):
     call_command("demo", stdout=open(os.devnull, "w"))  # noqa: SIM115
-    _, key = create_token(UserFactory(), "generated client")
+    _, key = create_token(UserFactory(), "generated client", scope="team")
     api = importlib.import_module(f"{PACKAGE}.api")
     teams = importlib.import_module(f"{PACKAGE}.api.teams")
     submissions = importlib.import_module(f"{PACKAGE}.api.submissions")

@@ -25,7 +25,7 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from leaderboard.api.services import create_token
+from leaderboard.api.services import create_token, scopes_for
 from leaderboard.challenges.models import Challenge, Condition, Phase, Reference
 from leaderboard.challenges.roles import CHALLENGE_PATHS
 from leaderboard.operations.heartbeat import beat, scheduler_beat
@@ -320,7 +320,7 @@ def test_a_phases_files_download_as_a_zip_with_a_manifest_and_are_logged(two, ca
 
 def api_client(user) -> APIClient:
     client = APIClient()
-    _, key = create_token(user, "organising")
+    _, key = create_token(user, "organising", scope=scopes_for(user)[-1])
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {key}")
     return client
 

@@ -86,6 +86,7 @@ class World:
             "challenges:reference_file": {"condition": KEYS[0], "name": "training_values"},
             "challenges:phase_file": {"pk": self.phase_file.pk},
             "accounts:token-revoke": {"pk": self.token.pk},
+            "accounts:token-renew": {"pk": self.token.pk},
             "challenges:review_reference": {
                 "pk": Reference.objects.filter(condition__phase=phase).values_list("pk", flat=True)[
                     0

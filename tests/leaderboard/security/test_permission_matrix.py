@@ -50,6 +50,7 @@ EXPECTED: dict[str, str] = {
     "accounts:mail": POST_ONLY,
     "accounts:token-create": POST_ONLY,
     "accounts:token-revoke": POST_ONLY,
+    "accounts:token-renew": POST_ONLY,
     # the download of one's own data (a button: POST), and the deletion page (its form posts)
     "accounts:export": POST_ONLY,
     "accounts:delete": LOGIN_REQUIRED,
