@@ -69,6 +69,7 @@ class World:
                 "suffix": "tex",
             },
             "api:leaderboard": {"pk": phase.pk},
+            "api:leaderboard-csv": {"pk": phase.pk},
             "api:table": {"pk": phase.pk},
             "api:history": {"pk": phase.pk},
             "api:pairwise": {"pk": phase.pk},
