@@ -156,7 +156,7 @@ def main() -> None:
             cpu.setdefault(name, []).append((usage.ru_utime + usage.ru_stime) * 1000)
 
         # As installed by pip, the package's bytecode is compiled: a checkout may not have it.
-        compileall.compile_dir(ROOT / "scoring", quiet=1)
+        compileall.compile_dir(ROOT / "participant" / "scoring", quiet=1)
         processes = {
             "process: numpy + json.loads": partial(run, parse_only, name="floor"),
             "process: the same, one BLAS thread": partial(

@@ -2,8 +2,10 @@
 client, numpy and rapidfuzz as ranges, no web framework) and the server ("trackboard-server",
 the Django app, depending on the first at the same version), both built here from this
 checkout; requirements/ pins the whole tree with hashes, within pyproject's ranges, and the
-image and scripts/setup-env install from it. (scripts/participant-check, run by .ci/run,
-installs the participant wheel beside the oldest and newest numpy and rapidfuzz.)"""
+image and scripts/setup-env install from it. The participant package is built as release
+workflows build it, its sdist from participant/ alone and the wheel from that sdist.
+(scripts/participant-check, run by .ci/run, does it with ``python -m build`` and installs the
+wheel beside the oldest and newest numpy and rapidfuzz.)"""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import tomllib
 import zipfile
 from pathlib import Path
@@ -26,13 +29,18 @@ LOCKS = ("server", "server-s3", "dev")
 
 
 #: what the two distributions are built from
-SOURCES = ("pyproject.toml", "README.md", "LICENSE", "participant", "scoring", "leaderboard",
-           "trackboard_cli")  # fmt: skip
+SOURCES = ("pyproject.toml", "README.md", "LICENSE", "participant", "leaderboard")
+
+#: PEP 517's build_sdist hook, as ``python -m build`` calls it (without that tool's own
+#: isolated environment: the setuptools of the development tree builds here).
+BUILD_SDIST = (
+    "import sys; from setuptools import build_meta; print(build_meta.build_sdist(sys.argv[1]))"
+)
 
 
 @pytest.fixture(scope="module")
-def wheels(tmp_path_factory) -> dict[str, Path]:
-    """Both wheels, built from a copy of the sources (a build leaves folders behind)."""
+def source(tmp_path_factory) -> Path:
+    """A copy of the sources (a build leaves folders behind)."""
     source = tmp_path_factory.mktemp("source")
     for name in SOURCES:
         path = ROOT / name
@@ -41,15 +49,50 @@ def wheels(tmp_path_factory) -> dict[str, Path]:
             shutil.copytree(path, source / name, symlinks=True, ignore=ignore)
         else:
             shutil.copy2(path, source / name)
+    return source
+
+
+@pytest.fixture(scope="module")
+def sdist(source, tmp_path_factory) -> Path:
+    """The participant package's sdist, built from ``participant/`` alone."""
+    out = tmp_path_factory.mktemp("sdist")
+    done = subprocess.run(
+        [sys.executable, "-c", BUILD_SDIST, str(out)], cwd=source / "participant", check=True,
+        capture_output=True, text=True,
+    )  # fmt: skip
+    return out / done.stdout.strip().splitlines()[-1]
+
+
+@pytest.fixture(scope="module")
+def wheels(source, sdist, tmp_path_factory) -> dict[str, Path]:
+    """The participant wheel built from its sdist, and the server's built from the sources."""
     out = tmp_path_factory.mktemp("wheels")
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check",
-         "--no-deps", "--no-build-isolation", "--wheel-dir", str(out), "./participant", "."],
+         "--no-deps", "--no-build-isolation", "--wheel-dir", str(out), str(sdist), "."],
         cwd=source, check=True, capture_output=True,
     )  # fmt: skip
     found = {path.name.split("-")[0]: path for path in out.glob("*.whl")}
     assert set(found) == {"trackboard", "trackboard_server"}
     return found
+
+
+def test_the_participant_sdist_carries_the_scorer_and_the_client(sdist):
+    assert sdist.name == f"trackboard-{__version__}.tar.gz"
+    with tarfile.open(sdist) as archive:
+        names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    for name in ("pyproject.toml", "README.md", "LICENSE", "scoring/__init__.py",
+                 "scoring/__main__.py", "scoring/py.typed", "scoring/dstc11/task.py",
+                 "trackboard_cli/__init__.py", "trackboard_cli/main.py"):  # fmt: skip
+        assert name in names, name
+    # everything of the package's two folders, and nothing of the server
+    assert not [n for n in names if n.startswith(("leaderboard/", "tests/"))]
+    in_checkout = {
+        str(path.relative_to(ROOT / "participant"))
+        for top in ("scoring", "trackboard_cli")
+        for path in (ROOT / "participant" / top).rglob("*.py")
+    }
+    assert in_checkout <= names
 
 
 def _contents(wheel: Path) -> tuple[set[str], email.message.Message]:
@@ -61,6 +104,7 @@ def _contents(wheel: Path) -> tuple[set[str], email.message.Message]:
 
 
 def test_the_participant_wheel_is_the_scorer_and_the_client_with_ranges(wheels):
+    assert wheels["trackboard"].name == f"trackboard-{__version__}-py3-none-any.whl"
     tops, metadata = _contents(wheels["trackboard"])
     assert tops == {"scoring", "trackboard_cli", f"trackboard-{__version__}.dist-info"}
     assert metadata["Version"] == __version__

@@ -37,4 +37,4 @@ def test_security_and_contributing_say_what_they_are_for():
     for command in ("scripts/run", "scripts/test"):
         assert command in contributing
     assert "tests/test_import_graph.py" in contributing
-    assert "scoring/tasks.py" in contributing
+    assert "participant/scoring/tasks.py" in contributing

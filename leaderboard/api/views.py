@@ -901,8 +901,9 @@ class Index(APIView):
                 },
                 "authentication": "Authorization: Bearer TOKEN (a token from your profile "
                 "page); reading challenges and public leaderboards needs none",
-                "cli": "pip install trackboard, then: trackboard --help (TRACKBOARD_URL and "
-                "TRACKBOARD_TOKEN in the environment, or trackboard login)",
+                "cli": "the participant package trackboard (installed from the project's "
+                "repository until it is on the package index), then: trackboard --help "
+                "(TRACKBOARD_URL and TRACKBOARD_TOKEN in the environment, or trackboard login)",
             }
         )
 

@@ -23,6 +23,10 @@ rule covers fails the test, so a new kind of command needs a new rule. What each
   deploy/kubernetes (or a file an earlier ``cp`` of the page made), and a ``wait`` names a
   Job those manifests define. tests/leaderboard/operations/test_kubernetes.py validates them.
 - ``scripts/NAME ...``: CHECKED: the script exists and is executable.
+- ``pip install ...`` of the participant package and ``python -m build participant``: CHECKED:
+  a git URL names a release's tag of the package's version and ``subdirectory=participant``,
+  a wheel is the one that build makes of that version, and ``participant/`` builds the package.
+  scripts/participant-check (run by .ci/run) builds and installs it for real.
 - ``[NAME=value ...] scripts/serve`` and ``[NAME=value ...] docker/nginx/render TEMPLATE OUT``:
   CHECKED: the script exists and is executable, it reads every variable the line sets, and
   the template exists. scripts/serve runs for real in
@@ -38,13 +42,15 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import yaml
 from django.core.management import call_command, get_commands, load_command_class
 from django.urls import Resolver404, resolve
+from packaging.requirements import Requirement
 
 from scoring.synth import make_gold
 from tests.conftest import ROOT
@@ -184,6 +190,35 @@ def check_compose(args: list[str]) -> None:
             assert service in services, f"no service {service!r} in compose.yml"
 
 
+#: The participant package's own project table (name, version).
+PARTICIPANT = tomllib.loads((ROOT / "participant" / "pyproject.toml").read_text())["project"]
+
+
+def check_build(args: list[str]) -> None:
+    assert args == ["participant"], f"python -m build {' '.join(args)}: only participant is built"
+    assert "build-system" in tomllib.loads((ROOT / "participant" / "pyproject.toml").read_text())
+
+
+def check_install(args: list[str]) -> None:
+    """The participant package as it installs before it is on the package index: from a git
+    URL at a release's tag (the version's, ``v`` before it) with ``subdirectory=participant``,
+    or the wheel ``python -m build participant`` makes in ``participant/dist/``."""
+    name, version = PARTICIPANT["name"], PARTICIPANT["version"]
+    (target,) = args
+    if target.endswith(".whl"):
+        assert target == f"participant/dist/{name}-{version}-py3-none-any.whl", target
+        return
+    requirement = Requirement(target)
+    assert requirement.name == name and requirement.url, (
+        f"pip install {target}: {name} is not on the package index yet; give a git URL or a wheel"
+    )
+    url = urlsplit(requirement.url)
+    assert url.scheme == "git+https" and url.path.endswith(f".git@v{version}"), target
+    (subdirectory,) = parse_qs(url.fragment)["subdirectory"]
+    found = tomllib.loads((ROOT / subdirectory / "pyproject.toml").read_text())["project"]
+    assert found["name"] == name, f"{subdirectory} is not the {name} package"
+
+
 # --- running for real -------------------------------------------------------------------------
 
 
@@ -250,6 +285,10 @@ def run(line: str, directory: Path) -> None:
         shutil.copy(copy / args[1], copy / args[2])
     elif args == ["git", "pull", "--ff-only"]:
         pass
+    elif args[:2] == ["pip", "install"]:
+        check_install(args[2:])
+    elif args[:3] == ["python", "-m", "build"]:
+        check_build(args[3:])
     elif args[0] == "kubectl":
         check_kubectl(args[1:], directory)
     elif (script := _script(raw)) is not None:
@@ -337,6 +376,13 @@ def test_a_command_without_a_rule_fails_the_check(tmp_path):
         check_compose(["docker", "compose", "-f", "docker/compose.yml", "up", "-d", "haproxy"])
     with pytest.raises(ParserExit):
         check_manage(["backup_challenge", "only-a-slug"])
+    with pytest.raises(AssertionError, match="not on the package index"):
+        run("pip install trackboard", tmp_path)
+    with pytest.raises(AssertionError, match=re.escape("trackboard-0.1.9-py3-none-any.whl")):
+        run("pip install participant/dist/trackboard-0.1.9-py3-none-any.whl", tmp_path)
+    with pytest.raises(AssertionError, match=re.escape("v0.1.9")):
+        run('pip install "trackboard @ git+https://git.example.org/t.git@v0.1.9'
+            '#subdirectory=participant"', tmp_path)  # fmt: skip
 
 
 def test_participants_page_has_a_scored_example_of_every_accepted_format(tmp_path):
