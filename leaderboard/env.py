@@ -85,6 +85,14 @@ def env_rate(name: str, default: str) -> str:
     return raw
 
 
+def env_account_rate(name: str, default: str, per: str) -> str:
+    """An ``env_rate`` (``10/hour``) as django-allauth's limits write it (``10/1h/ip``),
+    counted ``per`` client address (``ip``), per address or account asked for (``key``) or per
+    signed-in user (``user``)."""
+    count, _, period = env_rate(name, default).partition("/")
+    return f"{count}/1{period[0]}/{per}"
+
+
 def env_site_url(name: str, default: str) -> str:
     """An ``http(s)://host[:port][/prefix]`` address, without a trailing slash."""
     raw = env_str(name, default).strip()

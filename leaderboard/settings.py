@@ -22,6 +22,7 @@ from whitenoise.compress import Compressor
 
 from leaderboard.env import (
     database_from_url,
+    env_account_rate,
     env_bool,
     env_float,
     env_int,
@@ -71,6 +72,15 @@ INSTALLED_APPS = [
     "leaderboard.rankings",
     "leaderboard.analyses",
     "leaderboard.organisers",
+    # Accounts: sign-up, the confirmation of addresses, log-in, password reset and change;
+    # sign-in through identity providers ("identity providers" below);
+    # before the accounts app, whose admin module replaces some of their admin pages.
+    "allauth",
+    "allauth.account",
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.github",
+    "allauth.socialaccount.providers.orcid",
+    "allauth.socialaccount.providers.openid_connect",
     "leaderboard.accounts",
     "rest_framework",
     "drf_spectacular",
@@ -100,6 +110,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
     # Last: turns a log-in refused by django-axes into the 429 of security.login_locked_out.
     "axes.middleware.AxesMiddleware",
 ]
@@ -280,14 +291,65 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-#: django-axes first: a locked-out address or account is refused before the password is checked.
+#: django-axes first: a locked-out address or account is refused before the password is checked;
+#: then django-allauth's, which checks a password by username or e-mail address (it is Django's
+#: own ModelBackend underneath).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",
 ]
-LOGIN_URL = "login"
+LOGIN_URL = "account_login"
 LOGIN_REDIRECT_URL = "challenges:list"
 LOGOUT_REDIRECT_URL = "challenges:list"
+
+# --- accounts (django-allauth) ------------------------------------------------------------
+# Sign-up asks a username, an e-mail address and a password (twice); a log-in takes the
+# username or the address. The new account is signed in at once and mailed a link confirming
+# its address (a button on the page it opens: a mail scanner following links confirms nothing);
+# until then it may look around and join a team, not create or register one nor submit
+# (``teams.services.address_confirmed`` reads allauth's verified EmailAddress).
+ACCOUNT_ADAPTER = "leaderboard.accounts.adapter.AccountAdapter"
+SOCIALACCOUNT_ADAPTER = "leaderboard.accounts.adapter.SocialAccountAdapter"
+ACCOUNT_LOGIN_METHODS = {"username", "email"}
+ACCOUNT_SIGNUP_FIELDS = ["username*", "email*", "password1*", "password2*"]
+ACCOUNT_EMAIL_VERIFICATION = "optional"
+ACCOUNT_CONFIRM_EMAIL_ON_GET = False
+ACCOUNT_UNIQUE_EMAIL = True
+ACCOUNT_PREVENT_ENUMERATION = True
+# One address per account: a new one replaces the old once its link is opened.
+ACCOUNT_CHANGE_EMAIL = True
+ACCOUNT_FORMS = {
+    "signup": "leaderboard.accounts.forms.AccountSignupForm",
+    "add_email": "leaderboard.accounts.forms.AddressForm",
+}
+# Changing the address or the password asks for the password again.
+ACCOUNT_REAUTHENTICATION_REQUIRED = True
+# Sessions last SESSION_COOKIE_AGE whether the browser closes or not (no "remember me" box).
+ACCOUNT_SESSION_REMEMBER = True
+ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
+ACCOUNT_LOGIN_ON_PASSWORD_RESET = False
+# A reset asked for an unknown address mails nobody; the page answers the same either way.
+ACCOUNT_EMAIL_UNKNOWN_ACCOUNTS = False
+ACCOUNT_EMAIL_SUBJECT_PREFIX = ""
+ACCOUNT_SIGNUP_REDIRECT_URL = "accounts:profile"
+ACCOUNT_EMAIL_CONFIRMATION_AUTHENTICATED_REDIRECT_URL = "teams:mine"
+#: Days a confirmation link works.
+ACCOUNT_EMAIL_CONFIRMATION_EXPIRE_DAYS = 3
+# Limits of the account pages that create accounts or send mail, each from the environment;
+# a limited request answers 429 (templates/429.html). Log-ins are django-axes' business
+# ("security" below): allauth's own limits on them are off, so one lock rules.
+ACCOUNT_RATE_LIMITS = {
+    "signup": env_account_rate("TRACKBOARD_THROTTLE_SIGNUP_IP", "10/hour", "ip"),
+    "reset_password": ",".join(
+        [
+            env_account_rate("TRACKBOARD_THROTTLE_RESET_IP", "5/hour", "ip"),
+            env_account_rate("TRACKBOARD_THROTTLE_RESET_ACCOUNT", "5/hour", "key"),
+        ]
+    ),
+    "confirm_email": env_account_rate("TRACKBOARD_THROTTLE_CONFIRM_USER", "5/hour", "key"),
+    "login": None,
+    "login_failed": None,
+}
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = env_str("TIME_ZONE", "UTC")
 USE_I18N = True
@@ -330,11 +392,6 @@ REST_FRAMEWORK = {
         "auth-failure-ip": env_rate("TRACKBOARD_THROTTLE_AUTH_FAILURE_IP", "20/min"),
         # Uploads the scorer refused (they cost a parse and are never charged), web and API.
         "rejected-ip": env_rate("TRACKBOARD_REJECTED_UPLOADS_IP", "30/hour"),
-        # The account pages that create accounts or send mail (leaderboard/accounts/views.py).
-        "signup-ip": env_rate("TRACKBOARD_THROTTLE_SIGNUP_IP", "10/hour"),
-        "reset-ip": env_rate("TRACKBOARD_THROTTLE_RESET_IP", "5/hour"),
-        "reset-account": env_rate("TRACKBOARD_THROTTLE_RESET_ACCOUNT", "5/hour"),
-        "confirm-user": env_rate("TRACKBOARD_THROTTLE_CONFIRM_USER", "5/hour"),
     },
 }
 SPECTACULAR_SETTINGS = {
