@@ -16,6 +16,7 @@ operations app, the file broker's by leaderboard/celery.py, beat's by leaderboar
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 from whitenoise.compress import Compressor
@@ -24,6 +25,7 @@ from leaderboard.env import (
     database_from_url,
     env_account_rate,
     env_bool,
+    env_client,
     env_float,
     env_int,
     env_list,
@@ -350,6 +352,63 @@ ACCOUNT_RATE_LIMITS = {
     "login": None,
     "login_failed": None,
 }
+
+# --- identity providers (django-allauth) -----------------------------------------------------
+# Sign-in through ORCID, GitHub and any one OpenID Connect provider, each offered when its
+# client id and secret are set (docs/operators.md, "Identity providers": the callback URL each
+# needs registered); none set: no button shows and nothing changes. They live here, never in
+# the database. An address the provider says it verified counts as confirmed; a sign-in whose
+# verified address is an existing account's signs into that account and links the provider
+# to it (one person, one account); an address the provider did not verify is never used to
+# find an account, stays unconfirmed and is mailed the usual link.
+SOCIALACCOUNT_PROVIDERS: dict[str, dict[str, object]] = {}
+#: Where the log-in page's provider buttons send the browser (a form's redirect), which the
+#: Content-Security-Policy's form-action must allow ("security" below).
+PROVIDER_ORIGINS: list[str] = []
+_orcid = env_client("TRACKBOARD_ORCID_CLIENT_ID", "TRACKBOARD_ORCID_SECRET")
+#: ORCID's sandbox (sandbox.orcid.org) instead of orcid.org, to try the set-up first.
+ORCID_DOMAIN = "sandbox.orcid.org" if env_bool("TRACKBOARD_ORCID_SANDBOX", False) else "orcid.org"
+if _orcid:
+    SOCIALACCOUNT_PROVIDERS["orcid"] = {
+        "APPS": [{"client_id": _orcid[0], "secret": _orcid[1]}],
+        "BASE_DOMAIN": ORCID_DOMAIN,
+        "MEMBER_API": False,
+    }
+    PROVIDER_ORIGINS.append(f"https://{ORCID_DOMAIN}")
+_github = env_client("TRACKBOARD_GITHUB_CLIENT_ID", "TRACKBOARD_GITHUB_SECRET")
+if _github:
+    SOCIALACCOUNT_PROVIDERS["github"] = {
+        "APPS": [{"client_id": _github[0], "secret": _github[1]}],
+        # the addresses and whether GitHub verified them
+        "SCOPE": ["read:user", "user:email"],
+    }
+    PROVIDER_ORIGINS.append("https://github.com")
+_oidc = env_client("TRACKBOARD_OIDC_CLIENT_ID", "TRACKBOARD_OIDC_SECRET")
+if _oidc:
+    _issuer = env_str("TRACKBOARD_OIDC_ISSUER", "").strip().rstrip("/")
+    if not _issuer.startswith(("https://", "http://")):
+        raise ImproperlyConfigured(
+            "OpenID Connect sign-in needs TRACKBOARD_OIDC_ISSUER, the provider's issuer URL "
+            "(https://..., where /.well-known/openid-configuration is found)"
+        )
+    SOCIALACCOUNT_PROVIDERS["openid_connect"] = {
+        "APPS": [
+            {
+                "provider_id": "oidc",
+                "name": env_str("TRACKBOARD_OIDC_NAME", "").strip() or "OpenID Connect",
+                "client_id": _oidc[0],
+                "secret": _oidc[1],
+                "settings": {"server_url": _issuer},
+            }
+        ],
+    }
+    PROVIDER_ORIGINS.append("{0.scheme}://{0.netloc}".format(urlsplit(_issuer)))
+SOCIALACCOUNT_EMAIL_AUTHENTICATION = True
+SOCIALACCOUNT_EMAIL_AUTHENTICATION_AUTO_CONNECT = True
+SOCIALACCOUNT_AUTO_SIGNUP = True
+SOCIALACCOUNT_QUERY_EMAIL = True
+# The provider's tokens are not kept: the site only signs people in.
+SOCIALACCOUNT_STORE_TOKENS = False
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = env_str("TIME_ZONE", "UTC")
 USE_I18N = True
@@ -534,11 +593,14 @@ X_FRAME_OPTIONS = "DENY"
 #: Our JS, CSS and plotly.js come from 'self'; chart data sits in json_script blocks (JSON,
 #: never executed); no inline script anywhere. plotly.js writes inline styles, hence
 #: style-src 'unsafe-inline' (styles only). Swagger UI's start-up script is a separate file.
+#: Forms post to the site and, through the log-in page's buttons, to the identity providers.
 CONTENT_SECURITY_POLICY = env_str(
     "TRACKBOARD_CSP",
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
     "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; "
-    "base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+    "base-uri 'self'; form-action "
+    + " ".join(["'self'", *PROVIDER_ORIGINS])
+    + "; frame-ancestors 'none'",
 )
 #: The Redoc page (API reference, no user content) runs its search in a worker made from a blob.
 CONTENT_SECURITY_POLICY_OVERRIDES = {
