@@ -132,6 +132,8 @@ def test_with_no_provider_configured_nothing_shows(client, settings):
     for path in ("/accounts/login/", "/accounts/signup/"):
         page = client.get(path).text
         assert "Or sign in with" not in page and "/accounts/oidc/" not in page
+    client.force_login(UserFactory())
+    assert "Sign-in providers" not in client.get(reverse("accounts:profile")).text
     for path in ("/accounts/oidc/oidc/login/", "/accounts/github/login/", "/accounts/orcid/login/"):
         assert client.get(path).status_code == 404
         assert client.post(path).status_code == 404
