@@ -136,3 +136,11 @@ def test_the_profile_lists_the_users_teams_and_requires_log_in(client, user):
     assert client.get(reverse("accounts:profile"))["Location"].startswith(reverse("account_login"))
     log_in(client, user)
     assert "You are not in a team yet" in client.get(reverse("accounts:profile")).text
+
+
+def test_the_log_in_page_offers_the_reset_and_the_sign_up(client):
+    page = client.get(reverse("account_login") + "?next=/teams/").text
+    assert f'href="{reverse("account_reset_password")}"' in page
+    assert f'href="{reverse("account_signup")}?next=%2Fteams%2F"' in page
+    assert 'name="login"' in page and 'name="next" value="/teams/"' in page
+    assert "Remember" not in page  # sessions last their set age either way
