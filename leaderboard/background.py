@@ -101,8 +101,7 @@ SCORE_SUBMISSION = "leaderboard.submissions.tasks.score_submission"
 RESCORE_SUBMISSION = "leaderboard.submissions.tasks.rescore_submission"
 NOTIFY_TEAM = "leaderboard.submissions.tasks.notify_team"
 REAP_EXPIRED_LEASES = "leaderboard.submissions.tasks.reap_expired_leases"
-SEND_PASSWORD_RESET = "leaderboard.accounts.tasks.send_password_reset"
-SEND_CONFIRMATION = "leaderboard.accounts.tasks.send_confirmation"
+SEND_ACCOUNT_MAIL = "leaderboard.accounts.tasks.send_account_mail"
 MAIL_PENDING = "leaderboard.teams.tasks.mail_pending"
 MAIL_DECISION = "leaderboard.teams.tasks.mail_decision"
 MAIL_ANNOUNCEMENT = "leaderboard.teams.tasks.mail_announcement"
@@ -120,12 +119,11 @@ def _declare() -> dict[str, Task]:
         Task(RESCORE_SUBMISSION, Queue.RESCORE, _scoring_retry()),
         # a board's build
         Task(BUILD_BOARDS, Queue.BOARDS, BOARD_LIMITS),
-        # mail: a submission's outcome, a password reset, an address's confirmation, a
-        # registration waiting for the organisers and their decision; an announcement, sent
-        # as one task per person (a retry mails nobody twice)
+        # mail: a submission's outcome, an account's mail (a password reset, an address's
+        # confirmation), a registration waiting for the organisers and their decision; an
+        # announcement, sent as one task per person (a retry mails nobody twice)
         Task(NOTIFY_TEAM, Queue.MAIL, MAIL_RETRY),
-        Task(SEND_PASSWORD_RESET, Queue.MAIL, MAIL_RETRY),
-        Task(SEND_CONFIRMATION, Queue.MAIL, MAIL_RETRY),
+        Task(SEND_ACCOUNT_MAIL, Queue.MAIL, MAIL_RETRY),
         Task(MAIL_PENDING, Queue.MAIL, MAIL_RETRY),
         Task(MAIL_DECISION, Queue.MAIL, MAIL_RETRY),
         Task(MAIL_ANNOUNCEMENT, Queue.MAIL, MAIL_RETRY),

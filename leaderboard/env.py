@@ -85,6 +85,25 @@ def env_rate(name: str, default: str) -> str:
     return raw
 
 
+def env_account_rate(name: str, default: str, per: str) -> str:
+    """An ``env_rate`` (``10/hour``) as django-allauth's limits write it (``10/1h/ip``),
+    counted ``per`` client address (``ip``), per address or account asked for (``key``) or per
+    signed-in user (``user``)."""
+    count, _, period = env_rate(name, default).partition("/")
+    return f"{count}/1{period[0]}/{per}"
+
+
+def env_client(id_variable: str, secret_variable: str) -> tuple[str, str] | None:
+    """An identity provider's client id and secret, or None when neither is set."""
+    client_id, secret = env_str(id_variable, "").strip(), env_str(secret_variable, "").strip()
+    if bool(client_id) != bool(secret):
+        raise ImproperlyConfigured(
+            f"{id_variable} and {secret_variable} go together: set both, or neither to offer "
+            "no sign-in through that provider"
+        )
+    return (client_id, secret) if client_id else None
+
+
 def env_site_url(name: str, default: str) -> str:
     """An ``http(s)://host[:port][/prefix]`` address, without a trailing slash."""
     raw = env_str(name, default).strip()

@@ -107,10 +107,13 @@ def login_cool_off(request: Any) -> dt.timedelta:
 
 def login_username(request: Any, credentials: Any) -> str | None:
     """The account a log-in names, as the limit counts it: trimmed, lower-cased, no longer than
-    a username can be (a hostile form cannot make the record large)."""
+    a username can be (a hostile form cannot make the record large). The log-in form's field is
+    ``login`` (a username or an address), which allauth hands to the backends as ``username``
+    (and as ``email`` when it looks like one)."""
     raw = (credentials or {}).get("username")
     if raw is None:
-        raw = getattr(request, "POST", {}).get("username")
+        post = getattr(request, "POST", {})
+        raw = post.get("login", post.get("username"))
     if not isinstance(raw, str):
         return None
     return raw.strip().lower()[:150].replace("\x00", "") or None

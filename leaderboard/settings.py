@@ -16,13 +16,16 @@ operations app, the file broker's by leaderboard/celery.py, beat's by leaderboar
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 from whitenoise.compress import Compressor
 
 from leaderboard.env import (
     database_from_url,
+    env_account_rate,
     env_bool,
+    env_client,
     env_float,
     env_int,
     env_list,
@@ -81,6 +84,15 @@ INSTALLED_APPS = [
     "leaderboard.rankings",
     "leaderboard.analyses",
     "leaderboard.organisers",
+    # Accounts: sign-up, the confirmation of addresses, log-in, password reset and change;
+    # sign-in through identity providers ("identity providers" below);
+    # before the accounts app, whose admin module replaces some of their admin pages.
+    "allauth",
+    "allauth.account",
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.github",
+    "allauth.socialaccount.providers.orcid",
+    "allauth.socialaccount.providers.openid_connect",
     "leaderboard.accounts",
     "rest_framework",
     "drf_spectacular",
@@ -110,6 +122,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
     # Last: turns a log-in refused by django-axes into the 429 of security.login_locked_out.
     "axes.middleware.AxesMiddleware",
 ]
@@ -290,14 +303,122 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-#: django-axes first: a locked-out address or account is refused before the password is checked.
+#: django-axes first: a locked-out address or account is refused before the password is checked;
+#: then django-allauth's, which checks a password by username or e-mail address (it is Django's
+#: own ModelBackend underneath).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",
 ]
-LOGIN_URL = "login"
+LOGIN_URL = "account_login"
 LOGIN_REDIRECT_URL = "challenges:list"
 LOGOUT_REDIRECT_URL = "challenges:list"
+
+# --- accounts (django-allauth) ------------------------------------------------------------
+# Sign-up asks a username, an e-mail address and a password (twice); a log-in takes the
+# username or the address. The new account is signed in at once and mailed a link confirming
+# its address (a button on the page it opens: a mail scanner following links confirms nothing);
+# until then it may look around and join a team, not create or register one nor submit
+# (``teams.services.address_confirmed`` reads allauth's verified EmailAddress).
+ACCOUNT_ADAPTER = "leaderboard.accounts.adapter.AccountAdapter"
+SOCIALACCOUNT_ADAPTER = "leaderboard.accounts.adapter.SocialAccountAdapter"
+ACCOUNT_LOGIN_METHODS = {"username", "email"}
+ACCOUNT_SIGNUP_FIELDS = ["username*", "email*", "password1*", "password2*"]
+ACCOUNT_EMAIL_VERIFICATION = "optional"
+ACCOUNT_CONFIRM_EMAIL_ON_GET = False
+ACCOUNT_UNIQUE_EMAIL = True
+ACCOUNT_PREVENT_ENUMERATION = True
+# One address per account: a new one replaces the old once its link is opened.
+ACCOUNT_CHANGE_EMAIL = True
+ACCOUNT_FORMS = {
+    "signup": "leaderboard.accounts.forms.AccountSignupForm",
+    "add_email": "leaderboard.accounts.forms.AddressForm",
+}
+# Changing the address or the password asks for the password again.
+ACCOUNT_REAUTHENTICATION_REQUIRED = True
+# Sessions last SESSION_COOKIE_AGE whether the browser closes or not (no "remember me" box).
+ACCOUNT_SESSION_REMEMBER = True
+ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False
+ACCOUNT_LOGIN_ON_PASSWORD_RESET = False
+# A reset asked for an unknown address mails nobody; the page answers the same either way.
+ACCOUNT_EMAIL_UNKNOWN_ACCOUNTS = False
+ACCOUNT_EMAIL_SUBJECT_PREFIX = ""
+ACCOUNT_SIGNUP_REDIRECT_URL = "accounts:profile"
+ACCOUNT_EMAIL_CONFIRMATION_AUTHENTICATED_REDIRECT_URL = "teams:mine"
+#: Days a confirmation link works.
+ACCOUNT_EMAIL_CONFIRMATION_EXPIRE_DAYS = 3
+# Limits of the account pages that create accounts or send mail, each from the environment;
+# a limited request answers 429 (templates/429.html). Log-ins are django-axes' business
+# ("security" below): allauth's own limits on them are off, so one lock rules.
+ACCOUNT_RATE_LIMITS = {
+    "signup": env_account_rate("TRACKBOARD_THROTTLE_SIGNUP_IP", "10/hour", "ip"),
+    "reset_password": ",".join(
+        [
+            env_account_rate("TRACKBOARD_THROTTLE_RESET_IP", "5/hour", "ip"),
+            env_account_rate("TRACKBOARD_THROTTLE_RESET_ACCOUNT", "5/hour", "key"),
+        ]
+    ),
+    "confirm_email": env_account_rate("TRACKBOARD_THROTTLE_CONFIRM_USER", "5/hour", "key"),
+    "login": None,
+    "login_failed": None,
+}
+
+# --- identity providers (django-allauth) -----------------------------------------------------
+# Sign-in through ORCID, GitHub and any one OpenID Connect provider, each offered when its
+# client id and secret are set (docs/operators.md, "Identity providers": the callback URL each
+# needs registered); none set: no button shows and nothing changes. They live here, never in
+# the database. An address the provider says it verified counts as confirmed; a sign-in whose
+# verified address is an existing account's signs into that account and links the provider
+# to it (one person, one account); an address the provider did not verify is never used to
+# find an account, stays unconfirmed and is mailed the usual link.
+SOCIALACCOUNT_PROVIDERS: dict[str, dict[str, object]] = {}
+#: Where the log-in page's provider buttons send the browser (a form's redirect), which the
+#: Content-Security-Policy's form-action must allow ("security" below).
+PROVIDER_ORIGINS: list[str] = []
+_orcid = env_client("TRACKBOARD_ORCID_CLIENT_ID", "TRACKBOARD_ORCID_SECRET")
+#: ORCID's sandbox (sandbox.orcid.org) instead of orcid.org, to try the set-up first.
+ORCID_DOMAIN = "sandbox.orcid.org" if env_bool("TRACKBOARD_ORCID_SANDBOX", False) else "orcid.org"
+if _orcid:
+    SOCIALACCOUNT_PROVIDERS["orcid"] = {
+        "APPS": [{"client_id": _orcid[0], "secret": _orcid[1]}],
+        "BASE_DOMAIN": ORCID_DOMAIN,
+        "MEMBER_API": False,
+    }
+    PROVIDER_ORIGINS.append(f"https://{ORCID_DOMAIN}")
+_github = env_client("TRACKBOARD_GITHUB_CLIENT_ID", "TRACKBOARD_GITHUB_SECRET")
+if _github:
+    SOCIALACCOUNT_PROVIDERS["github"] = {
+        "APPS": [{"client_id": _github[0], "secret": _github[1]}],
+        # the addresses and whether GitHub verified them
+        "SCOPE": ["read:user", "user:email"],
+    }
+    PROVIDER_ORIGINS.append("https://github.com")
+_oidc = env_client("TRACKBOARD_OIDC_CLIENT_ID", "TRACKBOARD_OIDC_SECRET")
+if _oidc:
+    _issuer = env_str("TRACKBOARD_OIDC_ISSUER", "").strip().rstrip("/")
+    if not _issuer.startswith(("https://", "http://")):
+        raise ImproperlyConfigured(
+            "OpenID Connect sign-in needs TRACKBOARD_OIDC_ISSUER, the provider's issuer URL "
+            "(https://..., where /.well-known/openid-configuration is found)"
+        )
+    SOCIALACCOUNT_PROVIDERS["openid_connect"] = {
+        "APPS": [
+            {
+                "provider_id": "oidc",
+                "name": env_str("TRACKBOARD_OIDC_NAME", "").strip() or "OpenID Connect",
+                "client_id": _oidc[0],
+                "secret": _oidc[1],
+                "settings": {"server_url": _issuer},
+            }
+        ],
+    }
+    PROVIDER_ORIGINS.append("{0.scheme}://{0.netloc}".format(urlsplit(_issuer)))
+SOCIALACCOUNT_EMAIL_AUTHENTICATION = True
+SOCIALACCOUNT_EMAIL_AUTHENTICATION_AUTO_CONNECT = True
+SOCIALACCOUNT_AUTO_SIGNUP = True
+SOCIALACCOUNT_QUERY_EMAIL = True
+# The provider's tokens are not kept: the site only signs people in.
+SOCIALACCOUNT_STORE_TOKENS = False
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = env_str("TIME_ZONE", "UTC")
 USE_I18N = True
@@ -344,11 +465,6 @@ REST_FRAMEWORK = {
         "auth-failure-ip": env_rate("TRACKBOARD_THROTTLE_AUTH_FAILURE_IP", "20/min"),
         # Uploads the scorer refused (they cost a parse and are never charged), web and API.
         "rejected-ip": env_rate("TRACKBOARD_REJECTED_UPLOADS_IP", "30/hour"),
-        # The account pages that create accounts or send mail (leaderboard/accounts/views.py).
-        "signup-ip": env_rate("TRACKBOARD_THROTTLE_SIGNUP_IP", "10/hour"),
-        "reset-ip": env_rate("TRACKBOARD_THROTTLE_RESET_IP", "5/hour"),
-        "reset-account": env_rate("TRACKBOARD_THROTTLE_RESET_ACCOUNT", "5/hour"),
-        "confirm-user": env_rate("TRACKBOARD_THROTTLE_CONFIRM_USER", "5/hour"),
     },
 }
 SPECTACULAR_SETTINGS = {
@@ -491,11 +607,14 @@ X_FRAME_OPTIONS = "DENY"
 #: Our JS, CSS and plotly.js come from 'self'; chart data sits in json_script blocks (JSON,
 #: never executed); no inline script anywhere. plotly.js writes inline styles, hence
 #: style-src 'unsafe-inline' (styles only). Swagger UI's start-up script is a separate file.
+#: Forms post to the site and, through the log-in page's buttons, to the identity providers.
 CONTENT_SECURITY_POLICY = env_str(
     "TRACKBOARD_CSP",
     "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
     "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; "
-    "base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+    "base-uri 'self'; form-action "
+    + " ".join(["'self'", *PROVIDER_ORIGINS])
+    + "; frame-ancestors 'none'",
 )
 #: The Redoc page (API reference, no user content) runs its search in a worker made from a blob.
 CONTENT_SECURITY_POLICY_OVERRIDES = {

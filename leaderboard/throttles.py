@@ -1,23 +1,22 @@
 """DRF throttles: submission creation and token endpoints, per user and per IP address, on
 state-changing requests only (reading never uses up an upload); failures (wrong tokens,
-rejected uploads) per IP address; the account pages that create accounts or send mail
-(sign-up per address, password resets per address and per account, confirmation mail per
-user). The address is ``addresses.client_address``, so a client cannot move it with a forged
-``X-Forwarded-For``. While the cache is down a throttle counts nothing and lets the request
-through (the cache logs the error).
+rejected uploads) per IP address. (The account pages that create accounts or send mail are
+limited by django-allauth's ``ACCOUNT_RATE_LIMITS``, from the same environment.) The address
+is ``addresses.client_address``, so a client cannot move it with a forged ``X-Forwarded-For``.
+While the cache is down a throttle counts nothing and lets the request through (the cache logs
+the error).
 
 Rates live in ``REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]`` (each one overridable from the
 environment, see settings). DRF's ``SimpleRateThrottle`` copies the rates when its module is
 imported; these classes read them on every request instead, so a deployment's settings and a
 test's ``settings`` fixture both take effect. A throttled call answers 429 with ``Retry-After``.
 
-The API, the upload page, the profile's token form and the account pages all count with them,
-so they live below every app that uses them.
+The API, the upload page and the profile's token form all count with them, so they live below
+every app that uses them.
 """
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from rest_framework.permissions import SAFE_METHODS
@@ -105,45 +104,6 @@ class RejectedUploadIPThrottle(_FailureIPThrottle):
     are read by its worker, whose refusals are limited per team (``TooManyRejected``)."""
 
     scope = "rejected-ip"
-
-
-class SignupIPThrottle(_PerIP):
-    """Sign-up forms sent per IP address (each one, accepted or not: a refused one answers
-    whether a name or an address is taken)."""
-
-    scope = "signup-ip"
-
-
-class ResetIPThrottle(_PerIP):
-    """Password resets asked for per IP address."""
-
-    scope = "reset-ip"
-
-
-class ResetAccountThrottle(_Throttle):
-    """Password resets asked for one e-mail address (so per account), whether an account has it
-    or not: the answer is the same either way. The address is kept hashed in the cache."""
-
-    scope = "reset-account"
-
-    def __init__(self, address: str) -> None:
-        super().__init__()
-        self.address = address
-
-    def get_cache_key(self, request: Any, view: Any) -> str | None:
-        digest = hashlib.sha256(self.address.strip().casefold().encode()).hexdigest()
-        return self.cache_format % {"scope": self.scope, "ident": digest}
-
-
-class ConfirmUserThrottle(_PerUser):
-    """Confirmation mails asked for per user (sent again, or for a changed address)."""
-
-    scope = "confirm-user"
-
-
-def wait_seconds(throttle: _Throttle) -> int:
-    """Whole seconds until ``throttle`` lets a request through again (at least 1)."""
-    return int((throttle.wait() or 1) + 0.999)
 
 
 SUBMIT_THROTTLES = [SubmitUserThrottle, SubmitIPThrottle]

@@ -5,7 +5,6 @@ from __future__ import annotations
 from django.contrib import admin
 from django.urls import include, path
 
-from leaderboard.accounts.views import ResetConfirmView, ResetView
 from leaderboard.api.views import Index as ApiIndex
 from leaderboard.operations.health import healthz, livez, readyz, readyz_web
 from leaderboard.operations.metrics import metrics
@@ -23,18 +22,11 @@ urlpatterns = [
     # the same index as /api/v1/: where a visitor trying /api/ lands
     path("api/", ApiIndex.as_view(), name="api-root"),
     path("api/v1/", include("leaderboard.api.urls")),
+    # the site's own account pages (profile, mail choice, data, deletion, tokens), then
+    # django-allauth's: sign-up, confirmation, log-in/out, password reset and change, identity
+    # providers
     path("accounts/", include("leaderboard.accounts.urls")),
-    # The password reset's form and new-password page, before Django's own of the same names
-    # and paths: the mail goes out from a worker, limits apply, a reset lifts the log-in lock.
-    path("accounts/password_reset/", ResetView.as_view(), name="password_reset"),
-    path(
-        "accounts/reset/<uidb64>/<token>/",
-        ResetConfirmView.as_view(),
-        name="password_reset_confirm",
-    ),
-    # login, logout (POST), password_change*, password_reset_done/_complete under their
-    # default names.
-    path("accounts/", include("django.contrib.auth.urls")),
+    path("accounts/", include("allauth.urls")),
     path("teams/", include("leaderboard.teams.urls")),
     path("", include("leaderboard.rankings.urls")),
     path("", include("leaderboard.submissions.urls")),

@@ -1,16 +1,19 @@
 """The admin's user pages, with the site's rule for addresses: one account per address,
 whatever its capitals (the unique index would otherwise answer a duplicate with an error page).
-The confirmation of an address shows on the user's page."""
+The user's addresses, and which are confirmed, show on the user's page."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from allauth.account.models import EmailAddress
+from allauth.socialaccount.models import SocialAccount, SocialApp, SocialToken
 from django import forms
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 from django.contrib.auth.forms import UserChangeForm
 
-from leaderboard.accounts.models import EmailConfirmation
 from leaderboard.accounts.services import TAKEN, address_taken
 
 User = get_user_model()
@@ -24,11 +27,12 @@ class AccountChangeForm(UserChangeForm):
         return address
 
 
-class ConfirmationInline(admin.StackedInline):
-    model = EmailConfirmation
+class AddressInline(admin.TabularInline):
+    """The account's addresses and whether each is confirmed (django-allauth's rows)."""
+
+    model = EmailAddress
     extra = 0
     can_delete = True
-    readonly_fields = ("email", "confirmed_at")
 
 
 admin.site.unregister(User)
@@ -37,4 +41,25 @@ admin.site.unregister(User)
 @admin.register(User)
 class AccountAdmin(UserAdmin):
     form = AccountChangeForm
-    inlines = [ConfirmationInline]
+    inlines = [AddressInline]
+
+
+# Identity providers come from the environment (SOCIALACCOUNT_PROVIDERS), never from rows, and
+# their tokens are secrets: neither has an admin page. A person's linked providers can be seen
+# and removed (the person then signs in as before), not written.
+admin.site.unregister(SocialApp)
+admin.site.unregister(SocialToken)
+admin.site.unregister(SocialAccount)
+
+
+@admin.register(SocialAccount)
+class LinkedProviderAdmin(admin.ModelAdmin):
+    list_display = ("user", "provider", "uid", "last_login")
+    search_fields = ("user__username", "uid")
+    readonly_fields = ("user", "provider", "uid", "last_login", "date_joined", "extra_data")
+
+    def has_add_permission(self, request: Any, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: Any, obj: Any = None) -> bool:
+        return False

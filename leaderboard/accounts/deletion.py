@@ -26,6 +26,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from allauth.account.models import EmailAddress
+from allauth.socialaccount.models import SocialAccount
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
@@ -36,7 +38,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils.text import slugify
 
-from leaderboard.accounts.models import EmailConfirmation, MailPreference
+from leaderboard.accounts.models import MailPreference
 from leaderboard.accounts.services import AccountError
 from leaderboard.api.models import ApiToken
 from leaderboard.challenges import audit
@@ -131,7 +133,7 @@ def _scrub(value: Any, username: str, email: str, neutral: str) -> Any:
 
 #: the person's own rows, whose admin changes the audit log records (``admin_trail``: the
 #: subject is the row's verbose name and its text, which starts with the username)
-OWN_ROWS = (MailPreference, EmailConfirmation, ApiToken, Membership)
+OWN_ROWS = (MailPreference, ApiToken, Membership)
 
 
 def _own_row_subjects(username: str) -> list[str]:
@@ -181,12 +183,19 @@ def _rewrite_admin_history(user: Any, neutral: str) -> None:
     """The admin's history of the person's own rows names them in ``object_repr``; the entries
     they wrote themselves go with their row (``LogEntry.user`` cascades)."""
     kinds = ContentType.objects.get_for_models(
-        get_user_model(), MailPreference, EmailConfirmation, ApiToken, Membership
+        get_user_model(), MailPreference, EmailAddress, SocialAccount, ApiToken, Membership
     )
     about = (
         Q(content_type=kinds[get_user_model()], object_id=str(user.pk))
         | Q(content_type=kinds[MailPreference], object_id=str(user.pk))
-        | Q(content_type=kinds[EmailConfirmation], object_id=str(user.pk))
+        | Q(
+            content_type=kinds[EmailAddress],
+            object_id__in=[str(pk) for pk in user.emailaddress_set.values_list("pk", flat=True)],
+        )
+        | Q(
+            content_type=kinds[SocialAccount],
+            object_id__in=[str(pk) for pk in user.socialaccount_set.values_list("pk", flat=True)],
+        )
         | Q(
             content_type=kinds[ApiToken],
             object_id__in=[str(pk) for pk in user.api_tokens.values_list("pk", flat=True)],
@@ -213,8 +222,12 @@ def _end_sessions(user: Any) -> None:
 
 
 def _forget_log_ins(user: Any) -> None:
-    """The failed log-in records under the person's username (as typed and as counted)."""
-    usernames = {user.get_username(), login_username(None, {"username": user.get_username()})}
+    """The failed log-in records under the person's username or addresses (one logs in with
+    either), as typed and as counted."""
+    typed = [user.get_username(), *user.emailaddress_set.values_list("email", flat=True)]
+    if user.email:
+        typed.append(user.email)
+    usernames = {*typed, *(login_username(None, {"username": name}) for name in typed)}
     usernames.discard(None)
     for model in (AccessAttempt, AccessFailureLog, AccessLog):
         model.objects.filter(username__in=usernames).delete()

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from allauth.account.models import EmailAddress
+from allauth.socialaccount.models import SocialAccount
 from django.contrib.auth.models import AbstractBaseUser
 from django.utils import timezone
 
-from leaderboard.accounts.models import EmailConfirmation, MailPreference
+from leaderboard.accounts.models import MailPreference
 from leaderboard.api.models import ApiToken
 from leaderboard.challenges.audit import AuditEntry
 from leaderboard.challenges.visibility import access
@@ -41,7 +43,6 @@ def _when(value: Any) -> str | None:
 
 
 def _account(user: Any) -> dict[str, Any]:
-    confirmation = EmailConfirmation.objects.filter(user=user).first()
     return {
         "username": user.get_username(),
         "email": user.email,
@@ -50,11 +51,14 @@ def _account(user: Any) -> dict[str, Any]:
         "date_joined": _when(user.date_joined),
         "last_login": _when(user.last_login),
         "active": user.is_active,
-        "confirmed_email": (
-            {"email": confirmation.email, "confirmed_at": _when(confirmation.confirmed_at)}
-            if confirmation is not None
-            else None
-        ),
+        "addresses": [
+            {"email": row.email, "primary": row.primary, "confirmed": row.verified}
+            for row in EmailAddress.objects.filter(user=user).order_by("pk")
+        ],
+        "identity_providers": [
+            {"provider": row.provider, "uid": row.uid}
+            for row in SocialAccount.objects.filter(user=user).order_by("pk")
+        ],
         "organises": sorted(user.organised_challenges.values_list("slug", flat=True)),
     }
 

@@ -1,48 +1,18 @@
-"""Sign-up: Django's UserCreationForm plus an e-mail address (confirmed by a mailed link, for
-password resets and, unless turned off on the profile, the outcome of the team's submissions);
-the password-reset form, which only queues the mail; the profile's address and mail choice."""
+"""The profile's forms: API tokens, the mail choice, and the deletion of the account (the
+password asked again); the new-address form, allauth's with the site's rule. Sign-up, log-in
+and the password's forms are django-allauth's."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from allauth.account.forms import AddEmailForm, SignupForm
 from django import forms
-from django.contrib.auth import authenticate, get_user_model
-from django.contrib.auth.forms import PasswordResetForm, UserCreationForm
+from django.contrib.auth import authenticate
 
 from leaderboard.accounts.services import TAKEN, address_taken
 from leaderboard.api import services as tokens
 from leaderboard.api.models import Scope
-from leaderboard.background import SEND_PASSWORD_RESET
-from leaderboard.celery import send
-
-
-class SignUpForm(UserCreationForm):
-    email = forms.EmailField(
-        required=True,
-        help_text="Used to reset your password and to tell you when your team's submissions "
-        "are scored or fail (you can turn that off on your profile). Never shown to others.",
-        label="E-mail address",
-    )
-
-    class Meta(UserCreationForm.Meta):
-        model = get_user_model()
-        fields = ("username", "email")
-
-    def clean_email(self) -> str:
-        address = get_user_model().objects.normalize_email(self.cleaned_data["email"])
-        if address_taken(address):
-            raise forms.ValidationError(TAKEN)
-        return address
-
-
-class ResetForm(PasswordResetForm):
-    """Django's reset form, whose ``save`` queues the mail instead of sending it: the request
-    does the same work whether the address has an account or not (a worker looks it up), so
-    the answer and its time tell nothing, and a slow mail server holds no request up."""
-
-    def save(self, *args: Any, **kwargs: Any) -> None:  # type: ignore[override]
-        send(SEND_PASSWORD_RESET, self.cleaned_data["email"])
 
 
 class PasswordAgainForm(forms.Form):
@@ -68,15 +38,27 @@ class PasswordAgainForm(forms.Form):
         return str(password)
 
 
-class AddressForm(PasswordAgainForm):
-    email = forms.EmailField(label="New e-mail address")
-    field_order = ["email", "password"]
+class AccountSignupForm(SignupForm):
+    """allauth's sign-up form, saying what the address is for."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["email"].label = "E-mail address"
+        self.fields["email"].help_text = (
+            "Used to reset your password and to tell you when your team's submissions are "
+            "scored or fail (you can turn that off on your profile). Never shown to others."
+        )
+
+
+class AddressForm(AddEmailForm):
+    """allauth's form for a new address (it replaces the account's once its link is opened),
+    refusing, as sign-up does, an address another account has whatever its capitals (one
+    address, one account): allauth would otherwise add it unconfirmed and mail its owner."""
 
     def clean_email(self) -> str:
-        address = get_user_model().objects.normalize_email(self.cleaned_data["email"])
-        if address_taken(address, exclude=self.request.user):
+        if address_taken(self.cleaned_data["email"], exclude=self.user):
             raise forms.ValidationError(TAKEN)
-        return address
+        return str(super().clean_email())
 
 
 class TokenForm(forms.Form):

@@ -1,4 +1,5 @@
-"""What a user chose about the mail Trackboard sends them, and which address they confirmed."""
+"""What a user chose about the mail Trackboard sends them. The address they confirmed is
+django-allauth's ``EmailAddress(verified=True)``."""
 
 from __future__ import annotations
 
@@ -26,24 +27,6 @@ class MailPreference(models.Model):
             f"{self.user}: submission mail {'on' if self.submission_mail else 'off'}, "
             f"announcement mail {'on' if self.announcement_mail else 'off'}"
         )
-
-
-class EmailConfirmation(models.Model):
-    """The address a user proved they read (they opened the link mailed to it). It counts while
-    it is still the user's address: a changed address is unconfirmed until its own link is
-    opened (``teams.services.address_confirmed`` reads it). No row: never confirmed."""
-
-    user = models.OneToOneField(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.CASCADE,
-        primary_key=True,
-        related_name="email_confirmation",
-    )
-    email = models.EmailField()
-    confirmed_at = models.DateTimeField()
-
-    def __str__(self) -> str:
-        return f"{self.user}: {self.email} confirmed {self.confirmed_at:%Y-%m-%d}"
 
 
 def wants_submission_mail(user: object) -> bool:

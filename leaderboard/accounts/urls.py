@@ -6,11 +6,6 @@ from leaderboard.accounts import views
 
 app_name = "accounts"
 urlpatterns = [
-    path("signup/", views.signup, name="signup"),
-    path("confirm/", views.confirm_sent, name="confirm-sent"),
-    path("confirm/resend/", views.resend_confirmation, name="confirm-resend"),
-    path("confirm/<uidb64>/<token>/", views.confirm, name="confirm"),
-    path("profile/email/", views.change_address, name="address"),
     path("profile/", views.profile, name="profile"),
     path("profile/mail/", views.mail, name="mail"),
     path("profile/export/", views.export, name="export"),

@@ -1,226 +1,32 @@
-"""Sign-up and the confirmation of an address, profile (address, mail choice, API tokens), and
-the password reset (Django's views, with the mail sent by a worker, limits per address and per
-account, and the log-in lock lifted by a completed reset); log in/out and password change are
-Django's own auth views."""
+"""The profile (address, mail choice, API tokens, sign-in providers), the download of one's data
+and the deletion of the account. Sign-up, the confirmation of an address, log-in and log-out,
+the password's reset and change, and linking identity providers are django-allauth's
+(``accounts.adapter``, mounted at ``/accounts/``)."""
 
 from __future__ import annotations
 
-from typing import Any
-from urllib.parse import urlencode
-
-from axes.utils import reset as reset_login_failures
 from django.contrib import messages
-from django.contrib.auth import get_user_model, login, logout
-from django.contrib.auth import views as auth
+from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
-from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.cache import add_never_cache_headers
-from django.utils.encoding import force_str
-from django.utils.http import url_has_allowed_host_and_scheme, urlsafe_base64_decode
 from django.views.decorators.http import require_POST
 
 from leaderboard.accounts import services as accounts
 from leaderboard.accounts.deletion import delete_account, plan, refusal
 from leaderboard.accounts.export import filename, personal_data
-from leaderboard.accounts.forms import (
-    AddressForm,
-    DeleteAccountForm,
-    MailForm,
-    ResetForm,
-    SignUpForm,
-    TokenForm,
-)
+from leaderboard.accounts.forms import DeleteAccountForm, MailForm, TokenForm
 from leaderboard.accounts.models import (
     MailPreference,
     wants_announcement_mail,
     wants_submission_mail,
 )
-from leaderboard.accounts.tokens import confirmation_tokens
 from leaderboard.api import services as tokens
-from leaderboard.security import login_username
-from leaderboard.teams.services import address_confirmed, teams_of
-from leaderboard.throttles import (
-    TOKEN_THROTTLES,
-    ConfirmUserThrottle,
-    ResetAccountThrottle,
-    ResetIPThrottle,
-    SignupIPThrottle,
-    wait_seconds,
-)
-
-
-def _minutes(seconds: int) -> str:
-    minutes = max(1, (seconds + 59) // 60)
-    return f"{minutes} minute{'s' if minutes != 1 else ''}"
-
-
-def _throttled(response: HttpResponse, seconds: int) -> HttpResponse:
-    response.status_code = 429
-    response["Retry-After"] = str(seconds)
-    return response
-
-
-def _next_url(request: HttpRequest) -> str | None:
-    target = request.POST.get("next") or request.GET.get("next")
-    if target and url_has_allowed_host_and_scheme(
-        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return target
-    return None
-
-
-def signup(request: HttpRequest) -> HttpResponse:
-    """A new account, signed in at once; its address is confirmed by the link mailed to it
-    (until then it cannot take part). Sign-up forms are limited per address."""
-    if request.user.is_authenticated:
-        return redirect("accounts:profile")
-    form = SignUpForm(request.POST or None)
-    context = {"form": form, "next": _next_url(request)}
-    if request.method == "POST":
-        limit = SignupIPThrottle()
-        if not limit.allow_request(request, None):
-            wait = wait_seconds(limit)
-            form.add_error(
-                None,
-                "Too many sign-ups from your address; try again in "
-                f"{_minutes(wait)}. Nothing was created.",
-            )
-            return _throttled(render(request, "accounts/signup.html", context), wait)
-        if form.is_valid():
-            try:
-                user = form.save()
-            except IntegrityError:  # the address index, for a race the form's check lost
-                form.add_error("email", accounts.TAKEN)
-            else:
-                accounts.request_confirmation(user)
-                login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-                messages.success(request, f"Welcome, {user.get_username()}.")
-                target = _next_url(request)
-                response = redirect("accounts:confirm-sent")
-                if target:
-                    response["Location"] += "?" + urlencode({"next": target})
-                return response
-    return render(request, "accounts/signup.html", context)
-
-
-@login_required
-def confirm_sent(request: HttpRequest) -> HttpResponse:
-    """After sign-up (or a new link): where the link went, what waits on it, how to resend."""
-    if address_confirmed(request.user):
-        return redirect(_next_url(request) or "teams:mine")
-    return render(request, "accounts/confirm_sent.html", {"next": _next_url(request)})
-
-
-def _user_of(uidb64: str) -> Any:
-    try:
-        pk = force_str(urlsafe_base64_decode(uidb64))
-        return get_user_model()._default_manager.filter(pk=int(pk)).first()
-    except (ValueError, OverflowError):
-        return None
-
-
-def confirm(request: HttpRequest, uidb64: str, token: str) -> HttpResponse:
-    """The link of the mail: a button that confirms (GET changes nothing, so a mail scanner
-    opening links confirms nothing), then the confirmation."""
-    user = _user_of(uidb64)
-    valid = user is not None and user.is_active and confirmation_tokens.check_token(user, token)
-    if request.method == "POST" and valid:
-        accounts.confirm(user)
-        messages.success(request, f"Your address {user.email} is confirmed; you can take part now.")
-        if request.user.is_authenticated and request.user.pk == user.pk:
-            return redirect("teams:mine")
-        return redirect("login")
-    context = {
-        "valid": valid,
-        "confirmed_user": user,
-        "already": user is not None and not valid and accounts.is_confirmed(user),
-    }
-    return render(request, "accounts/confirm.html", context, status=200 if valid else 400)
-
-
-@login_required
-@require_POST
-def resend_confirmation(request: HttpRequest) -> HttpResponse:
-    """Mail the confirmation link again (limited per user)."""
-    user = request.user
-    if accounts.is_confirmed(user):
-        messages.info(request, "Your address is already confirmed.")
-        return redirect(_next_url(request) or "accounts:profile")
-    if not user.email:
-        messages.error(request, "Your account has no e-mail address yet: add one below.")
-        return redirect(reverse("accounts:profile") + "#email")
-    limit = ConfirmUserThrottle()
-    if not limit.allow_request(request, None):
-        wait = wait_seconds(limit)
-        messages.error(
-            request,
-            f"We have sent the link several times already; try again in {_minutes(wait)}, and "
-            "look in your spam folder meanwhile.",
-        )
-        return _throttled(render(request, "accounts/confirm_sent.html", {}), wait)
-    accounts.request_confirmation(user)
-    messages.success(request, f"A new link is on its way to {user.email}.")
-    return redirect(_next_url(request) or "accounts:confirm-sent")
-
-
-@login_required
-@require_POST
-def change_address(request: HttpRequest) -> HttpResponse:
-    """A new address for the account (the password asked again), unconfirmed until the link
-    mailed to it is opened."""
-    form = AddressForm(request.POST, request=request)
-    if not form.is_valid():
-        return _profile(request, TokenForm(user=request.user), address_form=form, status=400)
-    limit = ConfirmUserThrottle()
-    if not limit.allow_request(request, None):
-        wait = wait_seconds(limit)
-        form.add_error(None, f"Too many confirmation mails; try again in {_minutes(wait)}.")
-        return _throttled(_profile(request, TokenForm(user=request.user), address_form=form), wait)
-    try:
-        accounts.change_address(request.user, form.cleaned_data["email"])
-    except accounts.AccountError as exc:
-        form.add_error("email", str(exc))
-        return _profile(request, TokenForm(user=request.user), address_form=form, status=400)
-    messages.success(
-        request, f"Your address is now {request.user.email}; open the link we sent there."
-    )
-    return redirect("accounts:confirm-sent")
-
-
-class ResetView(auth.PasswordResetView):
-    """The reset form: the same answer, after the same work, for every address (a worker looks
-    it up and mails it), limited per client address and per address asked for."""
-
-    form_class = ResetForm
-
-    def form_valid(self, form: ResetForm) -> HttpResponse:
-        for limit in (ResetIPThrottle(), ResetAccountThrottle(form.cleaned_data["email"])):
-            if not limit.allow_request(self.request, None):
-                wait = wait_seconds(limit)
-                form.add_error(
-                    None,
-                    "Too many password resets were asked for from your address or for this "
-                    f"e-mail address; try again in {_minutes(wait)}. If a link was sent, the "
-                    "latest one works.",
-                )
-                return _throttled(self.form_invalid(form), wait)
-        return super().form_valid(form)
-
-
-class ResetConfirmView(auth.PasswordResetConfirmView):
-    """Django's new-password form; once the password is set, the account's failed log-ins are
-    forgotten, so a lock they put on it is lifted from every address."""
-
-    def form_valid(self, form: Any) -> HttpResponse:
-        response = super().form_valid(form)
-        username = login_username(None, {"username": form.user.get_username()})
-        if username:
-            reset_login_failures(username=username)
-        return response
+from leaderboard.teams.services import teams_of
+from leaderboard.throttles import TOKEN_THROTTLES
 
 
 def _profile(
@@ -228,11 +34,9 @@ def _profile(
     form: TokenForm,
     new_key: str = "",
     status: int = 200,
-    address_form: AddressForm | None = None,
 ) -> HttpResponse:
     context = {
         "confirmed": accounts.is_confirmed(request.user),
-        "address_form": address_form or AddressForm(request=request),
         "teams": teams_of(request.user),
         "tokens": tokens.tokens_of(request.user),
         "token_form": form,

@@ -25,10 +25,11 @@ import datetime as dt
 from collections.abc import Iterable
 from typing import Any
 
+from allauth.account.decorators import secure_admin_login
 from django import forms
 from django.contrib import admin
 from django.db import models
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 
 from leaderboard.challenges import audit, roles
 
@@ -197,7 +198,15 @@ class Audited(admin.ModelAdmin):
 
 
 class AuditedSite(admin.AdminSite):
-    """The admin site: every page registered on it is ``Audited``."""
+    """The admin site: every page registered on it is ``Audited``. Its log-in page sends to the
+    site's own (``LOGIN_URL``, with the admin page to come back to), so the admin is entered
+    through the same log-in, under the same failure lock, as the rest of the site."""
+
+    def login(self, request: HttpRequest, extra_context: Any = None) -> HttpResponse:
+        def admin_login(request: HttpRequest) -> HttpResponse:
+            return super(AuditedSite, self).login(request, extra_context)
+
+        return secure_admin_login(admin_login)(request)
 
     def register(self, model_or_iterable: Any, admin_class: Any = None, **options: Any) -> None:
         base = admin_class or admin.ModelAdmin

@@ -38,15 +38,18 @@ def address_confirmed(user: AbstractBaseUser) -> bool:
     """Whether ``user`` may create and register teams and submit: their current e-mail address
     is confirmed (superusers, the site's operators, always may).
 
-    The confirmation is the accounts app's row, read through the user's relation to it (as the
-    submission mail reads the mail preference), so this layer needs no import of that app."""
+    The confirmation is django-allauth's verified address row, read through the user's relation
+    to it (as the submission mail reads the mail preference), so this layer needs no import of
+    the accounts apps. An address an identity provider said it verified counts the same."""
     if not user.is_authenticated:
         return False
     if getattr(user, "is_superuser", False):
         return True
     return (
         get_user_model()
-        .objects.filter(pk=user.pk, email_confirmation__email=F("email"))
+        .objects.filter(
+            pk=user.pk, emailaddress__verified=True, emailaddress__email__iexact=F("email")
+        )
         .exclude(email="")
         .exists()
     )

@@ -3,15 +3,18 @@ rename, who sees the members."""
 
 from __future__ import annotations
 
+from allauth.socialaccount.models import SocialAccount
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db.models import Prefetch, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from leaderboard.teams import services
 from leaderboard.teams.forms import JoinForm, TeamForm
-from leaderboard.teams.models import Participation, Team
+from leaderboard.teams.models import Membership, Participation, Team
 
 
 @login_required
@@ -57,11 +60,23 @@ def detail(request: HttpRequest, slug: str) -> HttpResponse:
         "owner": owner,
         "members_shown": shown,
         "member_count": team.memberships.count(),
-        "memberships": team.memberships.select_related("user").order_by("joined") if shown else [],
+        "memberships": _memberships(team) if shown else [],
+        "orcid_site": f"https://{settings.ORCID_DOMAIN}",
         "participations": participations,
         "rename_form": TeamForm(initial={"name": team.name}) if owner else None,
     }
     return render(request, "teams/detail.html", context)
+
+
+def _memberships(team: Team) -> QuerySet[Membership]:
+    """The team's memberships, each user with the ORCID iD they linked (``orcid_accounts``:
+    none, or their ORCID sign-in), which the page shows beside their name."""
+    orcid = SocialAccount.objects.filter(provider="orcid")
+    return (
+        team.memberships.select_related("user")
+        .prefetch_related(Prefetch("user__socialaccount_set", orcid, to_attr="orcid_accounts"))
+        .order_by("joined")
+    )
 
 
 @login_required

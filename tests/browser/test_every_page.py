@@ -19,13 +19,13 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
+from allauth.account.models import EmailAddress, EmailConfirmationHMAC
 from axe_playwright_python.sync_playwright import Axe
 from django.contrib.auth import get_user_model
+from django.urls import reverse
 
-from leaderboard.accounts.services import confirmation_link
 from leaderboard.challenges.models import Phase
 from leaderboard.demo import dev_reference, dstc11, other_tasks
 from leaderboard.submissions.models import Submission
@@ -95,7 +95,7 @@ OVERVIEW = """() => {
 
 def _log_in(page: Any, username: str) -> None:
     page.goto("/accounts/login/")
-    page.fill("input[name=username]", username)
+    page.fill("input[name=login]", username)
     page.fill("input[name=password]", dstc11.PASSWORD)
     page.click("main button[type=submit]")
     page.wait_for_load_state()
@@ -114,6 +114,9 @@ def _pages() -> dict[str, list[tuple[str, str]]]:
         ("new-team", "/teams/new/"),
         ("join-team", "/teams/join/"),
         ("profile", "/accounts/profile/"),
+        ("addresses", "/accounts/email/"),
+        ("password-change", "/accounts/password/change/"),
+        ("providers", "/accounts/3rdparty/"),
     ]
     organiser: list[tuple[str, str]] = []
     for task, slug in SLUGS.items():
@@ -150,8 +153,8 @@ def _pages() -> dict[str, list[tuple[str, str]]]:
     reader += [
         ("login", "/accounts/login/"),
         ("signup", "/accounts/signup/"),
-        ("password-reset", "/accounts/password_reset/"),
-        ("password-reset-done", "/accounts/password_reset/done/"),
+        ("password-reset", "/accounts/password/reset/"),
+        ("password-reset-done", "/accounts/password/reset/done/"),
         ("confirm-address", _confirmation_link()),
     ]
     return {"reader": reader, "participant": participant, "organiser": organiser}
@@ -160,7 +163,8 @@ def _pages() -> dict[str, list[tuple[str, str]]]:
 def _confirmation_link() -> str:
     """The page a new account's mailed link opens (its confirm button)."""
     user = get_user_model().objects.create_user("newcomer", "newcomer@example.org", "pw")
-    return urlsplit(confirmation_link(user)).path
+    address = EmailAddress.objects.create(user=user, email=user.email, primary=True)
+    return reverse("account_confirm_email", args=[EmailConfirmationHMAC(address).key])
 
 
 @pytest.fixture

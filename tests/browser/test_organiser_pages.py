@@ -23,7 +23,7 @@ SIZES = {"phone": (390, 844), "desktop": (1366, 900)}
 
 def _log_in(page, username):
     page.goto("/accounts/login/")
-    page.fill("input[name=username]", username)
+    page.fill("input[name=login]", username)
     page.fill("input[name=password]", dstc11.PASSWORD)
     page.click("main button[type=submit]")
     page.wait_for_load_state()

@@ -158,11 +158,10 @@ def account_mail(published) -> list[tuple[str, list[object]]]:
     """Run the accounts' mail tasks in this process when they are sent (after the commit), as
     a worker would, instead of publishing them; records (task name, arguments)."""
     from leaderboard.accounts import tasks
-    from leaderboard.background import SEND_CONFIRMATION, SEND_PASSWORD_RESET
+    from leaderboard.background import SEND_ACCOUNT_MAIL
 
     sent: list[tuple[str, list[object]]] = []
-    bodies = {SEND_PASSWORD_RESET: tasks.send_password_reset,
-              SEND_CONFIRMATION: tasks.send_confirmation}  # fmt: skip
+    bodies = {SEND_ACCOUNT_MAIL: tasks.send_account_mail}
 
     def runner(name: str) -> Callable[..., None]:
         def run(*args: object) -> None:

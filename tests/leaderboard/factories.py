@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
 
-from leaderboard.accounts.models import EmailConfirmation
+from leaderboard.accounts.services import confirm
 from leaderboard.challenges.models import Challenge, Condition, Phase
 from leaderboard.challenges.services import add_reference
 from leaderboard.teams.models import Membership, Participation, Team
@@ -32,9 +32,7 @@ class UserFactory(factory.django.DjangoModelFactory):
         """Most tests' users take part: their address is confirmed, as after the mail's link.
         ``UserFactory(confirmed=False)``: an account that has not opened its link yet."""
         if create and self.email and extracted is not False:
-            EmailConfirmation.objects.create(
-                user=self, email=self.email, confirmed_at=timezone.now()
-            )
+            confirm(self)
 
 
 class ChallengeFactory(factory.django.DjangoModelFactory):

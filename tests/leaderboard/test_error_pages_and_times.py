@@ -88,7 +88,7 @@ def test_a_lost_database_is_the_site_styled_503_with_a_retry_hint():
 def test_bad_requests_and_expired_forms_get_site_pages():
     _site_page(Client().get("/challenges/?q=%00"), 400, "contains a NUL character", "Error 400")
     strict = Client(enforce_csrf_checks=True)
-    refused = strict.post(reverse("login"), {"username": "a", "password": "b"})
+    refused = strict.post(reverse("account_login"), {"login": "a", "password": "b"})
     _site_page(refused, 403, "The form had expired", "Error 403")
 
 

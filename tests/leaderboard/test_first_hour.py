@@ -34,8 +34,8 @@ def test_check_your_email_pages_say_where_printed_mail_goes(backend, said):
     client.force_login(get_user_model().objects.create_user("new", "new@example.org", "pw"))
     with override_settings(EMAIL_BACKEND=backend):
         pages = [
-            client.get(reverse("accounts:confirm-sent")),
-            client.get(reverse("password_reset_done")),
+            client.get(reverse("accounts:profile")),  # where sign-up lands
+            client.get(reverse("account_reset_password_done")),
         ]
     for page in pages:
         assert page.status_code == 200

@@ -28,7 +28,7 @@ def test_a_new_user_signs_up_submits_and_sees_the_result_on_the_leaderboard(
 
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(
-            reverse("accounts:signup"),
+            reverse("account_signup"),
             {
                 "username": "newcomer",
                 "email": "newcomer@example.org",
@@ -38,7 +38,7 @@ def test_a_new_user_signs_up_submits_and_sees_the_result_on_the_leaderboard(
         )
     assert response.status_code == 302
     # the link of the mail the worker sent, then its button
-    link = re.search(r"https?://\S+?(/accounts/confirm/\S+/)", mail.outbox[-1].body).group(1)
+    link = re.search(r"https?://\S+?(/accounts/confirm-email/\S+/)", mail.outbox[-1].body).group(1)
     assert client.post(link).status_code == 302
     response = client.post(reverse("teams:create"), {"name": "Night Owls"}, follow=True)
     assert response.status_code == 200

@@ -83,7 +83,7 @@ def test_a_failed_submission_scored_after_all_is_one_more_mail(
 
 
 def test_the_sign_up_form_says_what_the_address_is_for(client):
-    page = client.get(reverse("accounts:signup")).text
+    page = client.get(reverse("account_signup")).text
     assert "Used only to reset your password" not in page
     assert "to tell you when your team's submissions are scored or fail" in page
     assert "turn that off on your profile" in page

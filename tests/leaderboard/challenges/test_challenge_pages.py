@@ -130,7 +130,7 @@ def test_a_user_cannot_register_someone_elses_team(client, challenge):
 def test_registration_needs_log_in_post_and_csrf(client, challenge):
     team = TeamFactory()
     url = reverse("challenges:register", args=[challenge.slug])
-    assert client.post(url, {"team": team.pk})["Location"].startswith(reverse("login"))
+    assert client.post(url, {"team": team.pk})["Location"].startswith(reverse("account_login"))
     client = Client(enforce_csrf_checks=True)
     log_in(client, team.created_by)
     assert client.get(url).status_code == 405

@@ -96,8 +96,8 @@ def test_uploads_and_pages_through_a_redis_outage_answer_no_500_and_lose_nothing
             reader.get(board),
             reader.get(f"/api/v1/phases/{phase.pk}/leaderboard/"),
             reader.post(
-                reverse("login"),
-                {"username": someone.username, "password": "a-long-enough-password"},
+                reverse("account_login"),
+                {"login": someone.username, "password": "a-long-enough-password"},
             ),
             web.post(reverse("accounts:token-create"), {"name": f"token {n}"}),
         ):

@@ -180,7 +180,7 @@ def _sign_up_and_get_token(base: str, inbox, procs) -> str:
     # The worker mails the link that confirms the address (on the site's address); until it
     # is opened the account cannot create a team.
     assert "Confirm your e-mail address first" in _post(s, f"{base}/teams/new/", {"name": "X"}).text
-    link = re.search(r"(/accounts/confirm/\S+/\S+/)", _mail_to(inbox, "alice@example.org", procs))
+    link = re.search(r"(/accounts/confirm-email/\S+/)", _mail_to(inbox, "alice@example.org", procs))
     page = s.get(base + link.group(1), timeout=10)
     assert "Confirm the address" in page.text, page.text[:2000]
     assert _post(s, base + link.group(1), {}).url == f"{base}/teams/"  # confirmed
@@ -226,12 +226,15 @@ def test_the_whole_flow_runs_on_gunicorn_a_worker_and_beat_with_production_setti
     anonymous = _LoopbackSession()
     answers = []
     for address in ("alice@example.org", "nobody@example.org"):
-        _csrf(anonymous, f"{base}/accounts/password_reset/")
-        answer = _post(anonymous, f"{base}/accounts/password_reset/", {"email": address})
+        _csrf(anonymous, f"{base}/accounts/password/reset/")
+        answer = _post(anonymous, f"{base}/accounts/password/reset/", {"email": address})
         answers.append((answer.status_code, answer.url))
-    assert answers[0] == answers[1] and answers[0][1].endswith("/accounts/password_reset/done/")
+    assert answers[0] == answers[1] and answers[0][1].endswith("/accounts/password/reset/done/")
     reset = _mail_to(inbox, "alice@example.org", procs, count=2)
-    assert "Reset your Trackboard password" in reset and f"{base}/accounts/reset/" in reset
+    assert (
+        "Reset your Trackboard password" in reset
+        and f"{base}/accounts/password/reset/key/" in reset
+    )
 
     # The trackboard CLI uploads through the API and waits for the worker to score it.
     cli_env = {**env, "TRACKBOARD_CONFIG": str(tmp / "cli.json")}

@@ -201,7 +201,7 @@ class _Client(requests.Session):
         )
 
     def log_in(self, base: str, username: str, password: str) -> requests.Response:
-        fields = {"username": username, "password": password}
+        fields = {"login": username, "password": password}
         return self.submit(f"{base}/accounts/login/", fields)
 
 
@@ -306,14 +306,14 @@ def test_every_kind_of_mail_arrives(stack, mail_server, settings):
     )
     assert signed_up.status_code == 302, signed_up.text
     confirm = _mail_to(stack, inbox, "newcomer@example.org", "Confirm your e-mail address")
-    assert f"{SITE}/accounts/confirm/" in confirm
+    assert f"{SITE}/accounts/confirm-email/" in confirm
     # a password reset through nginx
     asked = _Client("127.0.0.5").submit(
-        f"{stack.base}/accounts/password_reset/", {"email": "newcomer@example.org"}
+        f"{stack.base}/accounts/password/reset/", {"email": "newcomer@example.org"}
     )
     assert asked.status_code == 302, asked.text
     reset = _mail_to(stack, inbox, "newcomer@example.org", "Reset your Trackboard password")
-    assert f"{SITE}/accounts/reset/" in reset
+    assert f"{SITE}/accounts/password/reset/key/" in reset
     # a registration waiting for the organisers, and their decision to the team
     challenge = ChallengeFactory(registration=Challenge.Registration.APPROVAL, title="Mailed")
     challenge.organisers.add(UserFactory(email="organiser@example.org"))

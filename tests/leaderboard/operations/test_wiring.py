@@ -188,8 +188,7 @@ def test_the_declaration_names_four_queues_and_routes_every_mail_to_the_mail_one
     assert background.queues() == ["q", "q-rescore", "q-boards", "q-mail"]
     mail = {
         background.NOTIFY_TEAM,
-        background.SEND_PASSWORD_RESET,
-        background.SEND_CONFIRMATION,
+        background.SEND_ACCOUNT_MAIL,
         background.MAIL_PENDING,
         background.MAIL_DECISION,
         background.MAIL_ANNOUNCEMENT,

@@ -59,8 +59,11 @@ class World:
                 "phase": phase.slug,
                 "pk": submission.pk,
                 "code": team.invite_code,
-                "uidb64": "MQ",
-                "token": "set-password",
+                # allauth's links: a made-up address confirmation and password reset, and the
+                # OpenID Connect provider's id
+                "uidb36": "1",
+                "key": "set-password",
+                "provider_id": "oidc",
                 "object_id": submission.pk,
                 "app_label": "submissions",
                 "id": submission.pk,

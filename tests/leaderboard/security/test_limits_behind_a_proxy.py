@@ -41,21 +41,19 @@ def rates(settings):
 def test_thirty_failed_log_ins_on_the_admin_form_are_limited(superuser, settings):
     settings.LOGIN_FAILURE_LIMIT = 10
     admin = Client()
-    url = reverse("admin:login")
+    url = reverse("account_login")
     codes = [
-        admin.post(url, {"username": "chief", "password": "guess"}).status_code for _ in range(30)
+        admin.post(url, {"login": "chief", "password": "guess"}).status_code for _ in range(30)
     ]
     # Nine failures show the form again; the tenth reaches the limit and is refused, as is
     # every attempt after it, the right password too.
     assert codes[:9] == [200] * 9
     assert set(codes[9:]) == {429}
-    right = admin.post(url, {"username": "chief", "password": PASSWORD})
+    right = admin.post(url, {"login": "chief", "password": PASSWORD})
     assert right.status_code == 429
     assert "Too many failed log-ins" in right.text and int(right["Retry-After"]) > 0
     # From another address, the superuser logs in: the lock is the account's at that address.
-    elsewhere = Client(REMOTE_ADDR="10.9.9.9").post(
-        url, {"username": "chief", "password": PASSWORD}
-    )
+    elsewhere = Client(REMOTE_ADDR="10.9.9.9").post(url, {"login": "chief", "password": PASSWORD})
     assert elsewhere.status_code == 302
 
 
@@ -64,26 +62,26 @@ def test_behind_the_proxy_ten_failures_of_one_client_do_not_lock_out_another(
 ):
     settings.TRUSTED_PROXIES = 1
     settings.LOGIN_FAILURE_LIMIT = 10
-    url = reverse("login")
+    url = reverse("account_login")
     attacker = Client(REMOTE_ADDR=PROXY, HTTP_X_FORWARDED_FOR="203.0.113.7")
     for n in range(10):
-        attacker.post(url, {"username": f"nobody-{n}", "password": "guess"})
-    assert attacker.post(url, {"username": "nobody-x", "password": "guess"}).status_code == 429
+        attacker.post(url, {"login": f"nobody-{n}", "password": "guess"})
+    assert attacker.post(url, {"login": "nobody-x", "password": "guess"}).status_code == 429
     member = world.users["member"]
     member.set_password(PASSWORD)
     member.save()
     # Another client, through the same proxy: its own address, its own count.
     other = Client(REMOTE_ADDR=PROXY, HTTP_X_FORWARDED_FOR="198.51.100.4")
-    assert other.post(url, {"username": member.username, "password": PASSWORD}).status_code == 302
+    assert other.post(url, {"login": member.username, "password": PASSWORD}).status_code == 302
     admin = Client(REMOTE_ADDR=PROXY, HTTP_X_FORWARDED_FOR="198.51.100.5")
-    response = admin.post(reverse("admin:login"), {"username": "chief", "password": PASSWORD})
+    response = admin.post(reverse("account_login"), {"login": "chief", "password": PASSWORD})
     assert response.status_code == 302
     # Without the setting every client is the proxy: ten failures of one lock everyone out.
     settings.TRUSTED_PROXIES = 0
     for n in range(10):
-        attacker.post(url, {"username": f"nobody-{n}", "password": "guess"})
+        attacker.post(url, {"login": f"nobody-{n}", "password": "guess"})
     fresh = Client(REMOTE_ADDR=PROXY, HTTP_X_FORWARDED_FOR="192.0.2.1")
-    assert fresh.post(url, {"username": member.username, "password": PASSWORD}).status_code == 429
+    assert fresh.post(url, {"login": member.username, "password": PASSWORD}).status_code == 429
 
 
 @pytest.mark.parametrize("proxies", [0, 1])

@@ -30,23 +30,47 @@ EXPECTED: dict[str, str] = {
     "readyz-web": PUBLIC,
     # off until the operator sets a metrics token (then a bearer token, not a role)
     "metrics": "44444444",
-    "login": PUBLIC,
-    "logout": "44444444",  # POST only (405)
-    "password_change": LOGIN_REQUIRED,
-    "password_change_done": LOGIN_REQUIRED,
-    "password_reset": PUBLIC,
-    "password_reset_done": PUBLIC,
-    "password_reset_confirm": PUBLIC,  # an invalid link says so
-    "password_reset_complete": PUBLIC,
-    "accounts:signup": "23333333",  # a signed-in user is sent to the profile
+    # a signed-in user is sent on
+    "account_login": "23333333",
+    # GET asks (a button); a POST logs out
+    "account_logout": LOGIN_REQUIRED,
+    # a signed-in user is sent on
+    "account_signup": "23333333",
+    "account_change_password": LOGIN_REQUIRED,
+    # every actor has a password: sent to change it
+    "account_set_password": "33333333",
+    # the mail's link; the walk's made-up one says it does not work
+    "account_confirm_email": PUBLIC,
+    # log-in by mailed code is off: sent away
+    "account_confirm_login_code": "33333333",
+    "account_confirm_reauthentication_code": "33333333",
+    # the account's address: add a new one, send the link again
+    "account_email": LOGIN_REQUIRED,
+    "account_email_verification_sent": PUBLIC,
+    "account_inactive": PUBLIC,
+    # the password asked again
+    "account_reauthenticate": LOGIN_REQUIRED,
+    "account_request_reauthentication_code": "32222223",
+    "account_reset_password": PUBLIC,
+    "account_reset_password_done": PUBLIC,
+    # an invalid link says so
+    "account_reset_password_from_key": PUBLIC,
+    "account_reset_password_from_key_done": PUBLIC,
+    # linking identity providers
+    "socialaccount_connections": LOGIN_REQUIRED,
+    "socialaccount_login_cancelled": PUBLIC,
+    # an error page (no sign-in under way)
+    "socialaccount_login_error": "44444444",
+    # only within a provider's sign-up: sent away
+    "socialaccount_signup": "33333333",
+    # identity providers the operator did not configure: not found
+    "github_login": "44444444",
+    "github_callback": "44444444",
+    "orcid_login": "44444444",
+    "orcid_callback": "44444444",
+    "openid_connect_login": "44444444",
+    "openid_connect_callback": "44444444",
     "accounts:profile": LOGIN_REQUIRED,
-    "accounts:address": POST_ONLY,
-    # "check your e-mail": signed-in users only; every actor here can take part already, so
-    # each is sent on
-    "accounts:confirm-sent": "33333333",
-    "accounts:confirm-resend": POST_ONLY,
-    # the link of the mail; the walk's made-up one is refused (400) and says so, for everyone
-    "accounts:confirm": "44444444",
     "accounts:mail": POST_ONLY,
     "accounts:token-create": POST_ONLY,
     "accounts:token-revoke": POST_ONLY,
@@ -166,7 +190,7 @@ EXPECTED: dict[str, str] = {
 #: Staff only: everyone else is sent to the admin log-in; the superuser gets anything but a
 #: server error (some admin actions are switched off and answer 403).
 ADMIN = "3333333S"
-ADMIN_SPECIAL = {"admin:login": "22222223"}
+ADMIN_SPECIAL = {"admin:login": "34444443"}
 #: Query strings some pages need to show their content (formatted with the submission's pk).
 QUERY = {"submissions:compare": "?with={pk}"}
 
@@ -179,13 +203,36 @@ def _expected(name: str) -> str:
     return EXPECTED[name]
 
 
+#: django-allauth's former addresses of its provider pages, unnamed: each sends to its new one.
+LEGACY = {
+    ":<unnamed social/connections/>": ("/accounts/social/connections/", "/accounts/3rdparty/"),
+    ":<unnamed social/login/cancelled/>": (
+        "/accounts/social/login/cancelled/",
+        "/accounts/3rdparty/login/cancelled/",
+    ),
+    ":<unnamed social/login/error/>": (
+        "/accounts/social/login/error/",
+        "/accounts/3rdparty/login/error/",
+    ),
+    ":<unnamed social/signup/>": ("/accounts/social/signup/", "/accounts/3rdparty/signup/"),
+}
+
+
 def test_every_url_name_has_an_expectation():
     unknown = [r.name for r in all_routes() if not r.name.startswith("admin:")]
+    unknown = [name for name in unknown if name not in LEGACY]
     unknown = [name for name in unknown if name not in EXPECTED]
     assert not unknown, (
         f"URL name(s) {unknown} have no row in EXPECTED of {__file__}: add one with the status "
         "class each actor should get, so the new page's permissions are tested."
     )
+
+
+@pytest.mark.parametrize("name", sorted(LEGACY))
+def test_allauths_former_addresses_send_to_the_new_ones(client, name):
+    old, new = LEGACY[name]
+    response = client.get(old)
+    assert (response.status_code, response["Location"]) == (301, new)
 
 
 def _matches(code: str, status: int) -> bool:

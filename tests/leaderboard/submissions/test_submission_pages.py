@@ -83,9 +83,9 @@ def test_anonymous_users_are_sent_to_log_in(client, scored, phase):
     for url in urls:
         response = client.get(url)
         assert response.status_code == 302
-        assert response["Location"].startswith(reverse("login") + "?next=")
+        assert response["Location"].startswith(reverse("account_login") + "?next=")
     response = client.post(reverse("submissions:cancel", args=[scored.pk]))
-    assert response["Location"].startswith(reverse("login"))
+    assert response["Location"].startswith(reverse("account_login"))
 
 
 def test_a_teammate_sees_the_full_result(client, scored, teammate):

@@ -208,4 +208,4 @@ def test_a_user_without_a_team_gets_the_empty_state(client, phase):
 def test_the_submit_page_requires_log_in(client, phase):
     response = client.get(_url(phase))
     assert response.status_code == 302
-    assert response["Location"].startswith(reverse("login"))
+    assert response["Location"].startswith(reverse("account_login"))

@@ -98,7 +98,7 @@ def test_the_invite_link_asks_for_confirmation_then_joins_on_post(client, team, 
     url = reverse("teams:join_link", args=[team.invite_code])
     response = client.get(url)
     assert response.status_code == 302
-    assert response["Location"] == f"{reverse('login')}?next={url}"
+    assert response["Location"] == f"{reverse('account_login')}?next={url}"
     log_in(client, outsider)
     page = client.get(url).text
     assert f"Join {team.name}" in page and "csrfmiddlewaretoken" in page
@@ -155,6 +155,6 @@ def test_a_plain_member_cannot_regenerate_the_code(client, team, teammate):
 def test_team_pages_that_change_things_require_log_in(client, team):
     for name, args in [("mine", []), ("create", []), ("join", [])]:
         response = client.get(reverse(f"teams:{name}", args=args))
-        assert response["Location"].startswith(reverse("login"))
+        assert response["Location"].startswith(reverse("account_login"))
     response = client.post(reverse("teams:leave", args=[team.slug]))
-    assert response["Location"].startswith(reverse("login"))
+    assert response["Location"].startswith(reverse("account_login"))
