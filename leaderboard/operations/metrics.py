@@ -55,6 +55,9 @@ SCORING_BUCKETS = (0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600)
 REQUEST_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 #: the view label of a request no URL matched (or answered before its URL was resolved)
 UNMATCHED = "unmatched"
+#: the methods counted by name; any other a client sends is counted as ``other``, so that no
+#: client can make series without end
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 # Registered in no registry: the scrape reads them (or, under gunicorn, every process's files).
 REQUESTS = Counter(
@@ -244,7 +247,8 @@ def _note_process() -> None:
 
 
 class RequestMetricsMiddleware:
-    """Counts every answer by view, method and status, and its latency by view."""
+    """Counts every answer by view, method (``METHODS``) and status, and its latency by
+    view."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
@@ -254,7 +258,8 @@ class RequestMetricsMiddleware:
         response = self.get_response(request)
         view = view_name(request)
         LATENCY.labels(view).observe(time.perf_counter() - started)
-        REQUESTS.labels(view, request.method or "", str(response.status_code)).inc()
+        method = request.method if request.method in METHODS else "other"
+        REQUESTS.labels(view, method, str(response.status_code)).inc()
         _note_process()
         return response
 

@@ -82,7 +82,11 @@ def test_requests_are_counted_by_the_name_of_their_view_not_their_path(client, s
     for path in ("/no-such-page/", "/another/missing/page/"):
         assert client.get(path).status_code == 404
     client.get("/livez")
+    client.generic("BREW", "/livez")  # a method of the client's own making
     after = _requests(client)
     assert after[unmatched] - before.get(unmatched, 0) == 2
     assert after[health] - before.get(health, 0) == 1
+    assert not [labels for labels in after if ("method", "BREW") in labels]
+    brewed = [value for labels, value in after.items() if ("method", "other") in labels]
+    assert sum(brewed) - sum(v for k, v in before.items() if ("method", "other") in k) == 1
     assert not [labels for labels in after if "no-such-page" in str(labels)]
