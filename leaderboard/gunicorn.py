@@ -85,9 +85,13 @@ class Logger(glogging.Logger):
                 for handler in log.handlers:
                     handler.setFormatter(JsonFormatter())
 
-    def access(self, resp: Any, req: Any, environ: dict, request_time: dt.timedelta) -> None:
+    def access(
+        self, resp: Any, req: Any, environ: dict[str, Any], request_time: dt.timedelta
+    ) -> None:
         if not JSON_LOGS:
             super().access(resp, req, environ, request_time)
+            return
+        if not self.access_log_enabled:
             return
         atoms = self.atoms(resp, req, environ, request_time)
         fields = {
