@@ -22,14 +22,16 @@ COPY docker/nginx/nginx.conf docker/nginx/render /etc/trackboard-nginx/
 # The fields of nginx.conf; compose's service names for the two gunicorn pools. A TLS proxy on
 # the host sits in front of this one (docs/operators.md), hence its X-Forwarded-Proto. No access
 # log by default (gunicorn logs every request that reaches it; a non-root process may not open
-# the container's stdout by name): set NGINX_ACCESS_LOG to a file on a volume for one.
+# the container's stdout by name): set NGINX_ACCESS_LOG to a file on a volume for one, in JSON
+# lines as the app image's logs (LOG_FORMAT).
 ENV NGINX_LISTEN=8080 \
     NGINX_WEB=web:8000 \
     NGINX_UPLOADS=uploads:8000 \
     NGINX_STATIC_ROOT=/srv/trackboard/static \
     NGINX_STATE=/var/lib/trackboard-nginx \
     NGINX_ACCESS_LOG=off \
-    NGINX_FORWARDED_PROTO=\$http_x_forwarded_proto
+    NGINX_FORWARDED_PROTO=\$http_x_forwarded_proto \
+    LOG_FORMAT=json
 # The user Debian's package made (its id is the package's choice, not ours).
 # hadolint ignore=DL3066
 USER www-data

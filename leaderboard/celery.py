@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from celery import Celery
-from celery.signals import worker_process_init
+from celery.signals import task_postrun, task_prerun, worker_process_init
 from django.db import connection, transaction
 from kombu import Exchange, Queue
 
-from leaderboard import background
+from leaderboard import background, requestids
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +55,19 @@ def _freeze_what_is_loaded(**kwargs: Any) -> None:
     gc.freeze()
 
 
+@task_prerun.connect
+def _take_request_id(task: Any, **kwargs: Any) -> None:
+    """The id of the request that sent this task (its message's header), current while the
+    task runs: its log lines carry it, and so do the tasks it sends in turn."""
+    sent = getattr(task.request, requestids.TASK_HEADER, None)
+    requestids.use(sent if isinstance(sent, str) else None)
+
+
+@task_postrun.connect
+def _drop_request_id(**kwargs: Any) -> None:
+    requestids.use(None)
+
+
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
@@ -66,7 +79,8 @@ def send(name: str, *args: object) -> None:
     cannot take it costs no request an error: the failure is logged, and what the task was for
     is made good by the periodic tasks (the lease reaper re-sends a submission's scoring, the
     boards' re-send a build); only a mail is lost, and the page that asked for it says how to
-    ask again."""
+    ask again. The task carries the id of the request (or task) sending it
+    (``leaderboard.requestids``)."""
     if connection.in_atomic_block:
         transaction.on_commit(lambda: _publish(name, *args), robust=True)
     else:  # nothing to wait for (and no connection to ask, which may be what just failed)
@@ -75,7 +89,9 @@ def send(name: str, *args: object) -> None:
 
 def _publish(name: str, *args: object) -> None:
     queue = background.queue_of(name)
+    request_id = requestids.current()
+    headers = {requestids.TASK_HEADER: request_id} if request_id else None
     try:
-        app.send_task(name, args=list(args), queue=queue)
+        app.send_task(name, args=list(args), queue=queue, headers=headers)
     except Exception:
         log.exception("could not send the task %s%s to the queue %s", name, args, queue)

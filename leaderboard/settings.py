@@ -106,6 +106,11 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: the request's id (X-Request-ID) is on every log line of the request and on every
+    # answer, even one a later middleware refuses (leaderboard/requestids.py).
+    "leaderboard.requestids.RequestIdMiddleware",
+    # The requests' counts and latencies by view and status, for /metrics.
+    "leaderboard.operations.metrics.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # Before anything reads the body: a declared body over MAX_REQUEST_BYTES gets 413.
     "leaderboard.security.RequestSizeLimitMiddleware",
@@ -563,17 +568,27 @@ SCORING_RETRY_MAX_DELAY = env_int("TRACKBOARD_SCORING_RETRY_MAX_DELAY", 60, mini
 
 # --- logs ---------------------------------------------------------------------------------
 #: ``text`` (default) or ``json``: one JSON object per line (leaderboard/operations/logs.py).
+#: Every line logged while a request or a task is served carries its id (``request_id``,
+#: leaderboard/requestids.py).
 LOG_FORMAT = env_str("LOG_FORMAT", "text").strip().lower()
 if LOG_FORMAT not in {"text", "json"}:
     raise ImproperlyConfigured(f"LOG_FORMAT={LOG_FORMAT!r} must be text or json")
+LOGGING_CONFIG = "leaderboard.operations.logs.configure"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {
-        "text": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "text": {"()": "leaderboard.requestids.TextFormatter"},
         "json": {"()": "leaderboard.operations.logs.JsonFormatter"},
     },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
+    "filters": {"request_id": {"()": "leaderboard.requestids.RequestIdFilter"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["request_id"],
+        }
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
     # django-axes says its version at each process's start (four times as scripts/run
     # starts); its warnings about log-ins still come through

@@ -13,7 +13,8 @@ PACKAGES = ("scoring", "leaderboard", "trackboard_cli")
 
 #: The root modules of the project below every app, and those above every app.
 BASE = ("env", "settings", "ids", "numbers", "plotting", "storage", "addresses", "celery",
-        "background", "beat", "spreadsheets", "throttles", "leases", "adminsite")  # fmt: skip
+        "background", "beat", "spreadsheets", "throttles", "leases", "adminsite",
+        "requestids")  # fmt: skip
 TOP = ("api", "accounts", "operations", "organisers", "demo", "urls", "views", "security",
        "errorpages", "wsgi", "asgi", "gunicorn")  # fmt: skip
 

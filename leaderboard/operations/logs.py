@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import logging.config
 from typing import Any
 
 #: LogRecord attributes that are not "extra" fields passed by the caller.
@@ -34,3 +35,12 @@ class JsonFormatter(logging.Formatter):
         if record.stack_info:
             entry["stack"] = self.formatStack(record.stack_info)
         return json.dumps(entry, default=str, ensure_ascii=False)
+
+
+def configure(config: dict[str, Any]) -> None:
+    """Django's ``LOGGING_CONFIG``: ``LOGGING`` as Django applies it, and under
+    ``LOG_FORMAT=json`` Python's warnings (a library's ``SecurityWarning`` at a worker's start)
+    logged as records too, so that they are JSON lines rather than text on stderr."""
+    logging.config.dictConfig(config)
+    if config["handlers"]["console"]["formatter"] == "json":
+        logging.captureWarnings(True)

@@ -1,10 +1,17 @@
 """``/metrics``: the figures an operator scales by, in Prometheus's text format.
 
-Every series is read from where its one writer keeps it, at the moment of the scrape: queue
+The site's state is read from where its one writer keeps it, at the moment of the scrape: queue
 lengths from the broker, submissions and their timings from the database (``created_at``,
 ``started_at`` and ``scored_at`` of each submission), board builds from the stored boards,
-worker and scheduler liveness from their heartbeats. No process counts anything in memory, so
-every web process answers the same and a restart loses nothing.
+worker and scheduler liveness from their heartbeats; every web process answers the same.
+
+The web processes' own figures (requests by view and status, their latencies, each process's
+memory and CPU) are counted by ``RequestMetricsMiddleware`` with prometheus-client, in memory,
+or under gunicorn in files that every process of the pool writes and any of them reads at the
+scrape (prometheus-client's multiprocess mode: ``PROMETHEUS_MULTIPROC_DIR``, set up by
+leaderboard/gunicorn.py). About forty lines on the library itself rather than
+django-prometheus: that one adds a pair of middlewares and a dozen families (database, cache,
+models) nobody here reads, and its own export view, where this endpoint has its token.
 
 The endpoint is off until ``TRACKBOARD_METRICS_TOKEN`` is set; a scrape then sends it as
 ``Authorization: Bearer <token>``. Anything else is 404 (off) or 401 (a wrong token).
@@ -15,14 +22,25 @@ from __future__ import annotations
 import datetime as dt
 import hmac
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from django.conf import settings
 from django.db.models import Count, DurationField, ExpressionWrapper, F, Q, Sum
 from django.http import Http404, HttpRequest, HttpResponse
 from django.utils import timezone
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    ProcessCollector,
+    generate_latest,
+    multiprocess,
+)
 from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily, Metric
 
 from leaderboard import background
@@ -33,6 +51,39 @@ log = logging.getLogger(__name__)
 LATENCY_BUCKETS = (1, 2, 5, 10, 30, 60, 120, 300, 600, 1800, 3600)
 #: upper bounds (seconds) of the scoring-time histogram's buckets
 SCORING_BUCKETS = (0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600)
+#: upper bounds (seconds) of the requests' latency histogram's buckets
+REQUEST_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+#: the view label of a request no URL matched (or answered before its URL was resolved)
+UNMATCHED = "unmatched"
+#: the methods counted by name; any other a client sends is counted as ``other``, so that no
+#: client can make series without end
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+
+# Registered in no registry: the scrape reads them (or, under gunicorn, every process's files).
+REQUESTS = Counter(
+    "trackboard_http_requests",
+    "Requests answered, by view (its URL's name), method and status.",
+    ["view", "method", "status"],
+    registry=None,
+)
+LATENCY = Histogram(
+    "trackboard_http_request_duration_seconds",
+    "Time from a request's arrival in the app to its answer, by view.",
+    ["view"],
+    buckets=REQUEST_BUCKETS,
+    registry=None,
+)
+#: each web process's figures, as of its last answer ("liveall": one series per live process)
+PROCESS = {
+    name: Gauge(f"trackboard_{name}", documentation, registry=None, multiprocess_mode="liveall")
+    for name, documentation in {
+        "process_resident_memory_bytes": "Resident memory of a web process.",
+        "process_cpu_seconds": "CPU time a web process has used.",
+        "process_open_fds": "File descriptors a web process holds open.",
+        "process_start_time_seconds": "When a web process started (Unix time).",
+    }.items()
+}
+_THIS_PROCESS = ProcessCollector(registry=None)
 
 
 def queue_lengths() -> dict[str, int | None]:
@@ -180,6 +231,51 @@ class Collector:
         return [seen, alive, scheduler]
 
 
+def view_name(request: HttpRequest) -> str:
+    """The name of the URL ``request`` matched (``rankings:leaderboard``), not its path, so
+    there is one series per view whatever its arguments; ``UNMATCHED`` for none."""
+    match = getattr(request, "resolver_match", None)
+    return (match.view_name if match is not None else None) or UNMATCHED
+
+
+def _note_process() -> None:
+    for family in _THIS_PROCESS.collect():
+        for sample in family.samples:
+            gauge = PROCESS.get(sample.name.removesuffix("_total"))
+            if gauge is not None:
+                gauge.set(sample.value)
+
+
+class RequestMetricsMiddleware:
+    """Counts every answer by view, method (``METHODS``) and status, and its latency by
+    view."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        started = time.perf_counter()
+        response = self.get_response(request)
+        view = view_name(request)
+        LATENCY.labels(view).observe(time.perf_counter() - started)
+        method = request.method if request.method in METHODS else "other"
+        REQUESTS.labels(view, method, str(response.status_code)).inc()
+        _note_process()
+        return response
+
+
+def _registry() -> CollectorRegistry:
+    """The site's state, and the web processes' figures: every process's under gunicorn."""
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(Collector())  # type: ignore[arg-type]
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        multiprocess.MultiProcessCollector(registry)
+    else:
+        for metric in (REQUESTS, LATENCY, *PROCESS.values()):
+            registry.register(metric)
+    return registry
+
+
 def _authorised(request: HttpRequest, token: str) -> bool:
     sent = request.headers.get("Authorization", "")
     scheme, _, credential = sent.partition(" ")
@@ -199,8 +295,6 @@ def metrics(request: HttpRequest) -> HttpResponse:
         )
         response["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return response
-    registry = CollectorRegistry(auto_describe=False)
-    registry.register(Collector())  # type: ignore[arg-type]
-    response = HttpResponse(generate_latest(registry), content_type=CONTENT_TYPE_LATEST)
+    response = HttpResponse(generate_latest(_registry()), content_type=CONTENT_TYPE_LATEST)
     response["Cache-Control"] = "no-store"
     return response

@@ -293,6 +293,9 @@ def submit(
     except BaseException:
         delete_stored(stored)
         raise
+    log.info(
+        "submission %s of team %s to phase %s stored and queued", submission.pk, team.pk, phase.pk
+    )
     return submission
 
 

@@ -8,7 +8,6 @@ prints the tails of those logs. Everything started is stopped at the end, by its
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import signal
 import socket
@@ -222,14 +221,15 @@ class Stack:
         return int(found) if found.isdigit() else 0
 
     def app_hits(self, path: str, expected: int) -> int:
-        """Requests for ``path`` in the readers' gunicorn access log (the app was reached).
-        A line is written just after its answer is sent: half a second for any line to come,
-        then up to two more for ``expected`` of them."""
+        """Requests for ``path`` in the readers' gunicorn access log (the app was reached), one
+        per line (a JSON line names the request twice). A line is written just after its
+        answer is sent: half a second for any line to come, then up to two more for
+        ``expected`` of them."""
         time.sleep(0.5)
         deadline = time.monotonic() + 2
         while True:
             log = (self.logs / "web.log").read_text(errors="replace")
-            found = len(re.findall(rf'"GET {re.escape(path)} HTTP', log))
+            found = sum(f'"GET {path} HTTP' in line for line in log.splitlines())
             if found >= expected or time.monotonic() > deadline:
                 return found
             time.sleep(0.05)
