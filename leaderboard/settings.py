@@ -81,6 +81,11 @@ INSTALLED_APPS = [
     "leaderboard.demo",
     # Failed log-ins, counted in the database ("auth" below).
     "axes",
+    # Log-in and the second factor (TOTP, recovery codes, WebAuthn) that organisers and
+    # staff must have (``challenges.factors``).
+    "allauth",
+    "allauth.account",
+    "allauth.mfa",
 ]
 
 MIDDLEWARE = [
@@ -100,6 +105,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # allauth's log-in in stages (the password, then the code of the second factor).
+    "allauth.account.middleware.AccountMiddleware",
     # Last: turns a log-in refused by django-axes into the 429 of security.login_locked_out.
     "axes.middleware.AxesMiddleware",
 ]
@@ -284,7 +291,14 @@ AUTH_PASSWORD_VALIDATORS = [
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
+    "allauth.account.auth_backends.AuthenticationBackend",
 ]
+#: The second factor (allauth.mfa): required of those who hold secrets (organisers, staff,
+#: superusers: ``challenges.factors``), optional for everyone else. WebAuthn (a security key
+#: or passkey) works only over HTTPS, or on localhost while DEBUG is on.
+MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
+MFA_TOTP_ISSUER = "Trackboard"
+MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = DEBUG
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "challenges:list"
 LOGOUT_REDIRECT_URL = "challenges:list"

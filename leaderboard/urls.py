@@ -32,6 +32,9 @@ urlpatterns = [
         ResetConfirmView.as_view(),
         name="password_reset_confirm",
     ),
+    # allauth's log-in (the password, then the second factor's code when the person has one),
+    # its account pages and the second factor's pages (``mfa_*``), before Django's log-in.
+    path("accounts/", include("allauth.urls")),
     # login, logout (POST), password_change*, password_reset_done/_complete under their
     # default names.
     path("accounts/", include("django.contrib.auth.urls")),

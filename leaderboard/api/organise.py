@@ -4,7 +4,8 @@ Every endpoint answers only the organisers of the phase's challenge (anyone else
 included, gets ``404 not_found`` as for a phase that does not exist) and shows hidden results
 too: a phase's submissions, every Result, the archive (``analyses.exports.archive``), the
 published snapshots as stored, every submission's files as a streamed zip, and the audit
-log (``challenges.audit``) of the phase and of its challenge as a whole."""
+log (``challenges.audit``) of the phase and of its challenge as a whole. An organiser without a
+second factor gets ``403 second_factor_required`` until they set one up (``challenges.factors``)."""
 
 from __future__ import annotations
 
@@ -19,16 +20,22 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from leaderboard.analyses.exports import archive
-from leaderboard.challenges import audit
+from leaderboard.api.errors import ApiError
+from leaderboard.challenges import audit, factors
 from leaderboard.challenges.models import Phase
 from leaderboard.submissions import downloads
 from leaderboard.submissions.models import Submission
 
 
 def organised_phase(request: Request, pk: int) -> Phase:
+    """The phase, when ``request``'s user organises it (else 404) and has a second factor
+    (else 403 ``second_factor_required``, saying where to set one up: ``factors``)."""
     phase = get_object_or_404(Phase.objects.select_related("challenge"), pk=pk)
     if not phase.challenge.is_organised_by(request.user):
         raise Http404
+    refusal = factors.api_refusal(request.user)
+    if refusal:
+        raise ApiError("second_factor_required", refusal, status_code=403)
     return phase
 
 
