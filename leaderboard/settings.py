@@ -65,6 +65,8 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    # allauth.mfa's list of security keys says "2 days ago" with it
+    "django.contrib.humanize",
     "leaderboard.challenges",
     "leaderboard.teams",
     "leaderboard.submissions",

@@ -125,7 +125,8 @@ def with_second_factor(user):
     """``user`` with an authenticator app set up (allauth.mfa's own TOTP), as organisers and
     staff must have before they reach organiser pages, the admin or the organiser API; returns
     ``user``. ``totp_code(user)`` is the code the app shows now."""
-    TOTP.activate(user, generate_totp_secret())
+    if not Authenticator.objects.filter(user=user, type=Authenticator.Type.TOTP).exists():
+        TOTP.activate(user, generate_totp_secret())
     return user
 
 

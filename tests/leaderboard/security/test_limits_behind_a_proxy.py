@@ -11,7 +11,7 @@ from django.test import Client
 from django.urls import reverse
 
 from tests.leaderboard.api.conftest import token_client
-from tests.leaderboard.factories import KEYS
+from tests.leaderboard.factories import KEYS, with_second_factor
 from tests.leaderboard.web import prediction_file
 
 pytestmark = pytest.mark.django_db
@@ -22,7 +22,9 @@ PASSWORD = "the-right-password-1"
 
 @pytest.fixture
 def superuser():
-    return get_user_model().objects.create_superuser("chief", "chief@example.org", PASSWORD)
+    return with_second_factor(
+        get_user_model().objects.create_superuser("chief", "chief@example.org", PASSWORD)
+    )
 
 
 @pytest.fixture

@@ -30,8 +30,9 @@ EXPECTED: dict[str, str] = {
     "readyz-web": PUBLIC,
     # off until the operator sets a metrics token (then a bearer token, not a role)
     "metrics": "44444444",
-    "login": PUBLIC,
-    "logout": "44444444",  # POST only (405)
+    # Django's names of allauth's log-in and log-out pages (the same addresses)
+    "login": "23333333",
+    "logout": LOGIN_REQUIRED,
     "password_change": LOGIN_REQUIRED,
     "password_change_done": LOGIN_REQUIRED,
     "password_reset": PUBLIC,
@@ -160,11 +161,50 @@ EXPECTED: dict[str, str] = {
     "api:docs": PUBLIC,
     "api:redoc": PUBLIC,
     "api:not-found": "44444444",
+    # allauth's account pages (accounts/): its log-in (a signed-in visitor is sent on), the
+    # second step of a log-in or re-authentication that none of these actors has begun (sent
+    # back), and pages that need a signed-in user
+    "account_login": "23333333",
+    "account_logout": LOGIN_REQUIRED,  # GET asks to confirm; the POST signs out
+    "account_signup": "23333333",  # the same address as accounts:signup
+    "account_inactive": PUBLIC,
+    "account_reauthenticate": LOGIN_REQUIRED,
+    "account_request_reauthentication_code": "33333333",
+    "account_confirm_reauthentication_code": "33333333",
+    "account_confirm_login_code": "33333333",
+    "account_email": LOGIN_REQUIRED,
+    "account_email_verification_sent": PUBLIC,
+    "account_confirm_email": PUBLIC,  # the walk's made-up key: the page says it is invalid
+    "account_change_password": LOGIN_REQUIRED,
+    "account_set_password": "33333333",  # everyone here has a password: sent to change it
+    "account_reset_password": PUBLIC,
+    "account_reset_password_done": PUBLIC,
+    "account_reset_password_from_key": PUBLIC,  # a made-up link says so
+    "account_reset_password_from_key_done": PUBLIC,
+    # allauth.mfa (accounts/2fa/): the overview for anyone signed in; adding or removing a
+    # factor and making recovery codes ask for the password again first (a redirect); the
+    # organisers and the superuser have an authenticator app (the organiser rule), so theirs
+    # is removable (after the password) and the others' is not found
+    "mfa_index": LOGIN_REQUIRED,
+    "mfa_authenticate": "33333333",  # only during a log-in that asks for the code
+    "mfa_reauthenticate": "33333222",  # with a factor to confirm with; else sent on
+    "mfa_activate_totp": "33333333",  # the password again; with an app already: its removal
+    "mfa_deactivate_totp": "34444333",
+    "mfa_view_recovery_codes": "34444444",  # nobody here has made recovery codes
+    "mfa_download_recovery_codes": "34444444",
+    "mfa_generate_recovery_codes": "33333333",
+    "mfa_list_webauthn": LOGIN_REQUIRED,
+    "mfa_add_webauthn": "33333333",
+    "mfa_reauthenticate_webauthn": "33333333",
+    "mfa_remove_webauthn": "33333333",
+    "mfa_edit_webauthn": "33333333",
 }
 #: Staff only: everyone else is sent to the admin log-in; the superuser gets anything but a
 #: server error (some admin actions are switched off and answer 403).
 ADMIN = "3333333S"
-ADMIN_SPECIAL = {"admin:login": "22222223"}
+#: The admin's log-in is allauth's (the anonymous visitor is sent there); signed in without
+#: staff status it is refused (no way round to the admin), the superuser is sent to the index.
+ADMIN_SPECIAL = {"admin:login": "34444443"}
 #: Query strings some pages need to show their content (formatted with the submission's pk).
 QUERY = {"submissions:compare": "?with={pk}"}
 

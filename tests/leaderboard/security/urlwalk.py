@@ -15,18 +15,21 @@ class Route:
     kwargs: tuple[str, ...]  # the names the pattern captures
 
 
-def _walk(patterns, namespace: str = "") -> Iterator[Route]:
+def _walk(patterns, namespace: str = "", outer: tuple[str, ...] = ()) -> Iterator[Route]:
+    """``outer``: the names the including patterns capture (``keys/<int:pk>/`` around
+    ``edit/``)."""
     for entry in patterns:
         if isinstance(entry, URLResolver):
             inner = entry.namespace or ""
             full = f"{namespace}:{inner}" if namespace and inner else (inner or namespace)
-            yield from _walk(entry.url_patterns, full)
+            captured = (*outer, *entry.pattern.regex.groupindex)
+            yield from _walk(entry.url_patterns, full, captured)
         elif isinstance(entry, URLPattern):
             if not entry.name:
                 yield Route(f"{namespace}:<unnamed {entry.pattern}>", ())
                 continue
             name = f"{namespace}:{entry.name}" if namespace else entry.name
-            kwargs = tuple(entry.pattern.regex.groupindex)
+            kwargs = (*outer, *entry.pattern.regex.groupindex)
             yield Route(name, kwargs)
 
 
