@@ -25,7 +25,7 @@ LINES = """(texts) => texts.map((t) => {
 
 def _log_in(page, username):
     page.goto("/accounts/login/")
-    page.fill("input[name=username]", username)
+    page.fill("input[name=login]", username)
     page.fill("input[name=password]", dstc11.PASSWORD)
     page.click("main button[type=submit]")
     page.wait_for_load_state()

@@ -24,7 +24,7 @@ PAYLOADS = {
 
 def _log_in(page, username):
     page.goto("/accounts/login/")
-    page.fill("input[name=username]", username)
+    page.fill("input[name=login]", username)
     page.fill("input[name=password]", dstc11.PASSWORD)
     page.click("main button[type=submit]")
     page.wait_for_load_state()
