@@ -188,6 +188,9 @@ def demo_site(browser, live_server) -> Iterator[dict[str, Any]]:
         built(phase)  # as the demo command builds every board
     contexts = []
     pages: dict[tuple[str, str], Any] = {}
+    # one log-in per person, its session shared by both sizes: an authenticator app's code
+    # is taken once
+    sessions: dict[str, Any] = {}
     for size, (width, height) in SIZES.items():
         for role, username in (
             ("reader", None),
@@ -198,11 +201,13 @@ def demo_site(browser, live_server) -> Iterator[dict[str, Any]]:
                 base_url=live_server.url,
                 viewport={"width": width, "height": height},
                 has_touch=size == "phone",
+                storage_state=sessions.get(username or ""),
             )
             contexts.append(context)
             page = context.new_page()
-            if username:
+            if username and username not in sessions:
                 _log_in(page, username)
+                sessions[username] = context.storage_state()
             pages[size, role] = page
     yield {"pages": pages, "visits": _pages()}
     for context in contexts:
