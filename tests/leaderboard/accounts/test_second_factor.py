@@ -16,12 +16,14 @@ from allauth.mfa.models import Authenticator
 from django.test import Client
 from django.urls import reverse
 
+from leaderboard.challenges.audit import AuditEntry
 from tests.leaderboard.api.conftest import token_client
 from tests.leaderboard.factories import (
     ChallengeFactory,
     PhaseFactory,
     UserFactory,
     totp_code,
+    totp_secret,
     with_second_factor,
 )
 from tests.leaderboard.web import log_in
@@ -202,3 +204,25 @@ def test_the_profile_links_to_two_factor_authentication(client):
     page = client.get(reverse("accounts:profile")).text
     assert f'href="{reverse("mfa_index")}"' in page
     assert client.get(reverse("mfa_index")).status_code == 200
+
+
+def test_a_superuser_removes_a_lost_authenticator_without_seeing_its_secret(client, phase):
+    olga = with_second_factor(UserFactory(username="olga"))
+    phase.challenge.organisers.add(olga)
+    found = Authenticator.objects.get(user=olga)
+    log_in(
+        client, with_second_factor(UserFactory(username="root", is_staff=True, is_superuser=True))
+    )
+    change = reverse("admin:mfa_authenticator_change", args=[found.pk])
+    shown = client.get(change)
+    assert shown.status_code == 200
+    assert "olga" in shown.text and totp_secret(olga) not in shown.text
+    assert 'name="data"' not in shown.text  # read only: nothing to edit
+    delete = reverse("admin:mfa_authenticator_delete", args=[found.pk])
+    assert client.post(delete, {"post": "yes"}).status_code == 302
+    assert not Authenticator.objects.filter(user=olga).exists()
+    entry = AuditEntry.objects.get(action="admin-deleted")
+    assert entry.actor_name == "root" and entry.challenge is None
+    # olga's next visit to an organiser page sets up a new one
+    log_in(client, olga)
+    _sent_to_setup(client.get(_organise(phase)), _organise(phase))
