@@ -78,6 +78,8 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    # allauth.mfa's list of security keys says "2 days ago" with it
+    "django.contrib.humanize",
     "leaderboard.challenges",
     "leaderboard.teams",
     "leaderboard.submissions",
@@ -85,10 +87,13 @@ INSTALLED_APPS = [
     "leaderboard.analyses",
     "leaderboard.organisers",
     # Accounts: sign-up, the confirmation of addresses, log-in, password reset and change;
-    # sign-in through identity providers ("identity providers" below);
-    # before the accounts app, whose admin module replaces some of their admin pages.
+    # sign-in through identity providers ("identity providers" below); the second factor
+    # (TOTP, recovery codes, WebAuthn) that organisers and staff must have
+    # (``challenges.factors``); before the accounts app, whose admin module replaces some of
+    # their admin pages.
     "allauth",
     "allauth.account",
+    "allauth.mfa",
     "allauth.socialaccount",
     "allauth.socialaccount.providers.github",
     "allauth.socialaccount.providers.orcid",
@@ -127,6 +132,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # allauth's log-in in stages (the password, then the code of the second factor).
     "allauth.account.middleware.AccountMiddleware",
     # Last: turns a log-in refused by django-axes into the 429 of security.login_locked_out.
     "axes.middleware.AxesMiddleware",
@@ -315,6 +321,12 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "allauth.account.auth_backends.AuthenticationBackend",
 ]
+#: The second factor (allauth.mfa): required of those who hold secrets (organisers, staff,
+#: superusers: ``challenges.factors``), optional for everyone else. WebAuthn (a security key
+#: or passkey) works only over HTTPS, or on localhost while DEBUG is on.
+MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
+MFA_TOTP_ISSUER = "Trackboard"
+MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = DEBUG
 LOGIN_URL = "account_login"
 LOGIN_REDIRECT_URL = "challenges:list"
 LOGOUT_REDIRECT_URL = "challenges:list"

@@ -5,7 +5,8 @@ included, gets ``404 not_found`` as for a phase that does not exist) and shows h
 too: a phase's submissions, every Result, the archive (``analyses.exports.archive``), the
 published snapshots as stored, every submission's files as a streamed zip, and the audit
 log (``challenges.audit``) of the phase and of its challenge as a whole. A token needs the
-"organise" scope for any of them (``leaderboard.api.scopes``)."""
+"organise" scope for any of them (``leaderboard.api.scopes``); an organiser without a second
+factor gets ``403 second_factor_required`` until they set one up (``challenges.factors``)."""
 
 from __future__ import annotations
 
@@ -20,8 +21,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from leaderboard.analyses.exports import archive
+from leaderboard.api.errors import ApiError
 from leaderboard.api.models import Scope
-from leaderboard.challenges import audit
+from leaderboard.challenges import audit, factors
 from leaderboard.challenges.models import Phase
 from leaderboard.submissions import downloads
 from leaderboard.submissions.models import Submission
@@ -33,9 +35,14 @@ class Organising(APIView):
 
 
 def organised_phase(request: Request, pk: int) -> Phase:
+    """The phase, when ``request``'s user organises it (else 404) and has a second factor
+    (else 403 ``second_factor_required``, saying where to set one up: ``factors``)."""
     phase = get_object_or_404(Phase.objects.select_related("challenge"), pk=pk)
     if not phase.challenge.is_organised_by(request.user):
         raise Http404
+    refusal = factors.api_refusal(request.user)
+    if refusal:
+        raise ApiError("second_factor_required", refusal, status_code=403)
     return phase
 
 

@@ -23,15 +23,19 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
+from functools import wraps
 from typing import Any
 
-from allauth.account.decorators import secure_admin_login
 from django import forms
 from django.contrib import admin
+from django.contrib.auth import REDIRECT_FIELD_NAME
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
 from django.db import models
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponseBase, HttpResponseRedirect
+from django.urls import reverse
 
-from leaderboard.challenges import audit, roles
+from leaderboard.challenges import audit, factors, roles
 
 #: a field whose name holds one of these is recorded as changed, never with its value
 SECRET_PARTS = ("password", "invite_code", "token", "secret", "key_hash")
@@ -198,15 +202,32 @@ class Audited(admin.ModelAdmin):
 
 
 class AuditedSite(admin.AdminSite):
-    """The admin site: every page registered on it is ``Audited``. Its log-in page sends to the
-    site's own (``LOGIN_URL``, with the admin page to come back to), so the admin is entered
-    through the same log-in, under the same failure lock, as the rest of the site."""
+    """The admin site: every page registered on it is ``Audited``; every page asks for a
+    second factor (``factors``) and the log-in is allauth's, which asks for its code."""
 
-    def login(self, request: HttpRequest, extra_context: Any = None) -> HttpResponse:
-        def admin_login(request: HttpRequest) -> HttpResponse:
-            return super(AuditedSite, self).login(request, extra_context)
+    def admin_view(self, view: Any, cacheable: bool = False) -> Any:
+        """Every admin page (the admin's own and each registered model's): staff without a
+        second factor are sent to set one up; signing out stays open to them."""
 
-        return secure_admin_login(admin_login)(request)
+        @wraps(view)
+        def checked(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+            leaving = request.path == reverse("admin:logout", current_app=self.name)
+            if not leaving and factors.needs_second_factor(request.user):
+                return factors.setup_redirect(request)
+            return view(request, *args, **kwargs)
+
+        return super().admin_view(checked, cacheable)
+
+    def login(self, request: HttpRequest, extra_context: Any = None) -> HttpResponseBase:
+        """allauth's log-in, never the admin's own form (which would skip the second factor's
+        code); someone signed in who may not use the admin is refused, not sent round."""
+        if request.user.is_authenticated and not self.has_permission(request):
+            raise PermissionDenied("This account may not use the admin.")
+        index = reverse("admin:index", current_app=self.name)
+        wanted = request.GET.get(REDIRECT_FIELD_NAME) or index
+        if request.user.is_authenticated:
+            return HttpResponseRedirect(index)
+        return redirect_to_login(wanted, reverse("account_login"))
 
     def register(self, model_or_iterable: Any, admin_class: Any = None, **options: Any) -> None:
         base = admin_class or admin.ModelAdmin

@@ -2,13 +2,13 @@
 posting and deleting announcements, re-scoring a phase, re-queueing its failed submissions,
 reviewing a reference version's impact before activating it, downloading submitted files,
 managing co-organisers. Only the challenge's organisers reach them (and, for a reference
-version's review, where the admin sends them, superusers); anyone else gets a 404."""
+version's review, where the admin sends them, superusers), once they have a second factor
+(``challenges.factors``: sent to set one up first); anyone else gets a 404."""
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.contrib.auth.decorators import login_required
 from django.db import transaction
 from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 
 from leaderboard.challenges import announcements, roles
 from leaderboard.challenges.announcements import AnnouncementError
+from leaderboard.challenges.factors import second_factor_required
 from leaderboard.challenges.models import Challenge, Reference
 from leaderboard.challenges.services import activate_reference
 from leaderboard.operations.heartbeat import (
@@ -50,7 +51,7 @@ def _scheduler() -> str:
     return silence_words(silent) if stopped else ""
 
 
-@login_required
+@second_factor_required
 def organise(request: HttpRequest, slug: str) -> HttpResponse:
     return _dashboard(request, _organised(request, slug))
 
@@ -81,7 +82,7 @@ def _dashboard(
     return render(request, "organisers/organise.html", context, status=status)
 
 
-@login_required
+@second_factor_required
 @require_POST
 def announce(request: HttpRequest, slug: str) -> HttpResponse:
     """Post an announcement (title, Markdown text, whether to mail it to every registered
@@ -110,7 +111,7 @@ def announce(request: HttpRequest, slug: str) -> HttpResponse:
     return _dashboard(request, challenge, form=form, status=400)
 
 
-@login_required
+@second_factor_required
 @require_POST
 def delete_announcement(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """Delete a mistaken announcement (mail already sent cannot be taken back)."""
@@ -121,7 +122,7 @@ def delete_announcement(request: HttpRequest, slug: str, pk: int) -> HttpRespons
     return redirect("challenges:organise", challenge.slug)
 
 
-@login_required
+@second_factor_required
 @require_POST
 def decide(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """Approve or reject a pending registration (``decision`` = approve | reject)."""
@@ -142,7 +143,7 @@ def decide(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     return redirect("challenges:organise", challenge.slug)
 
 
-@login_required
+@second_factor_required
 @require_POST
 def rescore_phase(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     challenge = _organised(request, slug)
@@ -163,7 +164,7 @@ def rescore_phase(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     return redirect("challenges:organise", challenge.slug)
 
 
-@login_required
+@second_factor_required
 def review_reference(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     """A reference version's impact (GET), and its activation once confirmed (POST): every
     scored and failed submission of its condition is queued for scoring against it."""
@@ -213,7 +214,7 @@ def review_reference(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     return render(request, "organisers/reference_review.html", context)
 
 
-@login_required
+@second_factor_required
 def submission_files(request: HttpRequest, slug: str, pk: int) -> StreamingHttpResponse:
     """One submission's prediction files as a zip, streamed; the download is logged."""
     challenge = _organised(request, slug)
@@ -224,7 +225,7 @@ def submission_files(request: HttpRequest, slug: str, pk: int) -> StreamingHttpR
     )
 
 
-@login_required
+@second_factor_required
 def phase_files(request: HttpRequest, slug: str, phase: str) -> StreamingHttpResponse:
     """Every submission's files of a phase as one streamed zip; the download is logged."""
     challenge = _organised(request, slug)
@@ -247,7 +248,7 @@ def _competing_team(challenge: Challenge, user: object) -> str | None:
     return None if found is None else str(found)
 
 
-@login_required
+@second_factor_required
 def co_organisers(request: HttpRequest, slug: str) -> HttpResponse:
     """The challenge's organisers (GET); add one by an existing account's username or address,
     or remove one (POST ``add`` / ``remove``). Each is staff and in the "Organisers" group

@@ -8,10 +8,10 @@ from typing import Any
 
 from django import forms
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
+from leaderboard.challenges.factors import second_factor_required
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.submissions.models import Submission
 from leaderboard.submissions.services.withdrawal import (
@@ -69,7 +69,7 @@ def _phase(request: HttpRequest, slug: str, phase: str) -> Phase:
     return get_object_or_404(challenge.phases.select_related("challenge"), slug=phase)
 
 
-@login_required
+@second_factor_required
 def withdrawals(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     """The phase's withdrawals (GET; ``?team=&submission=`` fill the form); withdraw (POST) or
     undo one (POST ``reinstate``)."""

@@ -11,7 +11,6 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Max
@@ -29,6 +28,7 @@ from leaderboard.analyses.crossteam import may_see
 from leaderboard.analyses.views import snapshot_number
 from leaderboard.challenges import announcements
 from leaderboard.challenges.announcements import Announcement
+from leaderboard.challenges.factors import second_factor_required
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import Access, access
 from leaderboard.rankings import caching
@@ -282,7 +282,7 @@ def snapshot(request: HttpRequest, slug: str, phase: str, number: int) -> HttpRe
     return render(request, "rankings/snapshot.html", context)
 
 
-@login_required
+@second_factor_required
 @require_http_methods(["GET", "POST"])
 def reveal_phase(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     """Organisers only: the private board exactly as it would be published (GET), and its
@@ -404,7 +404,7 @@ def _export(request: HttpRequest, selected: Phase, kind: str) -> HttpResponseBas
     )
 
 
-@login_required
+@second_factor_required
 def export_archive(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     """Organisers only: every Result, signature and the per-dialogue correctness matrix."""
     selected = _phase(slug, phase, request.user)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 from allauth.account.models import EmailAddress, EmailConfirmationHMAC
@@ -32,6 +33,7 @@ from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Team
 from tests.browser.conftest import SCREENSHOTS, draw_charts
 from tests.leaderboard.boards import built
+from tests.leaderboard.factories import totp_code, with_second_factor
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -94,11 +96,17 @@ OVERVIEW = """() => {
 
 
 def _log_in(page: Any, username: str) -> None:
+    """allauth's log-in form; then, for someone with an authenticator app (the organiser),
+    the code it shows now."""
     page.goto("/accounts/login/")
     page.fill("input[name=login]", username)
     page.fill("input[name=password]", dstc11.PASSWORD)
     page.click("main button[type=submit]")
     page.wait_for_load_state()
+    if urlsplit(page.url).path == reverse("mfa_authenticate"):
+        page.fill("input[name=code]", totp_code(get_user_model().objects.get(username=username)))
+        page.click("main button[type=submit]")
+        page.wait_for_load_state()
 
 
 def _pages() -> dict[str, list[tuple[str, str]]]:
@@ -117,8 +125,12 @@ def _pages() -> dict[str, list[tuple[str, str]]]:
         ("addresses", "/accounts/email/"),
         ("password-change", "/accounts/password/change/"),
         ("providers", "/accounts/3rdparty/"),
+        # allauth.mfa's overview, and its set-up (which asks for the password again first)
+        ("two-factor", "/accounts/2fa/"),
+        ("two-factor-setup", "/accounts/2fa/totp/activate/"),
     ]
-    organiser: list[tuple[str, str]] = []
+    # the organiser's overview lists the authenticator app they have
+    organiser: list[tuple[str, str]] = [("two-factor-set-up", "/accounts/2fa/")]
     for task, slug in SLUGS.items():
         base = f"/challenges/{slug}/"
         reader.append((f"challenge-{task}", base))
@@ -172,12 +184,17 @@ def demo_site(browser, live_server) -> Iterator[dict[str, Any]]:
     """The three demo challenges and, per size, a page per role (the reader's anonymous):
     the phone's is a touch screen (coarse pointer, no hover), as a phone's browser reports."""
     dstc11.build()
+    # the organiser (a superuser) has an authenticator app, as organiser pages require
+    with_second_factor(get_user_model().objects.get(username=dstc11.ORGANISER))
     other_tasks.build()
     dev_reference.ship_all()  # as the demo command publishes them
     for phase in Phase.objects.all():
         built(phase)  # as the demo command builds every board
     contexts = []
     pages: dict[tuple[str, str], Any] = {}
+    # one log-in per person, its session shared by both sizes: an authenticator app's code
+    # is taken once
+    sessions: dict[str, Any] = {}
     for size, (width, height) in SIZES.items():
         for role, username in (
             ("reader", None),
@@ -188,11 +205,13 @@ def demo_site(browser, live_server) -> Iterator[dict[str, Any]]:
                 base_url=live_server.url,
                 viewport={"width": width, "height": height},
                 has_touch=size == "phone",
+                storage_state=sessions.get(username or ""),
             )
             contexts.append(context)
             page = context.new_page()
-            if username:
+            if username and username not in sessions:
                 _log_in(page, username)
+                sessions[username] = context.storage_state()
             pages[size, role] = page
     yield {"pages": pages, "visits": _pages()}
     for context in contexts:

@@ -8,25 +8,20 @@ import datetime as dt
 import json
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.services import add_reference, close_phases
 from leaderboard.demo import dstc11
 from tests.browser.conftest import draw_charts, screenshot
+from tests.browser.test_every_page import _log_in
 from tests.leaderboard.boards import built
+from tests.leaderboard.factories import with_second_factor
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 SIZES = {"phone": (390, 844), "desktop": (1366, 900)}
-
-
-def _log_in(page, username):
-    page.goto("/accounts/login/")
-    page.fill("input[name=login]", username)
-    page.fill("input[name=password]", dstc11.PASSWORD)
-    page.click("main button[type=submit]")
-    page.wait_for_load_state()
 
 
 @pytest.mark.parametrize("size", sorted(SIZES))
@@ -48,6 +43,7 @@ def test_review_preview_and_pages_fit_the_screen(page, size):
     # the phase closed: its worker builds its boards, the private one (the reveal's) among them
     built(phase)
     page.set_viewport_size(dict(zip(("width", "height"), SIZES[size], strict=True)))
+    with_second_factor(get_user_model().objects.get(username=dstc11.ORGANISER))
     _log_in(page, dstc11.ORGANISER)
     for name, path, marker in (
         ("review", f"/challenges/{challenge.slug}/organise/references/{version.pk}/", "#impact"),

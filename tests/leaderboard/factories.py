@@ -6,6 +6,10 @@ import datetime as dt
 import json
 
 import factory
+import pyotp
+from allauth.mfa.models import Authenticator
+from allauth.mfa.totp.internal.auth import TOTP, generate_totp_secret
+from allauth.mfa.utils import decrypt
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils import timezone
@@ -113,3 +117,23 @@ def upload(data: bytes | dict, name: str = "prediction.json") -> SimpleUploadedF
 
 def uploads(data: bytes | dict, keys=KEYS) -> dict[str, SimpleUploadedFile]:
     return {key: upload(data, f"{key}.json") for key in keys}
+
+
+def with_second_factor(user):
+    """``user`` with an authenticator app set up (allauth.mfa's own TOTP), as organisers and
+    staff must have before they reach organiser pages, the admin or the organiser API; returns
+    ``user``. ``totp_code(user)`` is the code the app shows now."""
+    if not Authenticator.objects.filter(user=user, type=Authenticator.Type.TOTP).exists():
+        TOTP.activate(user, generate_totp_secret())
+    return user
+
+
+def totp_secret(user) -> str:
+    """The secret of ``user``'s authenticator app, as the app keeps it."""
+    found = Authenticator.objects.get(user=user, type=Authenticator.Type.TOTP)
+    return decrypt(found.data["secret"])
+
+
+def totp_code(user) -> str:
+    """The code ``user``'s authenticator app shows now."""
+    return pyotp.TOTP(totp_secret(user)).now()

@@ -24,7 +24,7 @@ from leaderboard.rankings.models import ReportedResult
 from leaderboard.submissions import ratios, services
 from leaderboard.submissions.models import Result, Submission
 from tests.leaderboard.boards import leaderboard
-from tests.leaderboard.factories import UserFactory
+from tests.leaderboard.factories import UserFactory, with_second_factor
 
 pytestmark = pytest.mark.django_db
 
@@ -43,7 +43,7 @@ MODELS = [
 @pytest.fixture
 def admin_client(client):
     call_command("demo")
-    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+    client.force_login(with_second_factor(UserFactory(is_staff=True, is_superuser=True)))
     return client
 
 
@@ -336,12 +336,12 @@ def test_a_reported_figure_is_checked_on_its_field_against_the_task(admin_client
 
 
 def test_an_organiser_chooses_only_among_their_own_conditions_and_phases(admin_client):
-    organiser = UserFactory(is_staff=True)
+    organiser = with_second_factor(UserFactory(is_staff=True))
     organiser.user_permissions.set(Permission.objects.filter(codename__in=[
         "add_reference", "view_reference", "add_reportedresult", "view_reportedresult",
     ]))  # fmt: skip
     mine = Challenge.objects.get(slug=dstc11.SLUG)
-    mine.organisers.add(organiser)
+    mine.organisers.add(with_second_factor(organiser))
     request = RequestFactory().get("/")
     request.user = organiser
     from django.contrib import admin

@@ -7,7 +7,12 @@ from django.urls import reverse
 
 from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Membership
-from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references
+from tests.leaderboard.factories import (
+    UserFactory,
+    approved_team,
+    phase_with_references,
+    with_second_factor,
+)
 from tests.leaderboard.web import GOLD_BYTES, log_in, prediction_file, scored_submission
 
 pytestmark = pytest.mark.django_db
@@ -19,7 +24,7 @@ def test_a_script_in_a_team_name_is_escaped_everywhere(client, worker):
     team = approved_team(phase)
     team.name = EVIL
     team.save()
-    phase.challenge.organisers.add(UserFactory())
+    phase.challenge.organisers.add(with_second_factor(UserFactory()))
     submission = scored_submission(team, phase, method=EVIL)
     invalid = Submission.objects.create(
         team=team, phase=phase, method_name=EVIL, status="invalid", error=f"bad {EVIL}"

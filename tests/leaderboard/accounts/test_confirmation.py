@@ -21,7 +21,13 @@ from leaderboard.accounts.services import is_confirmed
 from leaderboard.teams.models import Team
 from tests.leaderboard.accounts.conftest import SITE
 from tests.leaderboard.api.conftest import token_client
-from tests.leaderboard.factories import KEYS, UserFactory, approved_team, phase_with_references
+from tests.leaderboard.factories import (
+    KEYS,
+    UserFactory,
+    approved_team,
+    phase_with_references,
+    with_second_factor,
+)
 from tests.leaderboard.web import GOLD_BYTES, log_in, prediction_file, submit_payload
 
 pytestmark = pytest.mark.django_db
@@ -212,7 +218,9 @@ def test_an_operator_can_confirm_an_address_by_hand():
 def test_the_admin_refuses_an_address_another_account_has_in_any_case(client):
     UserFactory(username="hal", email="hal@example.org")
     ivy = UserFactory(username="ivy", email="ivy@example.org")
-    root = get_user_model().objects.create_superuser("root", "root@example.org", "pw")
+    root = with_second_factor(
+        get_user_model().objects.create_superuser("root", "root@example.org", "pw")
+    )
     client.force_login(root)
     url = reverse("admin:auth_user_change", args=[ivy.pk])
     page = client.get(url)

@@ -16,7 +16,7 @@ from django.core import mail
 from django.test import Client
 from django.urls import reverse
 
-from tests.leaderboard.factories import UserFactory
+from tests.leaderboard.factories import UserFactory, totp_code, with_second_factor
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("postgres")]
 
@@ -61,10 +61,14 @@ def test_the_admins_log_in_sends_to_the_sites_own(method, ada):
 def test_a_staff_member_reaches_the_admin_through_the_sites_log_in(ada):
     ada.is_staff = True
     ada.save()
+    with_second_factor(ada)
     client = Client(REMOTE_ADDR="203.0.113.5")
     response = client.post(
         reverse("account_login") + "?next=/admin/", {"login": "ada", "password": PASSWORD}
     )
+    # the password, then the second factor's code, then the admin page asked for
+    assert response["Location"] == reverse("mfa_authenticate")
+    response = client.post(reverse("mfa_authenticate"), {"code": totp_code(ada)})
     assert response["Location"] == "/admin/"
     assert client.get("/admin/").status_code == 200
 

@@ -9,7 +9,12 @@ import pytest
 from rest_framework.test import APIClient
 
 from leaderboard.api.services import create_token, scopes_for
-from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references
+from tests.leaderboard.factories import (
+    UserFactory,
+    approved_team,
+    phase_with_references,
+    with_second_factor,
+)
 from tests.leaderboard.web import GOLD_BYTES
 
 
@@ -30,7 +35,7 @@ def actors(db) -> Actors:
     team = approved_team(phase)
     other_team = approved_team(phase)
     organiser = UserFactory()
-    phase.challenge.organisers.add(organiser)
+    phase.challenge.organisers.add(with_second_factor(organiser))
     return Actors(
         phase=phase,
         team=team,

@@ -23,7 +23,12 @@ from leaderboard.challenges.split import part_of
 from leaderboard.submissions import services
 from tests.leaderboard.api.conftest import token_client
 from tests.leaderboard.boards import built
-from tests.leaderboard.factories import KEYS, approved_team, phase_with_references
+from tests.leaderboard.factories import (
+    KEYS,
+    approved_team,
+    phase_with_references,
+    with_second_factor,
+)
 from tests.leaderboard.task_data import (
     DVD_GOLD,
     DVD_PARTIAL,
@@ -222,7 +227,7 @@ def test_the_organiser_sees_every_number_and_each_part_of_a_split():
     Phase.objects.filter(pk=phase.pk).update(results_visibility=Phase.Visibility.HIDDEN)
     submission_id, _team = _submit_and_score(phase, PREDICTION, KEYS)
     organiser = approved_team(phase).created_by
-    phase.challenge.organisers.add(organiser)
+    phase.challenge.organisers.add(with_second_factor(organiser))
 
     body = token_client(organiser).get(f"/api/v1/submissions/{submission_id}/").json()
     result = body["results"]["tts-verbatim"]

@@ -28,7 +28,12 @@ from leaderboard.operations.models import SchedulerHeartbeat
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Result, Submission
 from scoring.synth import make_gold, make_prediction
-from tests.leaderboard.factories import approved_team, phase_with_references, uploads
+from tests.leaderboard.factories import (
+    approved_team,
+    phase_with_references,
+    uploads,
+    with_second_factor,
+)
 from tests.leaderboard.faults.conftest import (
     database_url,
     pool_processes_holding_a_database_connection,
@@ -163,7 +168,7 @@ def test_readyz_and_the_dashboard_say_when_beat_stops_and_when_it_is_back(
     start_worker(**env)
     beat = start_beat(**env)
     organiser = team.created_by
-    phase.challenge.organisers.add(organiser)
+    phase.challenge.organisers.add(with_second_factor(organiser))
     web = Client()
     web.force_login(organiser)
     dashboard = reverse("challenges:organise", args=[phase.challenge.slug])

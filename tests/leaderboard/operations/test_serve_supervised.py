@@ -56,6 +56,7 @@ from tests.leaderboard.factories import (
     UserFactory,
     approved_team,
     phase_with_references,
+    with_second_factor,
 )
 from tests.leaderboard.operations.processes import (
     PYTHON,
@@ -316,7 +317,7 @@ def test_every_kind_of_mail_arrives(stack, mail_server, settings):
     assert f"{SITE}/accounts/password/reset/key/" in reset
     # a registration waiting for the organisers, and their decision to the team
     challenge = ChallengeFactory(registration=Challenge.Registration.APPROVAL, title="Mailed")
-    challenge.organisers.add(UserFactory(email="organiser@example.org"))
+    challenge.organisers.add(with_second_factor(UserFactory(email="organiser@example.org")))
     team = TeamFactory(name="Mailed Team")
     participation = register(team=team, challenge=challenge)
     _mail_to(stack, inbox, "organiser@example.org", "Mailed: Mailed Team waits for your approval")

@@ -18,7 +18,13 @@ from leaderboard.challenges.services import close_phases
 from leaderboard.submissions import services
 from leaderboard.submissions.services import select_final
 from tests.leaderboard.boards import built
-from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references, upload
+from tests.leaderboard.factories import (
+    UserFactory,
+    approved_team,
+    phase_with_references,
+    upload,
+    with_second_factor,
+)
 from tests.leaderboard.organiser import construction as c
 
 KEY = "tts-verbatim"
@@ -70,7 +76,7 @@ def world(db) -> World:
         max_final_selections=1,
     )
     organiser = UserFactory()
-    phase.challenge.organisers.add(organiser)
+    phase.challenge.organisers.add(with_second_factor(organiser))
     w = World(phase=phase, organiser=organiser, outsider=UserFactory())
     for letter in "ABC":
         w.teams[letter] = approved_team(phase)

@@ -21,7 +21,7 @@ from leaderboard.challenges.audit import AuditEntry
 from leaderboard.challenges.models import Challenge, Phase, PhaseFile
 from leaderboard.submissions.models import Submission
 from leaderboard.submissions.services import select_final
-from tests.leaderboard.factories import UserFactory
+from tests.leaderboard.factories import UserFactory, with_second_factor
 from tests.leaderboard.test_admin import _form_data
 
 pytestmark = pytest.mark.django_db
@@ -36,7 +36,7 @@ def root(client):
     AccessAttempt.objects.create(username="x", ip_address="192.0.2.1", failures_since_start=1)
     AccessLog.objects.create(username="x", ip_address="192.0.2.1")
     AccessFailureLog.objects.create(username="x", ip_address="192.0.2.1")
-    user = UserFactory(is_staff=True, is_superuser=True, username="root")
+    user = with_second_factor(UserFactory(is_staff=True, is_superuser=True, username="root"))
     client.force_login(user)
     return user
 

@@ -30,6 +30,7 @@ from tests.leaderboard.factories import (
     ParticipationFactory,
     TeamFactory,
     UserFactory,
+    with_second_factor,
 )
 from tests.leaderboard.organiser.conftest import close
 from tests.leaderboard.web import log_in
@@ -66,7 +67,7 @@ def challenge_with_teams():
     teams, and a fourth who turned announcement mail off) and a team still waiting."""
     challenge = ChallengeFactory(title="DSTC 12")
     organiser = UserFactory(email="organiser@example.org")
-    challenge.organisers.add(organiser)
+    challenge.organisers.add(with_second_factor(organiser))
     ana, ben, cai = (UserFactory(email=f"{n}@example.org") for n in ("ana", "ben", "cai"))
     quiet = UserFactory(email="quiet@example.org")
     MailPreference.objects.create(user=quiet, announcement_mail=False)

@@ -22,7 +22,7 @@ from leaderboard.submissions.services import select_final
 from leaderboard.teams.models import Participation
 from leaderboard.teams.services import TeamError, set_anonymous, set_participation_status
 from tests.leaderboard.api.conftest import token_client
-from tests.leaderboard.factories import UserFactory
+from tests.leaderboard.factories import UserFactory, with_second_factor
 from tests.leaderboard.organiser import construction as c
 from tests.leaderboard.organiser.conftest import close
 from tests.leaderboard.test_admin import _form_data
@@ -59,7 +59,9 @@ def test_a_reference_activation_records_the_version_before_and_after(world, clie
 
 def test_admin_changes_of_a_phase_are_recorded_before_and_after(world, client):
     Phase.objects.filter(pk=world.phase.pk).update(show_own_public_score=False)
-    client.force_login(UserFactory(is_staff=True, is_superuser=True, username="root"))
+    client.force_login(
+        with_second_factor(UserFactory(is_staff=True, is_superuser=True, username="root"))
+    )
     url = reverse("admin:challenges_phase_change", args=[world.phase.pk])
     data = _form_data(client.get(url))
     data.update(split_seed="8", name="Test (renamed)")

@@ -35,6 +35,7 @@ from tests.leaderboard.factories import (
     TeamFactory,
     UserFactory,
     phase_with_references,
+    with_second_factor,
 )
 from tests.leaderboard.web import GOLD_BYTES, PREDICTION, log_in, scored_submission
 
@@ -81,9 +82,9 @@ def side(name: str) -> Side:
         split_seed=3,
         show_own_public_score=True,
     )
-    organiser = UserFactory(username=f"organiser-{name}", is_staff=True)
+    organiser = with_second_factor(UserFactory(username=f"organiser-{name}", is_staff=True))
     organiser.groups.add(Group.objects.get(name="Organisers"))
-    phase.challenge.organisers.add(organiser)
+    phase.challenge.organisers.add(with_second_factor(organiser))
     member = UserFactory(username=f"member-{name}")
     team = TeamFactory(name=f"Team {name.title()}", slug=f"team-{name}", created_by=member)
     Participation.objects.create(

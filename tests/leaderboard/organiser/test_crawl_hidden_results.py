@@ -34,7 +34,12 @@ from leaderboard.rankings.boards import stored
 from leaderboard.rankings.snapshots import reveal
 from leaderboard.teams.models import Participation, Team
 from tests.leaderboard.boards import built
-from tests.leaderboard.factories import ConditionFactory, PhaseFactory, UserFactory
+from tests.leaderboard.factories import (
+    ConditionFactory,
+    PhaseFactory,
+    UserFactory,
+    with_second_factor,
+)
 from tests.leaderboard.organiser import construction as c
 from tests.leaderboard.organiser.conftest import close
 from tests.leaderboard.web import log_in
@@ -140,9 +145,9 @@ def other_organiser():
     conditions carry the same labels."""
     phase = PhaseFactory(challenge__slug="other-challenge", name="Other test")
     ConditionFactory(phase=phase, key="tts-verbatim", label="Tts-Verbatim")
-    user = UserFactory(is_staff=True)
+    user = with_second_factor(UserFactory(is_staff=True))
     user.groups.add(Group.objects.get(name="Organisers"))
-    phase.challenge.organisers.add(user)
+    phase.challenge.organisers.add(with_second_factor(user))
     return user
 
 

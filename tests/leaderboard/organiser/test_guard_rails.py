@@ -16,7 +16,7 @@ from leaderboard.challenges import roles
 from leaderboard.challenges.audit import AuditEntry
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.submissions.services import SelectionError, select_final
-from tests.leaderboard.factories import UserFactory
+from tests.leaderboard.factories import UserFactory, with_second_factor
 from tests.leaderboard.organiser.test_create_challenge import _config
 from tests.leaderboard.web import log_in
 
@@ -36,10 +36,12 @@ def test_organisers_named_in_a_config_file_get_the_organiser_role(tmp_path, caps
     assert challenge.is_organised_by(dan)
     (entry,) = AuditEntry.objects.filter(challenge=challenge, action="organiser-added")
     assert entry.subject == "dan" and entry.actor_name == "operator (create_challenge)"
-    # and so dan reaches the admin's page of this challenge
+    # and so dan reaches the admin's page of this challenge, once he has a second factor
     log_in(client, dan)
-    page = client.get(reverse("admin:challenges_challenge_change", args=[challenge.pk]))
-    assert page.status_code == 200
+    url = reverse("admin:challenges_challenge_change", args=[challenge.pk])
+    assert client.get(url)["Location"].startswith(reverse("mfa_activate_totp"))
+    with_second_factor(dan)
+    assert client.get(url).status_code == 200
 
 
 def test_organisers_add_and_remove_co_organisers_on_their_challenges_page(world, client):

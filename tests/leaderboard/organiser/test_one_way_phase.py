@@ -17,7 +17,7 @@ from leaderboard.rankings.snapshots import reveal
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Result
 from tests.leaderboard.boards import built, leaderboard
-from tests.leaderboard.factories import UserFactory, upload
+from tests.leaderboard.factories import UserFactory, upload, with_second_factor
 from tests.leaderboard.organiser import construction as c
 from tests.leaderboard.organiser.conftest import KEY, close
 from tests.leaderboard.test_admin import _form_data
@@ -39,7 +39,7 @@ def revealed(world, django_capture_on_commit_callbacks):
 
 @pytest.fixture
 def staff(client):
-    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+    client.force_login(with_second_factor(UserFactory(is_staff=True, is_superuser=True)))
     return client
 
 

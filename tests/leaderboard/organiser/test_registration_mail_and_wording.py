@@ -24,7 +24,12 @@ from leaderboard.teams import tasks
 from leaderboard.teams.models import Participation
 from leaderboard.teams.services import register, set_participation_status
 from tests.leaderboard.boards import built, leaderboard
-from tests.leaderboard.factories import ChallengeFactory, TeamFactory, UserFactory
+from tests.leaderboard.factories import (
+    ChallengeFactory,
+    TeamFactory,
+    UserFactory,
+    with_second_factor,
+)
 from tests.leaderboard.organiser.conftest import close
 from tests.leaderboard.organiser.test_create_challenge import _config
 from tests.leaderboard.web import log_in
@@ -55,7 +60,7 @@ def test_organisers_are_mailed_a_waiting_registration_and_teams_the_decision(
 ):
     challenge = ChallengeFactory(registration=Challenge.Registration.APPROVAL, title="DSTC")
     wants, quiet = UserFactory(email="o1@example.org"), UserFactory(email="o2@example.org")
-    challenge.organisers.add(wants, quiet)
+    challenge.organisers.add(with_second_factor(wants), with_second_factor(quiet))
     MailPreference.objects.create(user=quiet, submission_mail=False)  # opted out
     team = TeamFactory(name="Waiting One")
     with django_capture_on_commit_callbacks(execute=True):
@@ -95,7 +100,7 @@ def test_each_organiser_gets_their_own_message_about_a_waiting_registration(
 ):
     challenge = ChallengeFactory(registration=Challenge.Registration.APPROVAL, title="DSTC")
     first, second = UserFactory(email="o1@example.org"), UserFactory(email="o2@example.org")
-    challenge.organisers.add(first, second)
+    challenge.organisers.add(with_second_factor(first), with_second_factor(second))
     with django_capture_on_commit_callbacks(execute=True):
         participation = register(team=TeamFactory(name="Waiting Two"), challenge=challenge)
     assert registration_mail == [(MAIL_PENDING, participation.pk)]

@@ -21,7 +21,13 @@ from leaderboard.rankings.compute import compute
 from leaderboard.submissions import services
 from leaderboard.submissions.models import Result, Submission
 from tests.leaderboard.boards import built
-from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references, upload
+from tests.leaderboard.factories import (
+    UserFactory,
+    approved_team,
+    phase_with_references,
+    upload,
+    with_second_factor,
+)
 from tests.leaderboard.web import GOLD, GOLD_BYTES, log_in, scored_submission
 
 pytestmark = pytest.mark.django_db
@@ -36,8 +42,8 @@ def _jga(board, row) -> float:
 
 
 def _organiser(phase):
-    user = UserFactory(is_staff=True, is_superuser=True)
-    phase.challenge.organisers.add(user)
+    user = with_second_factor(UserFactory(is_staff=True, is_superuser=True))
+    phase.challenge.organisers.add(with_second_factor(user))
     return user
 
 

@@ -24,6 +24,7 @@ from tests.leaderboard.factories import (
     UserFactory,
     approved_team,
     phase_with_references,
+    with_second_factor,
 )
 from tests.leaderboard.web import GOLD_BYTES, log_in, scored_submission
 
@@ -33,7 +34,7 @@ pytestmark = pytest.mark.django_db
 def test_an_organiser_approves_and_rejects_pending_registrations(client):
     challenge = ChallengeFactory(registration=Challenge.Registration.APPROVAL)
     organiser = UserFactory()
-    challenge.organisers.add(organiser)
+    challenge.organisers.add(with_second_factor(organiser))
     first, second = TeamFactory(name="Waiting One"), TeamFactory(name="Waiting Two")
     a, b = register(team=first, challenge=challenge), register(team=second, challenge=challenge)
     assert a.status == b.status == Participation.Status.PENDING
@@ -94,7 +95,7 @@ def test_an_anonymous_team_is_named_only_for_organisers(client):
     log_in(client, team.created_by)
     assert "Secret Lab" in client.get(reverse("teams:detail", args=[team.slug])).content.decode()
     organiser = UserFactory()
-    phase.challenge.organisers.add(organiser)
+    phase.challenge.organisers.add(with_second_factor(organiser))
     log_in(client, organiser)
     archive = client.get(reverse("rankings:archive", args=args)).json()
     assert archive["results"][0]["team"] == "Secret Lab"
@@ -131,7 +132,7 @@ def test_reported_figures_are_shown_unranked_and_labelled_only_when_chosen(clien
 def test_the_dashboard_shows_states_queue_health_and_daily_counts(client, enqueued):
     phase = phase_with_references(GOLD_BYTES)
     organiser = UserFactory()
-    phase.challenge.organisers.add(organiser)
+    phase.challenge.organisers.add(with_second_factor(organiser))
     team = approved_team(phase)
     scored_submission(team, phase)
     queued = scored_submission(team, phase, "waiting", score=False)
@@ -196,7 +197,7 @@ def test_the_dashboard_lists_another_tasks_reference_and_its_files(client):
     files = {"schema": (json.dumps(SCHEMA).encode(), "schema.json")}
     phase = make_phase("multiwoz22", json.dumps(MWZ_GOLD).encode(), files)
     organiser = UserFactory()
-    phase.challenge.organisers.add(organiser)
+    phase.challenge.organisers.add(with_second_factor(organiser))
     log_in(client, organiser)
     page = client.get(reverse("challenges:organise", args=[phase.challenge.slug])).text
     # two dialogues, three user turns, one service (hotel)

@@ -24,7 +24,7 @@ from leaderboard.submissions.models import Result, Submission, SubmissionFile, W
 from leaderboard.teams.models import Team
 from tests.leaderboard.api.conftest import token_client
 from tests.leaderboard.boards import built, leaderboard
-from tests.leaderboard.factories import UserFactory, upload
+from tests.leaderboard.factories import UserFactory, upload, with_second_factor
 from tests.leaderboard.organiser import construction as c
 from tests.leaderboard.organiser.conftest import KEY, close
 from tests.leaderboard.web import log_in
@@ -35,8 +35,8 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def root(world):
     """The guide's organiser: a superuser listed among the challenge's organisers."""
-    user = UserFactory(is_staff=True, is_superuser=True, username="organiser")
-    world.phase.challenge.organisers.add(user)
+    user = with_second_factor(UserFactory(is_staff=True, is_superuser=True, username="organiser"))
+    world.phase.challenge.organisers.add(with_second_factor(user))
     return user
 
 

@@ -48,6 +48,7 @@ from tests.leaderboard.factories import (
     approved_team,
     phase_with_references,
     upload,
+    with_second_factor,
 )
 from tests.leaderboard.organiser.conftest import close
 from tests.leaderboard.organiser.construction import FRACTION, SEED, _public
@@ -136,7 +137,7 @@ def hidden_phase(**kwargs) -> tuple[Phase, dict[str, Team], dict[str, int], Clie
     member, staff = Client(), Client()
     log_in(member, teams["B"].created_by)
     organiser = UserFactory()
-    phase.challenge.organisers.add(organiser)
+    phase.challenge.organisers.add(with_second_factor(organiser))
     log_in(staff, organiser)
     staff.user = organiser  # type: ignore[attr-defined]
     return phase, teams, runs, member, staff
@@ -393,7 +394,7 @@ def test_the_other_tasks_analyses_on_a_snapshot(db, task):
         ids.append(submission.pk)
     phase = built(phase)  # as the board's worker builds the boards after the scorings
     organiser = UserFactory()
-    phase.challenge.organisers.add(organiser)
+    phase.challenge.organisers.add(with_second_factor(organiser))
     api = f"/api/v1/phases/{phase.pk}/"
     pair = {"a": ids[0], "b": ids[1]}
     assert Client().get(api + "pairwise/", pair).status_code == 404

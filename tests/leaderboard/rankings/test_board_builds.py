@@ -24,7 +24,12 @@ from leaderboard.rankings.models import Board
 from leaderboard.submissions import services
 from leaderboard.teams.services import set_anonymous
 from tests.leaderboard.boards import built
-from tests.leaderboard.factories import approved_team, phase_with_references, uploads
+from tests.leaderboard.factories import (
+    approved_team,
+    phase_with_references,
+    uploads,
+    with_second_factor,
+)
 from tests.leaderboard.web import GOLD, GOLD_BYTES, scored_submission
 
 pytestmark = pytest.mark.django_db
@@ -252,7 +257,7 @@ def test_no_page_export_or_api_answer_computes_a_board(client, monkeypatch):
     a = scored_submission(first, phase)
     b = scored_submission(second, phase, "Second")
     organiser = second.created_by
-    phase.challenge.organisers.add(organiser)
+    phase.challenge.organisers.add(with_second_factor(organiser))
     built(phase)
 
     def refuse(*args, **kwargs):

@@ -51,6 +51,7 @@ from tests.leaderboard.factories import (
     approved_team,
     phase_with_references,
     uploads,
+    with_second_factor,
 )
 from tests.scoring.helpers import resample_indices
 
@@ -91,7 +92,7 @@ def world(django_db_setup, django_db_blocker, fixtures_dir):
         )
         phase = Phase.objects.select_related("challenge").get(pk=phase.pk)
         organiser = UserFactory()
-        phase.challenge.organisers.add(organiser)
+        phase.challenge.organisers.add(with_second_factor(organiser))
         submissions = {}
         for name, source in sources.items():
             team = approved_team(phase)

@@ -19,7 +19,12 @@ from leaderboard.rankings.serialised import expanded
 from leaderboard.rankings.shakeup import NO_SPLIT
 from leaderboard.rankings.snapshots import reveal
 from tests.leaderboard.boards import built, leaderboard
-from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references
+from tests.leaderboard.factories import (
+    UserFactory,
+    approved_team,
+    phase_with_references,
+    with_second_factor,
+)
 from tests.leaderboard.web import GOLD_BYTES, scored_submission
 
 pytestmark = pytest.mark.django_db
@@ -27,7 +32,7 @@ pytestmark = pytest.mark.django_db
 
 def _revealed(phase: Phase) -> tuple[Phase, object]:
     organiser = UserFactory()
-    phase.challenge.organisers.add(organiser)
+    phase.challenge.organisers.add(with_second_factor(organiser))
     now = timezone.now()
     Phase.objects.filter(pk=phase.pk).update(
         opens_at=now - dt.timedelta(days=3), closes_at=now - dt.timedelta(minutes=1)

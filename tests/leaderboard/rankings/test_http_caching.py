@@ -18,7 +18,12 @@ from django.urls import reverse
 from leaderboard.challenges.models import Phase
 from tests.leaderboard.api.conftest import token_client
 from tests.leaderboard.boards import built
-from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references
+from tests.leaderboard.factories import (
+    UserFactory,
+    approved_team,
+    phase_with_references,
+    with_second_factor,
+)
 from tests.leaderboard.web import GOLD_BYTES, log_in, scored_submission
 
 pytestmark = pytest.mark.django_db
@@ -137,7 +142,7 @@ def test_a_hidden_phase_is_never_public_whoever_asks(client, phase, kind):
     anonymous = client.get(url)
     assert "public" not in _control(anonymous) and "private" in _control(anonymous)
     organiser = UserFactory()
-    phase.challenge.organisers.add(organiser)
+    phase.challenge.organisers.add(with_second_factor(organiser))
     signed_in = Client()
     log_in(signed_in, organiser)
     seen = signed_in.get(url)

@@ -11,7 +11,12 @@ from django.urls import reverse
 from leaderboard.challenges.models import Phase
 from leaderboard.submissions.models import Result
 from tests.leaderboard.boards import built
-from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references
+from tests.leaderboard.factories import (
+    UserFactory,
+    approved_team,
+    phase_with_references,
+    with_second_factor,
+)
 from tests.leaderboard.web import GOLD_BYTES, JGA, SER, log_in, scored_submission
 
 pytestmark = pytest.mark.django_db
@@ -128,14 +133,14 @@ def test_a_hidden_phase_shows_no_results_except_to_organisers(client, phase, who
     if who == "participant":
         log_in(client, team.created_by)
     elif who == "staff":
-        log_in(client, UserFactory(is_staff=True, is_superuser=True))
+        log_in(client, with_second_factor(UserFactory(is_staff=True, is_superuser=True)))
     for url in (_url(phase), _url(phase, fragment=True)):
         page = client.get(url).text
         assert "Results are hidden until the organisers reveal them" in page
         assert team.name not in page and JGA not in page
 
     organiser = UserFactory()
-    phase.challenge.organisers.add(organiser)
+    phase.challenge.organisers.add(with_second_factor(organiser))
     log_in(client, organiser)
     assert team.name in client.get(_url(phase)).text
 

@@ -30,6 +30,7 @@ from tests.leaderboard.factories import (
     approved_team,
     phase_with_references,
     uploads,
+    with_second_factor,
 )
 
 pytestmark = pytest.mark.django_db
@@ -227,7 +228,7 @@ def test_a_hidden_phase_has_no_table_before_the_reveal(db):
             query = {"a": submission.pk, "b": submission.pk + 1}
             assert reader.get(path, query).status_code == 404, path
     organiser = UserFactory()
-    phase.challenge.organisers.add(organiser)
+    phase.challenge.organisers.add(with_second_factor(organiser))
     staff = Client()
     log_in(staff, organiser)
     assert staff.get(paths[0]).status_code == 200
@@ -417,7 +418,7 @@ def test_errors_of_a_public_split_phase_are_for_organisers_only(db):
     phase = phase_with_references(gold, keys=("tts-verbatim",), split_fraction=0.5, split_seed=1)
     assert phase.has_split and phase.results_visibility == Phase.Visibility.PUBLIC
     organiser = UserFactory()
-    phase.challenge.organisers.add(organiser)
+    phase.challenge.organisers.add(with_second_factor(organiser))
     staff = Client()
     log_in(staff, organiser)
     paths = [

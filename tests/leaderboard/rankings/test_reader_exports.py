@@ -21,7 +21,12 @@ from leaderboard.challenges.models import Phase
 from leaderboard.rankings.models import Snapshot
 from leaderboard.rankings.snapshots import reveal
 from tests.leaderboard.boards import built
-from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references
+from tests.leaderboard.factories import (
+    UserFactory,
+    approved_team,
+    phase_with_references,
+    with_second_factor,
+)
 from tests.leaderboard.organiser.conftest import close
 from tests.leaderboard.web import GOLD_BYTES, log_in, scored_submission
 
@@ -38,7 +43,7 @@ def _world(visibility: str) -> tuple[Phase, dict[str, Client]]:
     team = approved_team(phase)
     scored_submission(team, phase, method=METHOD)
     organiser = UserFactory()
-    phase.challenge.organisers.add(organiser)
+    phase.challenge.organisers.add(with_second_factor(organiser))
     clients = {"anonymous": Client(), "participant": Client(), "organiser": Client()}
     log_in(clients["participant"], team.created_by)
     log_in(clients["organiser"], organiser)

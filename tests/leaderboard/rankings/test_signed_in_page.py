@@ -16,7 +16,12 @@ from django.utils import timezone
 
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.visibility import access
-from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references
+from tests.leaderboard.factories import (
+    UserFactory,
+    approved_team,
+    phase_with_references,
+    with_second_factor,
+)
 from tests.leaderboard.web import GOLD_BYTES, log_in, scored_submission
 
 pytestmark = pytest.mark.django_db
@@ -35,7 +40,7 @@ def readers(phase):
     team = approved_team(phase)
     scored_submission(team, phase)
     organiser = UserFactory()
-    phase.challenge.organisers.add(organiser)
+    phase.challenge.organisers.add(with_second_factor(organiser))
     return {"participant": team.created_by, "organiser": organiser, "team": team}
 
 

@@ -20,6 +20,7 @@ from tests.leaderboard.factories import (
     UserFactory,
     approved_team,
     phase_with_references,
+    with_second_factor,
 )
 from tests.leaderboard.web import GOLD_BYTES, log_in, prediction_file
 
@@ -113,10 +114,12 @@ def world(db, isolation, enqueued) -> World:
     Membership.objects.create(team=team, user=member, role=Membership.Role.MEMBER)
     other_team = approved_team(phase)
     organiser = UserFactory()
-    phase.challenge.organisers.add(organiser)
+    phase.challenge.organisers.add(with_second_factor(organiser))
     other_organiser = UserFactory()
-    ChallengeFactory().organisers.add(other_organiser)
-    superuser = get_user_model().objects.create_superuser("root", "root@example.org", "pw")
+    ChallengeFactory().organisers.add(with_second_factor(other_organiser))
+    superuser = with_second_factor(
+        get_user_model().objects.create_superuser("root", "root@example.org", "pw")
+    )
     submission = services.submit(
         team=team,
         phase=phase,

@@ -5,13 +5,15 @@ address, and per address); behind the proxy
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
 from tests.leaderboard.api.conftest import token_client
-from tests.leaderboard.factories import KEYS
+from tests.leaderboard.factories import KEYS, with_second_factor
 from tests.leaderboard.web import prediction_file
 
 pytestmark = pytest.mark.django_db
@@ -22,7 +24,9 @@ PASSWORD = "the-right-password-1"
 
 @pytest.fixture
 def superuser():
-    return get_user_model().objects.create_superuser("chief", "chief@example.org", PASSWORD)
+    return with_second_factor(
+        get_user_model().objects.create_superuser("chief", "chief@example.org", PASSWORD)
+    )
 
 
 @pytest.fixture
@@ -38,7 +42,18 @@ def rates(settings):
     return set_rates
 
 
-def test_thirty_failed_log_ins_on_the_admin_form_are_limited(superuser, settings):
+def test_the_admin_has_no_log_in_form_of_its_own(superuser):
+    """The admin's log-in is the site's, which asks for the second factor's code and holds
+    the log-in lock: a password posted to the admin's address signs nobody in."""
+    admin = Client()
+    response = admin.post(reverse("admin:login"), {"username": "chief", "password": PASSWORD})
+    assert response.status_code == 302
+    assert urlsplit(response["Location"]).path == reverse("account_login")
+    assert "_auth_user_id" not in admin.session
+    assert admin.get(reverse("admin:index")).status_code == 302
+
+
+def test_thirty_failed_log_ins_of_a_superuser_are_limited(superuser, settings):
     settings.LOGIN_FAILURE_LIMIT = 10
     admin = Client()
     url = reverse("account_login")

@@ -186,10 +186,29 @@ EXPECTED: dict[str, str] = {
     "api:docs": PUBLIC,
     "api:redoc": PUBLIC,
     "api:not-found": "44444444",
+    # allauth.mfa (accounts/2fa/): the overview for anyone signed in; adding or removing a
+    # factor and making recovery codes ask for the password again first (a redirect); the
+    # organisers and the superuser have an authenticator app (the organiser rule), so theirs
+    # is removable (after the password) and the others' is not found
+    "mfa_index": LOGIN_REQUIRED,
+    "mfa_authenticate": "33333333",  # only during a log-in that asks for the code
+    "mfa_reauthenticate": "33333222",  # with a factor to confirm with; else sent on
+    "mfa_activate_totp": "33333333",  # the password again; with an app already: its removal
+    "mfa_deactivate_totp": "34444333",
+    "mfa_view_recovery_codes": "34444444",  # nobody here has made recovery codes
+    "mfa_download_recovery_codes": "34444444",
+    "mfa_generate_recovery_codes": "33333333",
+    "mfa_list_webauthn": LOGIN_REQUIRED,
+    "mfa_add_webauthn": "33333333",
+    "mfa_reauthenticate_webauthn": "33333333",
+    "mfa_remove_webauthn": "33333333",
+    "mfa_edit_webauthn": "33333333",
 }
 #: Staff only: everyone else is sent to the admin log-in; the superuser gets anything but a
 #: server error (some admin actions are switched off and answer 403).
 ADMIN = "3333333S"
+#: The admin's log-in is allauth's (the anonymous visitor is sent there); signed in without
+#: staff status it is refused (no way round to the admin), the superuser is sent to the index.
 ADMIN_SPECIAL = {"admin:login": "34444443"}
 #: Query strings some pages need to show their content (formatted with the submission's pk).
 QUERY = {"submissions:compare": "?with={pk}"}

@@ -16,7 +16,8 @@ class Route:
 
 
 def _walk(patterns, namespace: str = "", outer: tuple[str, ...] = ()) -> Iterator[Route]:
-    """``outer``: what the including patterns capture (allauth's ``oidc/<provider_id>/``)."""
+    """``outer``: the names the including patterns capture (``keys/<int:pk>/`` around
+    ``edit/``)."""
     for entry in patterns:
         if isinstance(entry, URLResolver):
             inner = entry.namespace or ""

@@ -11,7 +11,12 @@ from rest_framework.test import APIClient
 
 from leaderboard.api.services import create_token
 from leaderboard.challenges.models import Phase
-from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references
+from tests.leaderboard.factories import (
+    UserFactory,
+    approved_team,
+    phase_with_references,
+    with_second_factor,
+)
 from tests.leaderboard.web import GOLD_BYTES, JGA, SER, log_in, scored_submission
 
 pytestmark = pytest.mark.django_db
@@ -51,7 +56,7 @@ def test_the_team_sees_no_figure_anywhere_and_the_organiser_sees_them():
     assert body["status"] == "scored" and body["results"] == {}
 
     organiser = UserFactory()
-    phase.challenge.organisers.add(organiser)
+    phase.challenge.organisers.add(with_second_factor(organiser))
     client = Client()
     log_in(client, organiser)
     assert JGA in client.get(reverse("submissions:detail", args=[run.pk])).content.decode()

@@ -12,7 +12,12 @@ from leaderboard.challenges.models import Phase
 from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Membership
 from tests.leaderboard.api.conftest import token_client
-from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references
+from tests.leaderboard.factories import (
+    UserFactory,
+    approved_team,
+    phase_with_references,
+    with_second_factor,
+)
 from tests.leaderboard.web import GOLD_BYTES, log_in, scored_submission
 
 pytestmark = pytest.mark.django_db
@@ -93,7 +98,7 @@ def test_nothing_changed_records_nothing(client, run, team):
 def test_non_members_may_not_edit_on_the_web_or_in_the_api(client, run, phase):
     other = approved_team(phase).created_by
     organiser = UserFactory()
-    phase.challenge.organisers.add(organiser)
+    phase.challenge.organisers.add(with_second_factor(organiser))
     for user in (other, organiser):
         log_in(client, user)
         url = reverse("submissions:edit", args=[run.pk])

@@ -23,6 +23,7 @@ from tests.leaderboard.factories import (
     approved_team,
     phase_with_references,
     upload,
+    with_second_factor,
 )
 from tests.leaderboard.task_data import (
     DVD_GOLD,
@@ -186,7 +187,7 @@ def test_only_the_team_and_its_organisers_get_the_csv(client):
     log_in(client, UserFactory())
     assert client.get(url).status_code == 404
     organiser = UserFactory()
-    phase.challenge.organisers.add(organiser)
+    phase.challenge.organisers.add(with_second_factor(organiser))
     log_in(client, organiser)
     assert client.get(url).status_code == 200
 

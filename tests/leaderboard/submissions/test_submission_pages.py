@@ -9,7 +9,12 @@ from django.urls import reverse
 from leaderboard.challenges.models import Phase
 from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Membership
-from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references
+from tests.leaderboard.factories import (
+    UserFactory,
+    approved_team,
+    phase_with_references,
+    with_second_factor,
+)
 from tests.leaderboard.web import GOLD_BYTES, JGA, SER, log_in, scored_submission
 
 pytestmark = pytest.mark.django_db
@@ -40,7 +45,7 @@ def outsider(phase):
 @pytest.fixture
 def organiser(phase):
     user = UserFactory()
-    phase.challenge.organisers.add(user)
+    phase.challenge.organisers.add(with_second_factor(user))
     return user
 
 
@@ -63,7 +68,7 @@ def test_another_teams_member_gets_404_for_the_page_and_the_status_json(client, 
 
 
 def test_staff_who_do_not_organise_the_challenge_get_404(client, scored):
-    staff = UserFactory(is_staff=True, is_superuser=True)
+    staff = with_second_factor(UserFactory(is_staff=True, is_superuser=True))
     log_in(client, staff)
     for url in _urls(scored).values():
         assert client.get(url).status_code == 404

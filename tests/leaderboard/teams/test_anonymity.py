@@ -15,7 +15,12 @@ from leaderboard.rankings.snapshots import reveal
 from leaderboard.teams.models import ALIAS_ALPHABET, Team
 from leaderboard.teams.services import set_anonymous
 from tests.leaderboard.boards import built
-from tests.leaderboard.factories import UserFactory, approved_team, phase_with_references
+from tests.leaderboard.factories import (
+    UserFactory,
+    approved_team,
+    phase_with_references,
+    with_second_factor,
+)
 from tests.leaderboard.organiser.conftest import close
 from tests.leaderboard.web import GOLD_BYTES, log_in, scored_submission
 
@@ -25,7 +30,7 @@ pytestmark = pytest.mark.django_db
 def revealed_world(*, anonymous_at_reveal: bool):
     phase = phase_with_references(GOLD_BYTES, results_visibility=Phase.Visibility.HIDDEN)
     organiser = UserFactory()
-    phase.challenge.organisers.add(organiser)
+    phase.challenge.organisers.add(with_second_factor(organiser))
     team = approved_team(phase)
     Team.objects.filter(pk=team.pk).update(name="Quiet Lab", anonymous=anonymous_at_reveal)
     team.refresh_from_db()

@@ -15,6 +15,7 @@ from tests.leaderboard.factories import (
     ParticipationFactory,
     TeamFactory,
     UserFactory,
+    with_second_factor,
 )
 from tests.leaderboard.web import log_in
 
@@ -30,7 +31,7 @@ def team():
     pending = ChallengeFactory(title="Waiting Challenge")
     ParticipationFactory(team=team, challenge=pending, status=Participation.Status.PENDING)
     organiser = UserFactory(username="organiser-of-it")
-    pending.organisers.add(organiser)
+    pending.organisers.add(with_second_factor(organiser))
     return team
 
 
@@ -52,7 +53,9 @@ def test_members_and_pending_registrations_are_shown_to_insiders_only(team):
         team.created_by,
         get_user_model().objects.get(username="teammate"),
         get_user_model().objects.get(username="organiser-of-it"),
-        get_user_model().objects.create_superuser("root", "root@example.org", "pw"),
+        with_second_factor(
+            get_user_model().objects.create_superuser("root", "root@example.org", "pw")
+        ),
     ]
     for user in insiders:
         page = _page(team, user)
