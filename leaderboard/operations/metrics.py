@@ -264,11 +264,17 @@ class RequestMetricsMiddleware:
         return response
 
 
+#: Whether this process counts in the pool's files: prometheus-client chose where its values
+#: live when it was imported (above), by the environment of that moment, so that is asked here
+#: once too, never again at a scrape.
+MULTIPROCESS = bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR"))
+
+
 def _registry() -> CollectorRegistry:
     """The site's state, and the web processes' figures: every process's under gunicorn."""
     registry = CollectorRegistry(auto_describe=False)
     registry.register(Collector())  # type: ignore[arg-type]
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    if MULTIPROCESS:
         multiprocess.MultiProcessCollector(registry)
     else:
         for metric in (REQUESTS, LATENCY, *PROCESS.values()):

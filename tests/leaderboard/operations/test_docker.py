@@ -202,9 +202,13 @@ def test_the_dockerfile_builds_wheels_apart_and_runs_slim_as_a_user_with_statics
     assert {base for base, _ in stages} == {"${BASE_IMAGE}"}
     assert "ARG BASE_IMAGE=python:3.11-slim-bookworm" in text
     assert "ARG WHEELHOUSE=" in text
-    runtime = text.split("AS runtime", 1)[1]
+    builder, runtime = text.split("AS runtime", 1)
     assert "build-essential" not in runtime and "gcc" not in runtime
-    assert "--no-index" in runtime  # only the builder's wheels, no network
+    # The builder fills the environment from its own wheels only (no network), checked against
+    # the lock's hashes; the runtime copies the environment, never the wheels (no layer of them).
+    assert "--no-index" in builder and "--require-hashes" in builder
+    assert "COPY --from=builder /opt/trackboard /opt/trackboard" in runtime
+    assert "/wheels" not in runtime and "pip install" not in runtime
     assert re.search(r"^USER 10001", runtime, re.MULTILINE)
     assert "collectstatic" in runtime and "TRACKBOARD_STATIC_MANIFEST=true" in runtime
     assert "DEBUG=false" in runtime and "TRACKBOARD_PRODUCTION=true" in runtime

@@ -51,7 +51,7 @@ def sent(monkeypatch) -> list[tuple[str, int, str]]:
     """The build tasks sent to the broker: (task name, phase id, queue)."""
     found: list[tuple[str, int, str]] = []
 
-    def record(name, args, queue):
+    def record(name, args, queue, **options):  # options: the request id's headers
         found.append((name, args[0], queue))
 
     monkeypatch.setattr(app, "send_task", record)
