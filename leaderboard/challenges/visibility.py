@@ -14,8 +14,10 @@ revealed               public leaderboard and    every number
 
 A hidden phase without a split has no public part: "show own public score" then shows nothing,
 the same on every page, in ``status.json``, the API and the CLI (``score_prefix`` is None).
-Organisers of the challenge see everything. Whole-reference numbers of a split phase mix in
-the private part, so before the reveal they count as private.
+Organisers of the challenge see everything once they have a second factor
+(``challenges.factors``): an organiser without one reads as everyone else does until they set
+one up, so a stolen password alone opens no hidden number. Whole-reference numbers of a split
+phase mix in the private part, so before the reveal they count as private.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from leaderboard.challenges.factors import has_second_factor
 from leaderboard.challenges.models import Phase
 
 
@@ -42,8 +45,9 @@ class Access:
 def access(phase: Phase, user: Any) -> Access:
     """What ``user`` may see of ``phase``. Whether they organise its challenge is the answer
     the phase's query has when it asked (``Phase.objects.asked_by(user)``, as the board's
-    views load it: no query of its own), else a query (``Phase.is_organised_by``)."""
-    if phase.is_organised_by(user):
+    views load it: no query of its own), else a query (``Phase.is_organised_by``); an organiser
+    is asked whether they have a second factor (one query, organisers only)."""
+    if phase.is_organised_by(user) and has_second_factor(user):
         return Access(True, True, True, True, True)
     if phase.revealed:
         return Access(False, True, True, True, True)

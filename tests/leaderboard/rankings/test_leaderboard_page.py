@@ -145,6 +145,29 @@ def test_a_hidden_phase_shows_no_results_except_to_organisers(client, phase, who
     assert team.name in client.get(_url(phase)).text
 
 
+def test_an_organiser_without_a_second_factor_reads_a_hidden_board_as_everyone_does(
+    client, phase
+):
+    # The second factor guards the hidden numbers themselves, not only the organiser pages: a
+    # stolen password of an organiser who has none shows what it shows a reader.
+    team = approved_team(phase)
+    scored_submission(team, phase)
+    Phase.objects.filter(pk=phase.pk).update(results_visibility=Phase.Visibility.HIDDEN)
+    organiser = UserFactory()
+    phase.challenge.organisers.add(organiser)
+    log_in(client, organiser)
+    board = reverse("api:leaderboard", args=[phase.pk])
+    for url in (_url(phase), _url(phase, fragment=True)):
+        page = client.get(url).text
+        assert "Results are hidden until the organisers reveal them" in page
+        assert team.name not in page and JGA not in page
+    refused = client.get(board)
+    assert refused.status_code == 403 and team.name not in refused.text
+    with_second_factor(organiser)
+    assert team.name in client.get(_url(phase)).text
+    assert team.name in client.get(board).text
+
+
 def test_a_hidden_board_names_no_refresh_as_it_has_no_table(client, phase):
     scored_submission(approved_team(phase), phase)
     visible = client.get(_url(phase)).text
