@@ -7,9 +7,10 @@ authenticator app (TOTP) or a security key (WebAuthn) of ``allauth.mfa``. Recove
 do not count: they are the way back in when the phone is lost, not a factor of their own.
 Everyone else may add one on their profile and is never asked.
 
-The rule lives here, in the lowest layer that knows who organises (``Challenge.organised_by``),
-so the organiser pages (``second_factor_required``), the admin site (``admin_trail``) and the
-organiser API (``api_refusal``) all ask the same question."""
+The rule lives here, in the lowest layer that knows who organises (``Challenge.organised_by``;
+what counts as a second factor is ``models.has_second_factor``, beside it), so the organiser
+pages (``second_factor_required``), the admin site (``admin_trail``) and the organiser API
+(``api_refusal``) all ask the same question; ``visibility.access`` asks it of hidden numbers."""
 
 from __future__ import annotations
 
@@ -18,7 +19,6 @@ from functools import wraps
 from typing import Any
 from urllib.parse import urlencode
 
-from allauth.mfa.models import Authenticator
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -26,10 +26,8 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.http import HttpRequest, HttpResponseBase, HttpResponseRedirect
 from django.urls import reverse
 
-from leaderboard.challenges.models import Challenge
+from leaderboard.challenges.models import Challenge, has_second_factor
 
-#: the kinds of authenticator that are a second factor (recovery codes are not)
-FACTORS = (Authenticator.Type.TOTP, Authenticator.Type.WEBAUTHN)
 #: allauth.mfa's page that sets up an authenticator app
 SETUP = "mfa_activate_totp"
 PAGE_MESSAGE = (
@@ -47,13 +45,6 @@ def holds_secrets(user: AbstractBaseUser | AnonymousUser) -> bool:
     if getattr(user, "is_staff", False) or getattr(user, "is_superuser", False):
         return True
     return Challenge.objects.filter(Challenge.organised_by(user)).exists()
-
-
-def has_second_factor(user: AbstractBaseUser | AnonymousUser) -> bool:
-    """Whether ``user`` has an authenticator app or a security key (``FACTORS``)."""
-    return bool(user.is_authenticated) and (
-        Authenticator.objects.filter(user_id=user.pk, type__in=FACTORS).exists()
-    )
 
 
 def needs_second_factor(user: AbstractBaseUser | AnonymousUser) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from allauth.mfa.models import Authenticator
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.exceptions import ValidationError
@@ -182,6 +183,26 @@ class Challenge(models.Model):
         return task.primary if self.primary == task.tiebreak else task.tiebreak
 
 
+#: The kinds of authenticator that are a second factor (``allauth.mfa``); recovery codes are
+#: not: they are the way back in after a lost phone, not a factor of their own.
+SECOND_FACTORS = (Authenticator.Type.TOTP, Authenticator.Type.WEBAUTHN)
+
+
+def _factors_of(user: AbstractBaseUser | AnonymousUser) -> models.QuerySet[Authenticator]:
+    return Authenticator.objects.filter(user_id=user.pk, type__in=SECOND_FACTORS)
+
+
+def second_factor_of(user: AbstractBaseUser) -> Exists:
+    """The one definition of having a second factor, as an ``EXISTS`` that
+    ``PhaseQuerySet.asked_by`` asks in a phase's own query (``has_second_factor`` alone)."""
+    return Exists(_factors_of(user))
+
+
+def has_second_factor(user: AbstractBaseUser | AnonymousUser) -> bool:
+    """Whether ``user`` (signed in) has an authenticator app or a security key."""
+    return bool(user.is_authenticated) and _factors_of(user).exists()
+
+
 class PhaseQuerySet(models.QuerySet["Phase"]):
     def asked_by(self, user: AbstractBaseUser | AnonymousUser) -> PhaseQuerySet:
         """Each phase with whether ``user`` organises its challenge, answered by the phase's
@@ -192,6 +213,7 @@ class PhaseQuerySet(models.QuerySet["Phase"]):
         return self.annotate(
             organiser_asked_for=Value(user.pk),
             organised_by_asker=Challenge.organised_by(user, "challenge"),
+            second_factor_of_asker=second_factor_of(user),
         )
 
 
@@ -294,6 +316,14 @@ class Phase(models.Model):
         if user.is_authenticated and getattr(self, "organiser_asked_for", None) == user.pk:
             return bool(self.organised_by_asker)
         return self.challenge.is_organised_by(user)
+
+    def organised_with_second_factor_by(self, user: AbstractBaseUser | AnonymousUser) -> bool:
+        """Whether ``user`` organises the phase's challenge and has a second factor
+        (``has_second_factor``): answered by the phase's own query when it was asked for
+        ``user``, else by at most two queries."""
+        if user.is_authenticated and getattr(self, "organiser_asked_for", None) == user.pk:
+            return bool(self.organised_by_asker and self.second_factor_of_asker)
+        return self.is_organised_by(user) and has_second_factor(user)
 
     @staticmethod
     def has_closed(now: Any) -> Q:

@@ -25,7 +25,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from leaderboard.challenges.factors import has_second_factor
 from leaderboard.challenges.models import Phase
 
 
@@ -45,9 +44,9 @@ class Access:
 def access(phase: Phase, user: Any) -> Access:
     """What ``user`` may see of ``phase``. Whether they organise its challenge is the answer
     the phase's query has when it asked (``Phase.objects.asked_by(user)``, as the board's
-    views load it: no query of its own), else a query (``Phase.is_organised_by``); an organiser
-    is asked whether they have a second factor (one query, organisers only)."""
-    if phase.is_organised_by(user) and has_second_factor(user):
+    views load it: no query of its own), else a query; an organiser's view needs a second factor
+    too (``Phase.organised_with_second_factor_by``, asked in the same way)."""
+    if phase.organised_with_second_factor_by(user):
         return Access(True, True, True, True, True)
     if phase.revealed:
         return Access(False, True, True, True, True)

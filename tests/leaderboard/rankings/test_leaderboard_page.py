@@ -145,9 +145,7 @@ def test_a_hidden_phase_shows_no_results_except_to_organisers(client, phase, who
     assert team.name in client.get(_url(phase)).text
 
 
-def test_an_organiser_without_a_second_factor_reads_a_hidden_board_as_everyone_does(
-    client, phase
-):
+def test_an_organiser_without_a_second_factor_reads_a_hidden_board_as_everyone_does(client, phase):
     # The second factor guards the hidden numbers themselves, not only the organiser pages: a
     # stolen password of an organiser who has none shows what it shows a reader.
     team = approved_team(phase)
