@@ -46,6 +46,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+# The participant package's folder first: run as a script, this file's own folder is on the
+# path, and this file's name would otherwise be the ``scoring`` imported below.
+sys.path.insert(0, str(ROOT / "participant"))
 
 from scoring import Source, get_task, stats  # noqa: E402
 from scoring.formats import check_json_stretches  # noqa: E402
