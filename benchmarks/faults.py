@@ -41,6 +41,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+# The participant package's folder first: run as a script, this file's folder is on the path,
+# where benchmarks/scoring.py would otherwise be the ``scoring`` the site imports.
+sys.path.insert(0, str(ROOT / "participant"))
 MIB = 1024 * 1024
 FIXTURE_GOLD = "dstc11/test-dstc11.gold.json"
 FAULT_TESTS = [

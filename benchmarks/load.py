@@ -62,6 +62,9 @@ from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+# The participant package's folder first: run as a script, this file's folder is on the path,
+# where benchmarks/scoring.py would otherwise be the ``scoring`` the site imports.
+sys.path.insert(0, str(ROOT / "participant"))
 # The public DSTC11 test gold, committed (compressed) in tests/data: see tests/data/README.md.
 FIXTURE_GOLD = "dstc11/test-dstc11.gold.json"
 KEYS = ("tts-verbatim", "human-verbatim", "human-paraphrased")

@@ -34,6 +34,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+# The participant package's folder first: run as a script, this file's folder is on the path,
+# where benchmarks/scoring.py would otherwise be the ``scoring`` the site imports.
+sys.path.insert(0, str(ROOT / "participant"))
 
 from benchmarks.throwaway import throwaway_site  # noqa: E402
 
