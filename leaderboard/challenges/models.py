@@ -188,19 +188,13 @@ class Challenge(models.Model):
 SECOND_FACTORS = (Authenticator.Type.TOTP, Authenticator.Type.WEBAUTHN)
 
 
-def _factors_of(user: AbstractBaseUser | AnonymousUser) -> models.QuerySet[Authenticator]:
-    return Authenticator.objects.filter(user_id=user.pk, type__in=SECOND_FACTORS)
-
-
-def second_factor_of(user: AbstractBaseUser) -> Exists:
-    """The one definition of having a second factor, as an ``EXISTS`` that
-    ``PhaseQuerySet.asked_by`` asks in a phase's own query (``has_second_factor`` alone)."""
-    return Exists(_factors_of(user))
-
-
 def has_second_factor(user: AbstractBaseUser | AnonymousUser) -> bool:
-    """Whether ``user`` (signed in) has an authenticator app or a security key."""
-    return bool(user.is_authenticated) and _factors_of(user).exists()
+    """Whether ``user`` (signed in) has an authenticator app or a security key: the one
+    definition (``challenges.factors`` guards the organisers' doors with it,
+    ``visibility.access`` the hidden numbers)."""
+    return bool(user.is_authenticated) and (
+        Authenticator.objects.filter(user_id=user.pk, type__in=SECOND_FACTORS).exists()
+    )
 
 
 class PhaseQuerySet(models.QuerySet["Phase"]):
@@ -213,7 +207,6 @@ class PhaseQuerySet(models.QuerySet["Phase"]):
         return self.annotate(
             organiser_asked_for=Value(user.pk),
             organised_by_asker=Challenge.organised_by(user, "challenge"),
-            second_factor_of_asker=second_factor_of(user),
         )
 
 
@@ -316,14 +309,6 @@ class Phase(models.Model):
         if user.is_authenticated and getattr(self, "organiser_asked_for", None) == user.pk:
             return bool(self.organised_by_asker)
         return self.challenge.is_organised_by(user)
-
-    def organised_with_second_factor_by(self, user: AbstractBaseUser | AnonymousUser) -> bool:
-        """Whether ``user`` organises the phase's challenge and has a second factor
-        (``has_second_factor``): answered by the phase's own query when it was asked for
-        ``user``, else by at most two queries."""
-        if user.is_authenticated and getattr(self, "organiser_asked_for", None) == user.pk:
-            return bool(self.organised_by_asker and self.second_factor_of_asker)
-        return self.is_organised_by(user) and has_second_factor(user)
 
     @staticmethod
     def has_closed(now: Any) -> Q:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from leaderboard.challenges.models import Phase
+from leaderboard.challenges.models import Phase, has_second_factor
 
 
 @dataclass(frozen=True)
@@ -45,8 +45,8 @@ def access(phase: Phase, user: Any) -> Access:
     """What ``user`` may see of ``phase``. Whether they organise its challenge is the answer
     the phase's query has when it asked (``Phase.objects.asked_by(user)``, as the board's
     views load it: no query of its own), else a query; an organiser's view needs a second factor
-    too (``Phase.organised_with_second_factor_by``, asked in the same way)."""
-    if phase.organised_with_second_factor_by(user):
+    too (``has_second_factor``: a query, asked of organisers only, so no other reader pays)."""
+    if phase.is_organised_by(user) and has_second_factor(user):
         return Access(True, True, True, True, True)
     if phase.revealed:
         return Access(False, True, True, True, True)

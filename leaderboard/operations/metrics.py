@@ -73,7 +73,8 @@ LATENCY = Histogram(
     buckets=REQUEST_BUCKETS,
     registry=None,
 )
-#: each web process's figures, as of its last answer ("liveall": one series per live process)
+#: each web process's figures, read at an answer at most once a second ("liveall": one series per
+#: live process)
 PROCESS = {
     name: Gauge(f"trackboard_{name}", documentation, registry=None, multiprocess_mode="liveall")
     for name, documentation in {
@@ -238,7 +239,19 @@ def view_name(request: HttpRequest) -> str:
     return (match.view_name if match is not None else None) or UNMATCHED
 
 
+#: Seconds between two readings of a process's memory and CPU (reading /proc costs a request
+#: as much as the counting itself; a scrape every 15 s or more sees the same figures).
+PROCESS_SAMPLE_SECONDS = 1.0
+_sampled_at = -PROCESS_SAMPLE_SECONDS
+
+
 def _note_process() -> None:
+    """This process's figures into its gauges, at most every ``PROCESS_SAMPLE_SECONDS``."""
+    global _sampled_at
+    now = time.monotonic()
+    if now - _sampled_at < PROCESS_SAMPLE_SECONDS:
+        return
+    _sampled_at = now
     for family in _THIS_PROCESS.collect():
         for sample in family.samples:
             gauge = PROCESS.get(sample.name.removesuffix("_total"))
