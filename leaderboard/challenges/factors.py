@@ -26,10 +26,12 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.http import HttpRequest, HttpResponseBase, HttpResponseRedirect
 from django.urls import reverse
 
-from leaderboard.challenges.models import Challenge, has_second_factor
+from leaderboard.challenges.models import SECOND_FACTORS, Challenge, has_second_factor
 
 #: allauth.mfa's page that sets up an authenticator app
 SETUP = "mfa_activate_totp"
+#: the session's key of the page a person was sent from to set up a factor
+NEXT_KEY = "second_factor_next"
 PAGE_MESSAGE = (
     "Organisers and staff must set up a second factor before opening organiser pages or the "
     "admin: scan the code below with an authenticator app and enter the code it shows, then "
@@ -60,11 +62,28 @@ def setup_url(next_path: str = "") -> str:
 
 
 def setup_redirect(request: HttpRequest) -> HttpResponseRedirect:
-    """To the set-up page, with a message saying why and ``?next=`` the page asked for."""
-    messages.warning(
-        request, f"{PAGE_MESSAGE} Then open {request.get_full_path()} again.", fail_silently=True
-    )
-    return HttpResponseRedirect(setup_url(request.get_full_path()))
+    """To the set-up page, with a message saying why and ``?next=`` the page asked for, which
+    the session keeps until a factor is set up (``factor_added``)."""
+    wanted = request.get_full_path()
+    messages.warning(request, f"{PAGE_MESSAGE} Then open {wanted} again.", fail_silently=True)
+    request.session[NEXT_KEY] = wanted
+    return HttpResponseRedirect(setup_url(wanted))
+
+
+def factor_added(sender: Any, request: HttpRequest | None = None, **kwargs: Any) -> None:
+    """Receiver of allauth.mfa's ``authenticator_added``: once an authenticator app or a
+    security key is set up, the page the person was sent from is named again, where allauth
+    goes on (its recovery codes), since allauth's set-up does not follow ``?next=``."""
+    authenticator = kwargs.get("authenticator")
+    if request is None or authenticator is None or authenticator.type not in SECOND_FACTORS:
+        return
+    wanted = request.session.pop(NEXT_KEY, None)
+    if wanted:
+        messages.success(
+            request,
+            f"Your second factor is set up: keep the recovery codes below, then go on to {wanted}.",
+            fail_silently=True,
+        )
 
 
 def second_factor_required(view: Callable[..., HttpResponseBase]) -> Callable[..., Any]:

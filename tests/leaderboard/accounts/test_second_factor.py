@@ -140,6 +140,8 @@ def _secret_shown(page: str) -> str:
     return found.group(1)
 
 
+# allauth sends its signal and its message once the set-up commits, within the request
+@pytest.mark.django_db(transaction=True)
 def test_set_up_sign_in_with_the_code_and_recovery_codes_once(phase, organiser):
     browser = Client()
     assert _sign_in(browser, "olga").status_code == 302  # no factor yet: signed in
@@ -159,6 +161,8 @@ def test_set_up_sign_in_with_the_code_and_recovery_codes_once(phase, organiser):
     # then the recovery codes made with it, to keep for a lost phone
     assert done["Location"] == reverse("mfa_view_recovery_codes")
     codes_page = browser.get(done["Location"]).text
+    # where the organiser was going, named again once the factor is set up
+    assert f"keep the recovery codes below, then go on to {page}." in unescape(codes_page)
     codes = Authenticator.objects.get(user=organiser, type="recovery_codes").wrap()
     code = codes.get_unused_codes()[0]
     assert code in codes_page
