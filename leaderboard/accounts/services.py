@@ -42,14 +42,6 @@ def confirm(user: AbstractBaseUser) -> None:
         EmailAddress.objects.create(user=user, email=address.lower(), primary=True, verified=True)
 
 
-def is_confirmed(user: AbstractBaseUser) -> bool:
-    """Whether ``user``'s current address is one they confirmed."""
-    address = getattr(user, "email", "")
-    return bool(address) and (
-        EmailAddress.objects.filter(user=user, email__iexact=address, verified=True).exists()
-    )
-
-
 def lift_login_lock(sender: object, user: AbstractBaseUser | None = None, **_: object) -> None:
     """Forget the failed log-ins to ``user``'s account, from every address, so a lock they put
     on it is lifted (the receiver of allauth's ``password_reset`` signal: whoever reset the

@@ -25,7 +25,7 @@ from leaderboard.accounts.models import (
     wants_submission_mail,
 )
 from leaderboard.api import services as tokens
-from leaderboard.teams.services import teams_of
+from leaderboard.teams.services import address_verified, teams_of
 from leaderboard.throttles import TOKEN_THROTTLES
 
 
@@ -36,7 +36,7 @@ def _profile(
     status: int = 200,
 ) -> HttpResponse:
     context = {
-        "confirmed": accounts.is_confirmed(request.user),
+        "confirmed": address_verified(request.user),
         "teams": teams_of(request.user),
         "tokens": tokens.tokens_of(request.user),
         "token_form": form,

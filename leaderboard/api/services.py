@@ -12,7 +12,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from leaderboard.api.models import ApiToken, Scope
-from leaderboard.challenges.models import Challenge
+from leaderboard.challenges.factors import holds_secrets
 
 #: Every key starts with this, so a leaked key is easy to recognise (and to grep for).
 KEY_PREFIX = "tb_"
@@ -36,11 +36,10 @@ def tokens_of(user: AbstractBaseUser) -> QuerySet[ApiToken]:
 
 
 def may_organise(user: AbstractBaseUser) -> bool:
-    """Whether ``user`` may be given an "organise" token: they organise a challenge or are
-    staff (anyone else's would do no more than a "team" one)."""
-    return bool(getattr(user, "is_staff", False)) or (
-        Challenge.organisers.through.objects.filter(user_id=user.pk).exists()
-    )
+    """Whether ``user`` may be given an "organise" token: those who hold secrets
+    (``challenges.factors.holds_secrets``: staff, or an organiser of a challenge); anyone
+    else's would do no more than a "team" one."""
+    return holds_secrets(user)
 
 
 def scopes_for(user: AbstractBaseUser) -> list[Scope]:

@@ -51,8 +51,10 @@ def holds_secrets(user: AbstractBaseUser | AnonymousUser) -> bool:
 
 def needs_second_factor(user: AbstractBaseUser | AnonymousUser) -> bool:
     """Whether ``user`` holds secrets and has no second factor yet: they must set one up
-    before reaching an organiser page, the admin or the organiser API."""
-    return holds_secrets(user) and not has_second_factor(user)
+    before reaching an organiser page, the admin or the organiser API. The factor is asked
+    first: the people these doors see hold secrets, and one who has a factor is let through
+    by one query."""
+    return not has_second_factor(user) and holds_secrets(user)
 
 
 def setup_url(next_path: str = "") -> str:

@@ -17,8 +17,8 @@ from django.db import IntegrityError, transaction
 from django.test import Client
 from django.urls import reverse
 
-from leaderboard.accounts.services import is_confirmed
 from leaderboard.teams.models import Team
+from leaderboard.teams.services import address_verified as is_confirmed
 from tests.leaderboard.accounts.conftest import SITE
 from tests.leaderboard.api.conftest import token_client
 from tests.leaderboard.factories import (

@@ -7,10 +7,10 @@ from django.contrib.auth import authenticate, get_user_model
 from django.core.management import call_command
 from django.http import HttpRequest
 
-from leaderboard.accounts.services import is_confirmed
 from leaderboard.challenges.models import Challenge
 from leaderboard.demo import dstc11
 from leaderboard.submissions.models import Submission
+from leaderboard.teams.services import address_verified as is_confirmed
 from scoring.synth import make_gold
 from tests.leaderboard.boards import leaderboard
 
