@@ -13,9 +13,12 @@ import re
 import shutil
 import subprocess
 import sys
+import uuid
 
 import pytest
-from django.test import Client
+from django.conf import settings
+from django.db import transaction
+from django.test import Client, override_settings
 from django.urls import reverse
 
 from leaderboard.analyses.papers import TableError, render
@@ -38,8 +41,38 @@ pytestmark = pytest.mark.django_db
 SYSTEMS = (("AuGPT team", "augpt.json"), ("DAMD team", "damd.json"), ("LABES team", "labes.json"))
 
 
+@pytest.fixture(scope="module")
+def _three_teams(django_db_setup, django_db_blocker, fixtures_dir, tmp_path_factory):
+    """The three teams' phase, scored and built once for the module (nine real-size runs are
+    most of its time): made inside a transaction that is rolled back after the module's last
+    test, with private files, cache keys and a queue of its own. Each test runs in a savepoint
+    inside it, as Django's ``TestCase.setUpTestData`` does, so no test sees another's changes."""
+    tag = f"trackboard-test-{uuid.uuid4().hex[:10]}"
+    caches = {"default": {**settings.CACHES["default"], "KEY_PREFIX": tag}}
+    storages = {
+        **settings.STORAGES,
+        "private": {
+            "BACKEND": "leaderboard.storage.PrivateStorage",
+            "OPTIONS": {"location": str(tmp_path_factory.mktemp("paper-tables"))},
+        },
+    }
+    isolated = override_settings(STORAGES=storages, CACHES=caches, CELERY_TASK_DEFAULT_QUEUE=tag)
+    with django_db_blocker.unblock(), isolated, transaction.atomic():
+        try:
+            yield _scored_three_teams(fixtures_dir), storages
+        finally:
+            transaction.set_rollback(True)
+
+
 @pytest.fixture
-def three_teams(fixtures_dir) -> Phase:
+def three_teams(_three_teams, settings) -> Phase:
+    """The module's phase, with its private files where this test's storage looks."""
+    phase, storages = _three_teams
+    settings.STORAGES = storages
+    return Phase.objects.select_related("challenge").get(pk=phase.pk)
+
+
+def _scored_three_teams(fixtures_dir) -> Phase:
     gold = (fixtures_dir / "dstc11" / "test-dstc11.gold.json").read_bytes()
     phase = phase_with_references(gold)
     Challenge.objects.filter(pk=phase.challenge_id).update(
