@@ -27,6 +27,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils.cache import add_never_cache_headers
 
+from leaderboard.analyses import pages
 from leaderboard.analyses.crossteam import analyse, may_see
 from leaderboard.analyses.pairwise import PairedCondition, PairError, compare, requested_pair
 from leaderboard.analyses.papers import TableError, choice, statement, view
@@ -181,6 +182,7 @@ def _context(selected: Phase, shown: Shown) -> dict[str, Any]:
         "phase": selected,
         "challenge": selected.challenge,
         "snapshot": shown.snapshot,
+        "board_note": pages.board_note(selected, shown.snapshot),
         "board_fields": shown.query().items(),
     }
 
@@ -203,13 +205,18 @@ def pairwise(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     context = {
         **_context(selected, shown),
         "entries": entries,
-        "a": int(a) if a.isdigit() else None,
-        "b": int(b) if b.isdigit() else None,
+        "options_a": pages.options(entries, int(a) if a.isdigit() else None, -1),
+        "options_b": pages.options(entries, int(b) if b.isdigit() else None, 1),
         "label_a": labels.get(int(a)) if a.isdigit() else None,
         "label_b": labels.get(int(b)) if b.isdigit() else None,
         "rows": rows,
+        "lines": [(r, pages.p_value(r.p_value, r.significant)) for r in rows],
         "error": error,
         "metric": selected.challenge.scoring_task().metric(selected.challenge.primary),
+        "description": (
+            f"Two entries of the {selected.name} leaderboard of {selected.challenge.title} "
+            "compared with a paired significance test."
+        ),
     }
     response = render(request, "analyses/pairwise.html", context, status=400 if error else 200)
     add_never_cache_headers(response)
@@ -227,9 +234,13 @@ def robustness(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         **_context(selected, shown),
         "metric": metric,
         "first": first,
-        "entries": entries,
+        "lines": pages.robustness_lines(entries),
         "others": [c.label for c in shown.board.conditions[1:]],
         "charts": {"chart-changes": chart(first, entries, metric.label)} if entries else {},
+        "description": (
+            f"How the entries of the {selected.name} leaderboard of {selected.challenge.title} "
+            "hold up across the test conditions."
+        ),
     }
     response = render(request, "analyses/robustness.html", context)
     add_never_cache_headers(response)
@@ -244,8 +255,13 @@ def errors(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     context = {
         **_context(selected, shown),
         "analysis": found,
-        "labels": [(c.key, c.label) for c in found.conditions],
+        "labels": [c.label for c in found.conditions],
+        "rates": pages.slot_rates(found, [(c.key, c.label) for c in found.conditions]),
         "has_counts": any(c.slots or c.domains for c in found.conditions),
+        "description": (
+            f"The errors the teams of {selected.challenge.title}, {selected.name}, make, slot by "
+            "slot and turn by turn."
+        ),
     }
     response = render(request, "analyses/errors.html", context)
     add_never_cache_headers(response)

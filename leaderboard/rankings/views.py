@@ -31,7 +31,8 @@ from leaderboard.challenges.announcements import Announcement
 from leaderboard.challenges.factors import second_factor_required
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import Access, access
-from leaderboard.rankings import caching
+from leaderboard.rankings import caching, pages
+from leaderboard.rankings.board import Leaderboard
 from leaderboard.rankings.boards import Stored, stored
 from leaderboard.rankings.charts import CHART_LIMIT
 from leaderboard.rankings.facts import declared_facts, filtered
@@ -106,9 +107,13 @@ def embed(request: HttpRequest, slug: str, phase: str) -> HttpResponseBase:
             "visible": found is not None,
             "board": board,
             "stored": found,
-            "limit": EMBED_LIMIT,
+            "embedded": pages.embed_tables(board, EMBED_LIMIT) if board is not None else (),
+            "description": (
+                f"The {selected.name} leaderboard of {challenge.title}, embedded: each team's "
+                "scores with confidence intervals."
+            ),
             # the ranked column: first or second of the board's (``rankings.board.columns``)
-            "at": next((i for i, c in enumerate(columns) if c.primary), 0),
+            "label": next((c.label for c in columns if c.primary), ""),
         }
         return render(request, "rankings/embed.html", context)
 
@@ -140,6 +145,7 @@ def _page(
         # its rank on the whole board; a filter the board does not have is left out
         asked = fact_filters(board, request.GET)[0]
         board = filtered(board, asked)
+    refresh = REFRESH_SECONDS if selected.state == "open" else REFRESH_CLOSED_SECONDS
     context = {
         "phase": selected,
         "challenge": selected.challenge,
@@ -147,14 +153,20 @@ def _page(
         "board": board,
         "stored": found,
         "snapshot": snapshot,
-        "final_board": load(snapshot) if snapshot is not None else None,
-        "reported": board.reported if board is not None else (),
-        "refresh_seconds": REFRESH_SECONDS if selected.state == "open" else REFRESH_CLOSED_SECONDS,
-        "chart_limit": CHART_LIMIT,
+        "final": pages.final_summary(load(snapshot)) if snapshot is not None else None,
+        "reported": pages.reported(board) if board is not None else (),
+        "withdrawn": pages.withdrawn(board),
+        "refresh_seconds": refresh,
+        "refresh_every": "second" if refresh == 1 else f"{refresh} seconds",
+        "refresh_url": f"{request.path}?fragment=1{'&all=1' if show_all else ''}",
         "table_limit": None if show_all else TABLE_LIMIT,
         "show_all": show_all,
         "facts": declared_facts(board) if board is not None else (),
         "fact_filters": asked,
+        "description": (
+            f"The {selected.name} leaderboard of {selected.challenge.title}: each team's scores "
+            "with confidence intervals and rank intervals."
+        ),
     }
     # when the board was built and whether a newer one is coming, then the tables, which do
     # not depend on it (a change marks the board behind without rendering its tables again)
@@ -211,13 +223,15 @@ def _header_html(
         context = {
             "phase": selected,
             "challenge": challenge,
-            "primary": task.metric(challenge.primary),
-            "tiebreak": task.metric(challenge.tiebreak),
-            "visible": rights.board,
-            "organiser": rights.organiser,
-            "signed_in": signed_in,
-            "published": published,
-            "several_conditions": several_conditions,
+            "header": pages.header(
+                selected,
+                primary=task.metric(challenge.primary),
+                tiebreak=task.metric(challenge.tiebreak),
+                several_conditions=several_conditions,
+                signed_in=signed_in,
+                visible=rights.board,
+                organiser=rights.organiser,
+            ),
             "countdown": mark_safe(_COUNTDOWN),
         }
         before, found, after = render_to_string("rankings/_header.html", context).partition(
@@ -230,7 +244,7 @@ def _header_html(
     return kept
 
 
-def _tables_html(context: dict[str, object]) -> str:
+def _tables_html(context: dict[str, Any]) -> str:
     """The tables and chart data of the stored board, rendered once per stored board.
 
     The partial depends on nothing but the stored board and whether every row is shown (no
@@ -239,14 +253,33 @@ def _tables_html(context: dict[str, object]) -> str:
     """
     found = context["stored"]
     if not isinstance(found, Stored) or not found.built or context["fact_filters"]:
-        return render_to_string("rankings/tables.html", context)
+        return render_to_string("rankings/tables.html", _with_tables(context))
     rows = "all" if context["show_all"] else context["table_limit"]
     key = caching.cache_key("tables", found.identity, rows)
     html = cache.get(key)
     if html is None:
-        html = render_to_string("rankings/tables.html", context)
+        html = render_to_string("rankings/tables.html", _with_tables(context))
         cache.set(key, html, settings.LEADERBOARD_CACHE_SECONDS)
     return str(html)
+
+
+def _with_tables(context: dict[str, Any]) -> dict[str, Any]:
+    """``context`` with what ``rankings/tables.html`` prints of its board (``pages.tables``;
+    None when the reader may not see it)."""
+    board = context["board"]
+    found = context.get("stored")
+    shown = None
+    if context["visible"] and isinstance(board, Leaderboard):
+        shown = pages.tables(
+            board,
+            facts=context.get("facts") or (),
+            asked=context.get("fact_filters") or {},
+            table_limit=context["table_limit"],
+            chart_limit=CHART_LIMIT,
+            built=found is None or bool(getattr(found, "built", True)),
+            has_split=context["phase"].has_split,
+        )
+    return {**context, "tables": shown}
 
 
 def snapshots(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
@@ -254,10 +287,16 @@ def snapshots(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     them yet) the page says that nothing is published, rather than answering 404."""
     selected = _phase(slug, phase, request.user)
     published = access(selected, request.user).snapshots
+    found = list(selected.snapshots.order_by("-number")) if published else []
     context = {
         "phase": selected,
         "challenge": selected.challenge,
-        "snapshots": selected.snapshots.order_by("-number") if published else (),
+        "snapshots": found,
+        "nothing": "" if found else pages.nothing_published(selected),
+        "description": (
+            f"The published final rankings of the {selected.name} phase of "
+            f"{selected.challenge.title}."
+        ),
     }
     return render(request, "rankings/snapshots.html", context)
 
@@ -268,18 +307,30 @@ def snapshot(request: HttpRequest, slug: str, phase: str, number: int) -> HttpRe
     if not access(selected, request.user).snapshots:
         raise Http404
     found = get_object_or_404(selected.snapshots, number=number)
+    board = load(found)
     context = {
         "phase": selected,
         "challenge": selected.challenge,
         "snapshot": found,
-        "board": load(found),
+        "board": board,
+        "withdrawn": pages.withdrawn(board),
+        "description": (
+            f"Final ranking #{found.number} of the {selected.name} phase of "
+            f"{selected.challenge.title}, as published."
+        ),
         "visible": True,
-        # the cross-team error analysis of this snapshot, for whoever may have it
-        "show_errors": may_see(selected, request.user),
-        "chart_limit": CHART_LIMIT,
+        "on_part": pages.private_part(selected, "; "),
+        # the paper tables and analyses of this snapshot; the cross-team error analysis for
+        # whoever may have it
+        "links": pages.snapshot_links(
+            selected,
+            found.number,
+            several=len(board.conditions) > 1,
+            errors=may_see(selected, request.user),
+        ),
         "table_limit": None,
     }
-    return render(request, "rankings/snapshot.html", context)
+    return render(request, "rankings/snapshot.html", _with_tables(context))
 
 
 @second_factor_required
@@ -321,14 +372,18 @@ def reveal_phase(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         "board": shown.board,
         "stored": shown.stored,
         "fingerprint": shown.fingerprint,
+        "on_part": pages.private_part(selected, ", "),
+        "description": (
+            f"A preview of the final ranking of the {selected.name} phase of "
+            f"{selected.challenge.title}, before it is published."
+        ),
         "ready": shown.ready,
         "number": (selected.snapshots.aggregate(n=Max("number"))["n"] or 0) + 1,
         "can_publish": selected.state in ("closed", "revealed") and shown.ready,
         "visible": True,
-        "chart_limit": CHART_LIMIT,
         "table_limit": None,
     }
-    return render(request, "rankings/reveal.html", context)
+    return render(request, "rankings/reveal.html", _with_tables(context))
 
 
 def _announce_final_results(phase: Phase, number: int, user: Any) -> Announcement:

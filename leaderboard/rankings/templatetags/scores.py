@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django import template
@@ -12,9 +11,7 @@ from django.utils.html import format_html
 from django.utils.safestring import mark_safe
 
 from leaderboard import numbers, plotting
-from leaderboard.challenges.facts import shown
 from leaderboard.numbers import MISSING
-from leaderboard.rankings import charts
 
 register = template.Library()
 
@@ -71,26 +68,13 @@ def rank_ci(row: Any) -> str:
 
 
 @register.simple_tag
-def scored(row: Any) -> str:
-    """The scored submissions behind a row, as HTML beside its score; nothing when the row
-    does not say (snapshots published before they were counted)."""
-    count = getattr(row, "submissions", None)
+def scored(count: int | None) -> str:
+    """The scored submissions behind a row, as HTML after its score (a space before it);
+    nothing when the row does not say (snapshots published before they were counted, or a
+    column other than the ranked one: ``rankings.pages.Figures``)."""
     if count is None:
         return ""
-    return format_html('<span class="scored">{} scored</span>', count)
-
-
-@register.filter
-def moves(shakeup: Any, board: Any) -> list[tuple[Any, Any]]:
-    """(move, the board's row it is) of each entry of a shake-up, in the final ranking's
-    order: the overview's rows for the overview's shake-up, else its condition's."""
-    if shakeup.key == "overview":
-        rows = {r.submission_id: r for r in board.overview}
-    else:
-        rows = {
-            r.submission_id: r for c in board.conditions if c.key == shakeup.key for r in c.rows
-        }
-    return [(m, rows[m.submission_id]) for m in shakeup.moves if m.submission_id in rows]
+    return format_html(' <span class="scored">{} scored</span>', count)
 
 
 @register.filter
@@ -119,34 +103,6 @@ def baseline_method(method: str) -> str:
 
 
 @register.filter
-def signatures(rows: Iterable[Any]) -> list[str]:
-    """The distinct scorer signatures of a table's rows, in first-seen order."""
-    seen: dict[str, None] = {}
-    for row in rows:
-        if row.signature:
-            seen.setdefault(row.signature, None)
-    return list(seen)
-
-
-@register.filter
-def get_item(mapping: Any, key: str) -> Any:
-    """``mapping[key]`` in a template, None when absent."""
-    try:
-        return mapping.get(key)
-    except AttributeError:
-        return None
-
-
-@register.filter
-def item_at(items: Sequence[Any], index: int) -> Any:
-    """``items[index]`` in a template, None past the end."""
-    try:
-        return items[index]
-    except (IndexError, TypeError):
-        return None
-
-
-@register.filter
 def turn_marks(flags: str) -> str:
     """``"1101"`` as ``✓✓✗✓``: the scorer's per-turn verdicts of one dialogue."""
     return "".join("\u2713" if flag == "1" else "\u2717" for flag in flags or "")
@@ -156,18 +112,6 @@ def turn_marks(flags: str) -> str:
 def pair_with(only_a: list[Any], only_b: list[Any]) -> list[tuple[str, list[Any], str]]:
     """The two sides of a comparison as (side, rows, other side), for one template loop."""
     return [("A", only_a, "B"), ("B", only_b, "A")]
-
-
-@register.filter
-def primary_column(columns: Iterable[Any]) -> Any:
-    """The ranked column of a board (``rankings.columns.Column`` with ``primary`` set)."""
-    return next((c for c in columns if c.primary), None)
-
-
-@register.filter
-def condition_symbols(board: Any) -> list[tuple[str, str]]:
-    """(condition label, marker name) as the board's scatter chart draws them."""
-    return charts.condition_symbols(board)
 
 
 #: What ``django.utils.html.json_script`` escapes: the JSON cannot close the script element.
@@ -184,21 +128,3 @@ def compact_json_script(value: Any, element_id: str) -> str:
         element_id,
         mark_safe(text.translate(_SCRIPT_ESCAPES)),
     )
-
-
-@register.filter
-def first_rows(rows: Sequence[Any], limit: int | None) -> Sequence[Any]:
-    """The first ``limit`` rows of a table (every row when ``limit`` is None)."""
-    return rows if limit is None else rows[:limit]
-
-
-@register.filter
-def any_rows(conditions: Sequence[Any]) -> bool:
-    """Whether any condition's table of a board ranks a row."""
-    return any(c.rows for c in conditions)
-
-
-@register.filter
-def fact_of(row: Any, fact: Any) -> str:
-    """A row's value of a declared fact as a cell shows it ("" when it declared none)."""
-    return shown(fact, (row.facts or {}).get(fact.key))

@@ -81,10 +81,10 @@ def test_method_names_link_to_their_paper_and_descriptions_are_one_click_away(cl
     assert page.count(link) == 8
     escaped = "Cascade of &lt;b&gt;ASR&lt;/b&gt; and a T5 tracker."
     about = (
-        '<details class="about"><summary>About<span class="visually-hidden"> Tracker A</span>'
-        f"</summary><p>{escaped}</p></details>"
+        r'<details class="about">\s*<summary>About<span class="visually-hidden"> Tracker A</span>'
+        rf"</summary>\s*<p>{re.escape(escaped)}</p>\s*</details>"
     )
-    assert page.count(about) == 8
+    assert len(re.findall(about, page)) == 8
     assert "<b>ASR</b>" not in page
 
 
@@ -106,7 +106,8 @@ def test_only_a_web_address_becomes_a_link(client, phase):
     built(phase)
     page = _page(client, phase)
     assert "javascript:" not in page
-    assert page.count('<td class="wide-only method">Tracker A</td>') == 4  # text, not a link
+    # text, not a link
+    assert len(re.findall(r'<td class="wide-only method">\s*Tracker A\s*</td>', page)) == 4
 
 
 def test_a_snapshot_published_before_the_change_column_still_loads(phase):
