@@ -28,8 +28,10 @@ from tests.leaderboard.operations.processes import (
     DEADLINE,
     SECRET,
     Stack,
+    accepted,
     listening,
     serve,
+    wait_until,
 )
 from tests.leaderboard.web import GOLD_BYTES, PREDICTION, log_in, scored_submission
 
@@ -77,7 +79,8 @@ def test_stalled_clients_leave_a_reader_and_an_upload_answered(stack):
     _, token = create_token(team.created_by, "front door")
     headers = [_stalled_in_headers(stack.addr) for _ in range(50)]
     bodies = [_stalled_in_body(stack.addr, phase.pk, token) for _ in range(20)]
-    time.sleep(1)  # every one of them is now held, waiting for the rest of its request
+    # every one of them is now held by nginx, waiting for the rest of its request
+    wait_until(lambda: accepted(headers + bodies), "nginx to take the stalled clients")
     try:
         page = requests.get(f"{stack.base}/", timeout=10)
         assert page.status_code == 200, stack.tails()
