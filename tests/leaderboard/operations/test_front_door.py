@@ -50,9 +50,11 @@ def stops_everything(stack: Stack, sig: int, status: int) -> None:
 
 @pytest.fixture
 def stack(transactional_db, postgres, redis_url, isolation, tmp_path) -> Iterator[Stack]:
-    """``scripts/serve`` on free loopback ports, each gunicorn pool 1 process x 2 threads."""
+    """``scripts/serve`` on free loopback ports, each gunicorn pool 1 process x 2 threads. The
+    boards' answers stay fresh in nginx's cache for the whole test (``max-age`` an hour, not
+    5 s), so what comes from the cache does not depend on how fast the test runs."""
     with serve(redis_url=redis_url, tag=isolation["tag"], private=isolation["private"],
-               tmp=tmp_path) as found:  # fmt: skip
+               tmp=tmp_path, TRACKBOARD_LEADERBOARD_MAX_AGE="3600") as found:  # fmt: skip
         yield found
 
 
