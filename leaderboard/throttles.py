@@ -73,22 +73,23 @@ class TokenIPThrottle(_PerIP):
 
 
 class _FailureIPThrottle(_PerIP):
-    """Counts failures, not requests: ``blocked`` before the work, ``record_failure`` after a
-    failure."""
+    """Counts failures, not requests, per client address (``addresses.client_address``):
+    ``blocked`` before the work, ``record_failure`` after a failure. Keyed by the address
+    itself, so a service that is given the address counts without the request."""
 
-    def blocked(self, request: Any) -> bool:
+    def blocked(self, address: str) -> bool:
         """Whether this address has used up its failures (without counting a new one)."""
         if self.rate is None:
             return False
-        self.key = self.get_cache_key(request, None)
+        self.key = self.cache_format % {"scope": self.scope, "ident": address}
         self.history = self.cache.get(self.key, [])
         self.now = self.timer()
         while self.history and self.history[-1] <= self.now - self.duration:
             self.history.pop()
         return len(self.history) >= self.num_requests
 
-    def record_failure(self, request: Any) -> None:
-        if not self.blocked(request):
+    def record_failure(self, address: str) -> None:
+        if not self.blocked(address):
             self.throttle_success()
 
 
@@ -100,8 +101,9 @@ class AuthFailureIPThrottle(_FailureIPThrottle):
 
 class RejectedUploadIPThrottle(_FailureIPThrottle):
     """Counts uploads the request refused per IP address (web form and API alike: a file
-    missing, too large, for no condition), never charged to a quota. The files of an upload
-    are read by its worker, whose refusals are limited per team (``TooManyRejected``)."""
+    missing, too large, for no condition), never charged to a quota. The submission service
+    checks and counts it (``submit``'s ``client_address``), beside the per-team limit on the
+    refusals of the worker that reads the files; both raise ``TooManyRejected``."""
 
     scope = "rejected-ip"
 

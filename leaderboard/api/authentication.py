@@ -7,6 +7,7 @@ from typing import Any
 from rest_framework import exceptions
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
 
+from leaderboard.addresses import client_address
 from leaderboard.api import services
 from leaderboard.api.models import ApiToken
 from leaderboard.api.scopes import TokenExpired
@@ -45,10 +46,10 @@ class TokenAuthentication(BaseAuthentication):
                 raise TokenExpired(token, request)
             services.touch(token)
             return token.user, token
-        throttle = AuthFailureIPThrottle()
-        if throttle.blocked(request):
+        throttle, address = AuthFailureIPThrottle(), client_address(request)
+        if throttle.blocked(address):
             raise exceptions.Throttled(wait=throttle.wait())
-        throttle.record_failure(request)
+        throttle.record_failure(address)
         raise exceptions.AuthenticationFailed("Invalid or revoked token.")
 
     def authenticate_header(self, request: Any) -> str:

@@ -24,6 +24,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from leaderboard.accounts.export import personal_data
+from leaderboard.addresses import client_address
 from leaderboard.api import serializers as s
 from leaderboard.api.errors import ApiError
 from leaderboard.api.models import Scope
@@ -48,7 +49,7 @@ from leaderboard.submissions.models import Result, Submission
 from leaderboard.teams import services as teams
 from leaderboard.teams.models import Membership, Participation, Team
 from leaderboard.teams.services import UNCONFIRMED, address_confirmed, is_member, teams_of
-from leaderboard.throttles import SUBMIT_THROTTLES, RejectedUploadIPThrottle
+from leaderboard.throttles import SUBMIT_THROTTLES
 
 # --- challenges ----------------------------------------------------------------------------
 
@@ -475,14 +476,6 @@ class SubmissionCreate(APIView):
         if earlier is not None:
             # the same upload sent again (a lost reply): the stored one, not a second
             return _detail_response(request, earlier, status.HTTP_200_OK)
-        # Uploads the scorer refused are limited per address (web and API alike) and per team.
-        address_limit = RejectedUploadIPThrottle()
-        if address_limit.blocked(request):
-            raise exceptions.Throttled(
-                wait=address_limit.wait(),
-                detail="Too many uploads from your address were not accepted; check your files "
-                "with the scorer (python -m scoring) before sending them again.",
-            )
         given = {
             name.removeprefix(FACT_PREFIX): request.data.get(name)
             for name in request.data
@@ -499,9 +492,9 @@ class SubmissionCreate(APIView):
                 method_description=form.validated_data["method_description"],
                 url=form.validated_data["url"],
                 idempotency_key=key,
+                client_address=client_address(request),
             )
         except services.SubmissionRejected as exc:
-            address_limit.record_failure(request)
             details: dict[str, Any] = {
                 "conditions": exc.messages,
                 "kinds": exc.kinds,
@@ -521,7 +514,7 @@ class SubmissionCreate(APIView):
                 "charged. See details.",
                 details={f"{FACT_PREFIX}{key}": [message] for key, message in exc.messages.items()},
             ) from exc
-        except services.TooManyRejected as exc:
+        except services.TooManyRejected as exc:  # the team's or the address's refusals
             raise exceptions.Throttled(wait=exc.retry_after, detail=str(exc)) from exc
         except services.QuotaExceeded as exc:
             raise ApiError("quota_exceeded", str(exc), status_code=403) from exc

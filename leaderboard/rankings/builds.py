@@ -6,11 +6,12 @@ the change (``Phase.changed``); once committed, ``request`` sends the phase's bu
 holds one of the phase's boards now: that worker looks at the phase's version again after it
 lets go (``build``), so a change committed while it held the board is never missed, and a burst
 of changes costs a few builds, not one each. The task claims each board with a conditional
-UPDATE (a lease, as a worker claims a submission), builds it while the stored version is behind
-the phase's, stores it and lets go; a task whose boards are current, or held by another worker,
-does nothing, so sending one twice is harmless. While it builds, a heartbeat thread renews the
-lease every third of ``LEASE_SECONDS`` (``leaderboard.leases``, the mechanism of the scoring
-claim), so a build may take as long as it takes without another worker taking the board over.
+UPDATE (a lease, as a worker claims a submission) while the stored version is behind the
+phase's, builds it, stores it and lets go in one UPDATE, and reads the phase and its boards
+again; a task whose boards are current, or held by another worker, does nothing, so sending
+one twice is harmless. While it builds, a heartbeat thread renews the lease every third of
+``LEASE_SECONDS`` (``leaderboard.leases``, the mechanism of the scoring claim), so a build may
+take as long as it takes without another worker taking the board over.
 A task lost with the broker, or a worker that died holding a board (its lease runs out within
 ``LEASE_SECONDS``), is made good by ``resend``, which beat runs with the lease reaper.
 
@@ -28,9 +29,10 @@ import logging
 import secrets
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
-from django.db import IntegrityError
+from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -116,10 +118,11 @@ TURN_SECONDS = 60
 
 def build(phase_id: int) -> int:
     """Build every board of the phase that is behind its version and that no other worker
-    holds; returns the number of boards built. After letting go of its boards, it looks
-    again: a change committed while it held them sent no task (``request``). Its boards, and
-    every board built again in its turn, share one set of the bootstrap's draws (``Draws``):
-    each number of dialogues is drawn once a task."""
+    holds; returns the number of boards built. Each round reads the phase and its boards once
+    and passes the rows down; after letting go of its boards it reads them again, on purpose:
+    a change committed while it held them sent no task (``request``). Its boards, and every
+    board built again in its turn, share one set of the bootstrap's draws (``Draws``): each
+    number of dialogues is drawn once a task."""
     built = 0
     draws: Draws | None = None
     until = time.monotonic() + TURN_SECONDS
@@ -127,106 +130,106 @@ def build(phase_id: int) -> int:
         phase = Phase.objects.select_related("challenge").filter(pk=phase_id).first()
         if phase is None:
             return built
-        draws = draws_for(phase, draws)
-        wanted = kinds(phase)
-        for kind in wanted:
-            built += _build(phase_id, kind, until, draws)
-        if not _waiting(phase_id, wanted):
-            return built
-        if time.monotonic() >= until:
+        boards = _boards(phase_id)
+        now = timezone.now()
+        behind = [
+            (kind, boards.get(kind))
+            for kind in kinds(phase)
+            if kind not in boards or _free_and_behind(boards[kind], phase.board_version, now)
+        ]
+        if not behind:
+            return built  # current, or held by a worker that looks again when it lets go
+        if built and time.monotonic() >= until:
             send(BUILD_BOARDS, phase_id)  # still changing: the next turn is a task of its own
             return built
+        draws = draws_for(phase, draws)
+        for kind, row in behind:
+            pk = row.pk if row is not None else _row(phase_id, kind)
+            built += _build(phase, kind, pk, draws)
 
 
-def _waiting(phase_id: int, wanted: tuple[str, ...]) -> bool:
-    """Whether a board of the phase is behind its version with nobody holding it."""
-    version = Phase.objects.filter(pk=phase_id).values_list("board_version", flat=True).first()
-    if version is None:
-        return False
-    now = timezone.now()
-    rows = dict(
-        ((kind, (stored, lease)))
-        for kind, stored, lease in Board.objects.filter(phase_id=phase_id).values_list(
-            "kind", "version", "lease_until"
+@dataclass(frozen=True)
+class _Stored:
+    """What a build needs of a board's row: its key, the version it holds, its lease."""
+
+    pk: int
+    version: int | None
+    lease_until: dt.datetime | None
+
+
+def _boards(phase_id: int) -> dict[str, _Stored]:
+    """The phase's board rows by kind, in one read."""
+    return {
+        kind: _Stored(pk, version, lease)
+        for pk, kind, version, lease in Board.objects.filter(phase_id=phase_id).values_list(
+            "pk", "kind", "version", "lease_until"
         )
-    )
-    for kind in wanted:
-        stored, lease = rows.get(kind, (None, None))
-        if stored != version and (lease is None or lease <= now):
-            return True
-    return False
+    }
 
 
-def _build(phase_id: int, kind: str, until: float, draws: Draws) -> int:
-    """Claim the phase's ``kind`` board and build it while it is behind (until ``until``, a
-    ``time.monotonic`` deadline) on the task's ``draws`` (``compute`` makes new ones if the
-    challenge's resampling changed meanwhile); the number built (0 when another worker holds
-    it)."""
-    pk = _row(phase_id, kind)
-    if not _behind(pk, phase_id):
-        return 0  # current: a task sent twice costs two reads, no write
-    token = _claim(pk)
+def _free_and_behind(row: _Stored, version: int, now: dt.datetime) -> bool:
+    return row.version != version and (row.lease_until is None or row.lease_until <= now)
+
+
+def _build(phase: Phase, kind: str, pk: int, draws: Draws) -> int:
+    """Claim the phase's ``kind`` board (row ``pk``) while it is behind ``phase``'s version,
+    build it once on the task's ``draws`` (``compute`` makes new ones if the challenge's
+    resampling changed meanwhile), store it and let go; 1 when built, 0 when another worker
+    holds it or built it since ``phase`` was read."""
+    version = phase.board_version
+    token = _claim(pk, version)
     if token is None:
         return 0
-    built = 0
     lease = dt.timedelta(seconds=LEASE_SECONDS)
 
     def renew(held: str) -> str | None:
         return Board.renew(pk, held, lease)
 
     try:
-        with Heartbeat(renew, token, lease, f"the {kind} board of phase {phase_id}") as beat:
-            while not beat.lost:
-                phase = Phase.objects.select_related("challenge").filter(pk=phase_id).first()
-                stored = Board.objects.filter(pk=pk).values_list("version", flat=True).first()
-                if phase is None or stored == phase.board_version:
-                    return built
-                if built and time.monotonic() >= until:
-                    return built  # at least one build a turn, then the queue's other tasks
-                started = time.monotonic()
-                data = Board.pack(serialise(compute(phase, kind, draws=draws), charts=True))
-                seconds = time.monotonic() - started
-                if not _store(pk, token, phase.board_version, data, seconds):
-                    return built  # another worker took the board over
-                built += 1
-            return built  # another worker took the board over (its heartbeat found out)
-    finally:
+        with Heartbeat(renew, token, lease, f"the {kind} board of phase {phase.pk}") as beat:
+            started = time.monotonic()
+            data = Board.pack(serialise(compute(phase, kind, draws=draws), charts=True))
+            seconds = time.monotonic() - started
+        # Not stored when another worker took the board over (the heartbeat may have found out).
+        return int(not beat.lost and _store(pk, token, version, data, seconds))
+    except BaseException:
         Board.objects.filter(pk=pk, builder=token).update(lease_until=None, builder="")
-
-
-def _behind(pk: int, phase_id: int) -> bool:
-    stored = Board.objects.filter(pk=pk).values_list("version", flat=True).first()
-    version = Phase.objects.filter(pk=phase_id).values_list("board_version", flat=True).first()
-    return version is not None and stored != version
+        raise
 
 
 def _row(phase_id: int, kind: str) -> int:
-    """The board's row, created (empty) on its first build."""
-    found = Board.objects.filter(phase_id=phase_id, kind=kind).values_list("pk", flat=True).first()
-    if found is not None:
-        return int(found)
+    """The board's row, created (empty) on its first build (``build`` found none)."""
     try:
-        return int(Board.objects.create(phase_id=phase_id, kind=kind).pk)
+        with transaction.atomic():
+            return int(Board.objects.create(phase_id=phase_id, kind=kind).pk)
     except IntegrityError:  # another worker created it meanwhile
         return int(Board.objects.get(phase_id=phase_id, kind=kind).pk)
 
 
-def _claim(pk: int) -> str | None:
+def _claim(pk: int, version: int | None = None) -> str | None:
     """Take the board for this worker (a conditional UPDATE): its token, or None when another
-    worker holds it."""
+    worker holds it, or (given the phase's ``version``) already stored that version."""
     token = secrets.token_hex(8)
     now = timezone.now()
     free = Q(lease_until__isnull=True) | Q(lease_until__lte=now)
     lease = now + dt.timedelta(seconds=LEASE_SECONDS)
-    claimed = Board.objects.filter(free, pk=pk).update(lease_until=lease, builder=token)
+    rows = Board.objects.filter(free, pk=pk)
+    if version is not None:
+        rows = rows.exclude(version=version)
+    claimed = rows.update(lease_until=lease, builder=token)
     return token if claimed else None
 
 
 def _store(pk: int, token: str, version: int, data: bytes, seconds: float) -> bool:
-    """Store a built board, if this worker still holds the row (its heartbeat renews the
-    lease, ``_build``)."""
+    """Store a built board and let go of it, if this worker still holds the row (its
+    heartbeat renews the lease, ``_build``)."""
     return bool(
         Board.objects.filter(pk=pk, builder=token).update(
-            version=version, data=data, built_at=timezone.now(), build_seconds=seconds
+            version=version,
+            data=data,
+            built_at=timezone.now(),
+            build_seconds=seconds,
+            lease_until=None,
+            builder="",
         )
     )

@@ -12,6 +12,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.cache import add_never_cache_headers
 from django.views.decorators.http import require_POST
 
+from leaderboard.addresses import client_address
 from leaderboard.challenges import formats
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.visibility import access
@@ -28,7 +29,6 @@ from leaderboard.teams.services import (
     is_member,
     registrations,
 )
-from leaderboard.throttles import RejectedUploadIPThrottle
 from scoring import Task
 
 #: Milliseconds between two status polls on the "my submissions" page.
@@ -82,16 +82,7 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     rejected: dict[str, str] = {}
     verdicts: list[dict[str, str]] = []
     retry_after: int | None = None
-    # Uploads the scorer refused are limited per address (web and API alike) and per team.
-    address_limit = RejectedUploadIPThrottle()
-    if request.method == "POST" and form.is_valid() and address_limit.blocked(request):
-        retry_after = int((address_limit.wait() or 1) + 0.999)
-        form.add_error(
-            None,
-            "Too many uploads from your address were not accepted; check your files with the "
-            f"scorer (python -m scoring) and try again in {retry_after} second(s).",
-        )
-    elif request.method == "POST" and form.is_valid():
+    if request.method == "POST" and form.is_valid():
         try:
             submission = services.submit(
                 team=form.team(),
@@ -102,12 +93,12 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
                 method_description=form.cleaned_data["method_description"],
                 url=form.cleaned_data["url"],
                 facts=form.given_facts(),
+                client_address=client_address(request),
             )
         except services.SubmissionRejected as exc:
             rejected = exc.messages
             verdicts = _verdicts(form, exc)
-            address_limit.record_failure(request)
-        except services.TooManyRejected as exc:
+        except services.TooManyRejected as exc:  # the team's or the address's refusals
             form.add_error(None, str(exc))
             retry_after = exc.retry_after
         except services.FactsRefused as exc:  # the declarations changed since ``clean``

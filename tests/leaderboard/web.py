@@ -9,6 +9,7 @@ substitution, no deletion or insertion: SER = 1 / 6 = 16.67.
 from __future__ import annotations
 
 import json
+import re
 
 from django.core.files.uploadedfile import SimpleUploadedFile
 
@@ -33,6 +34,25 @@ PREDICTION = {
 }
 GOLD_BYTES = json.dumps(GOLD).encode()
 JGA, SER = "75.00", "16.67"
+#: The figures above in any precision ("75.0", "16.666666666666668"), as ``figures`` finds them.
+HAND_WORKED = ("75.0", "16.66", "16.67")
+
+#: A decimal number standing on its own: not the seconds of a time ("23:58:16.679848Z"), part of
+#: an address or a version ("10.0.0.9") or of an id or a hash.
+_FIGURE = re.compile(r"(?<![\w.:])\d+\.\d+(?![\w.:])")
+
+
+def figures(text: str) -> list[str]:
+    """Every figure ``text`` writes (a page, an export, an API answer, a mail), as written and
+    in order: a figure is looked for among these, never among the digits of a time, an id or a
+    hash, which a page also carries."""
+    return _FIGURE.findall(text)
+
+
+def shows_hand_worked(text: str) -> bool:
+    """Whether ``text`` writes the hand-worked JGA or SER (``HAND_WORKED``) as a figure."""
+    return any(figure.startswith(HAND_WORKED) for figure in figures(text))
+
 
 #: (file content, a phrase of the scorer's message) for each kind of malformed upload.
 MALFORMED = {

@@ -31,6 +31,7 @@ from leaderboard.storage import private_storage, sha256_of, store_whole
 from leaderboard.submissions.models import CHARGED, Submission, SubmissionFile, Withdrawal
 from leaderboard.teams.models import Participation, Team
 from leaderboard.teams.services import UNCONFIRMED, address_confirmed
+from leaderboard.throttles import RejectedUploadIPThrottle
 
 log = logging.getLogger(__name__)
 
@@ -120,8 +121,9 @@ def checked_facts(phase: Phase, given: Mapping[str, Any]) -> dict[str, Any]:
 
 
 class TooManyRejected(SubmissionError):
-    """The team sent more uploads the scorer refused than the window allows; ``retry_after``
-    is the number of seconds until it may upload again."""
+    """The team, or the client address, sent more refused uploads than the window allows;
+    ``retry_after`` is the number of seconds until it may upload again. Raised before anything
+    is stored, recorded or charged."""
 
     def __init__(self, message: str, retry_after: int) -> None:
         self.retry_after = retry_after
@@ -167,16 +169,22 @@ def submit(
     enqueue: bool = True,
     idempotency_key: str = "",
     facts: Mapping[str, Any] | None = None,
+    client_address: str | None = None,
 ) -> Submission:
     """Check, store, charge and enqueue one submission; its files are read by its worker.
 
     ``facts``: what the upload says about its system (declared key -> value, as sent), checked
     by ``checked_facts`` before anything else is read.
 
+    ``client_address``: where the upload came from (``addresses.client_address`` of the
+    request), for the per-address limit on uploads the request refuses (web form and API
+    alike); None (a command, a baseline) counts nothing.
+
     Raises ``AddressNotConfirmed`` (a ``SubmissionNotAllowed``: ``user`` has not confirmed their
     address), ``SubmissionNotAllowed``, ``FactsRefused``, ``QuotaExceeded``,
-    ``TooManyRejected`` or ``SubmissionRejected``; only the last records a row (status
-    ``invalid``, not charged). A file the scorer refuses is found by the worker
+    ``TooManyRejected`` (the team's or the address's refused uploads) or
+    ``SubmissionRejected``; only the last records a row (status ``invalid``, not charged) and
+    counts against the address. A file the scorer refuses is found by the worker
     (``processing``), which makes the row ``invalid`` and gives its charge back.
     ``enqueue=False`` leaves the queued row for the caller to score synchronously with
     ``run_scoring`` (the ``demo`` command does).
@@ -189,6 +197,9 @@ def submit(
         earlier = replayed(team, phase, idempotency_key)
         if earlier is not None:
             return earlier
+    address_limit = RejectedUploadIPThrottle()
+    if client_address is not None:
+        _check_address(address_limit, client_address)
     if user is not None and not address_confirmed(user):
         raise AddressNotConfirmed(UNCONFIRMED)
     if not phase.is_open():
@@ -242,6 +253,8 @@ def submit(
             error=join_messages(messages),
             verdicts=verdicts,
         )
+        if client_address is not None:
+            address_limit.record_failure(client_address)
         raise SubmissionRejected(messages, invalid, kinds, valid)
 
     kept = _store(checked)
@@ -457,6 +470,20 @@ def _check_rejections(team: Team, now: dt.datetime | None = None) -> None:
         f"{team.name} sent {count} uploads that were not accepted within "
         f"{_duration(seconds)}; check your files with the scorer (python -m scoring) and try "
         f"again in {_duration(wait)}.",
+        wait,
+    )
+
+
+def _check_address(limit: RejectedUploadIPThrottle, address: str) -> None:
+    """Refuse any upload from an address whose uploads the request refused reach the limit
+    (``RejectedUploadIPThrottle``, across teams): checked first, so nothing is read, stored or
+    charged meanwhile."""
+    if not limit.blocked(address):
+        return
+    wait = max(1, int((limit.wait() or 1) + 0.999))
+    raise TooManyRejected(
+        "Too many uploads from your address were not accepted; check your files with the "
+        f"scorer (python -m scoring) and try again in {_duration(wait)}.",
         wait,
     )
 

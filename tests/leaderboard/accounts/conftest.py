@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import socket
 import threading
+import time
 
 import pytest
 from aiosmtpd.controller import Controller
@@ -50,7 +51,11 @@ def smtp(settings):
 
 class HungServer:
     """A mail server that accepts connections and never says a word (as a stuck one does);
-    counts the connections it accepted."""
+    counts the connections it accepted. It hangs up ``GIVE_UP`` seconds after accepting one,
+    so a client without a timeout of its own ends with another error than a timeout instead
+    of waiting for ever."""
+
+    GIVE_UP = 60
 
     def __init__(self) -> None:
         self.socket = socket.socket()
@@ -64,12 +69,17 @@ class HungServer:
 
     def _accept(self) -> None:
         self.socket.settimeout(0.1)
+        accepted: list[tuple[float, socket.socket]] = []
         while not self._stop.is_set():
+            for at, connection in accepted:
+                if time.monotonic() - at > self.GIVE_UP:
+                    connection.close()
             try:
                 connection, _ = self.socket.accept()
             except OSError:
                 continue
             self.connections.append(connection)
+            accepted.append((time.monotonic(), connection))
 
     def close(self) -> None:
         self._stop.set()

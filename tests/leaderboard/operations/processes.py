@@ -7,7 +7,9 @@ prints the tails of those logs. Everything started is stopped at the end, by its
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -25,7 +27,7 @@ from django.db import connection
 
 from tests.conftest import ROOT, require
 
-DEADLINE = 60.0
+DEADLINE = 240.0
 SECRET = "production-test-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz"
 
 
@@ -139,6 +141,31 @@ def listening(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
+def accepted(clients: list[socket.socket]) -> bool:
+    """Whether the server has taken each of ``clients``' connections: its end of each is a
+    socket a process holds (an inode in /proc/net/tcp), no longer one the kernel keeps in the
+    listening socket's queue (inode 0), and still established (not cut off)."""
+    waiting = {(c.getpeername()[1], c.getsockname()[1]) for c in clients}
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                fields = line.split()
+                local = int(fields[1].rsplit(":", 1)[1], 16)
+                remote = int(fields[2].rsplit(":", 1)[1], 16)
+                if fields[3] == "01" and fields[9] != "0":  # established, held by a process
+                    waiting.discard((local, remote))
+    return not waiting
+
+
+def wait_until(predicate: Callable[[], bool], what: str, deadline: float = DEADLINE) -> None:
+    """Poll ``predicate`` until it holds; fail after ``deadline`` s."""
+    end = time.monotonic() + deadline
+    while not predicate():
+        if time.monotonic() > end:
+            pytest.fail(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
 def _children() -> dict[int, list[int]]:
     """Every process's children, by the parent's id (from /proc)."""
     found: dict[int, list[int]] = {}
@@ -222,17 +249,21 @@ class Stack:
 
     def app_hits(self, path: str, expected: int) -> int:
         """Requests for ``path`` in the readers' gunicorn access log (the app was reached), one
-        per line (a JSON line names the request twice). A line is written just after its
-        answer is sent: half a second for any line to come, then up to two more for
-        ``expected`` of them."""
-        time.sleep(0.5)
-        deadline = time.monotonic() + 2
-        while True:
-            log = (self.logs / "web.log").read_text(errors="replace")
-            found = sum(f'"GET {path} HTTP' in line for line in log.splitlines())
-            if found >= expected or time.monotonic() > deadline:
-                return found
-            time.sleep(0.05)
+        per line (a JSON line names the request twice), once ``expected`` of them are there and
+        the log has caught up: a request of this method's own, sent to the readers' pool after
+        every earlier one was answered, is logged too."""
+        barrier = f"/healthz?logged={secrets.token_hex(4)}"
+        requests.get(f"http://127.0.0.1:{self.ports[1]}{barrier}", timeout=10).raise_for_status()
+        found = 0
+
+        def caught_up() -> bool:
+            nonlocal found
+            lines = (self.logs / "web.log").read_text(errors="replace").splitlines()
+            found = sum(f'"GET {path} HTTP' in line for line in lines)
+            return found >= expected and any(f'"GET {barrier} HTTP' in line for line in lines)
+
+        self.wait_for(caught_up, f"{expected} request(s) for {path} in the readers' log")
+        return found
 
     def wait_for(self, predicate: Callable[[], bool], what: str, deadline: float = DEADLINE):
         """Poll ``predicate`` until it holds; fail with the logs' tails after ``deadline`` s."""

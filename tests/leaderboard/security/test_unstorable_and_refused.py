@@ -219,6 +219,34 @@ def test_the_web_form_meets_the_same_team_limit_with_a_message(client, settings,
     assert Submission.objects.filter(team=team).count() == 3
 
 
+def test_the_web_form_meets_the_address_limit_with_a_message(client, settings, isolation, worker):
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {
+            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+            "rejected-ip": "1/hour",
+        },
+    }
+    settings.MAX_UPLOAD_BYTES = 20  # the request refuses the file without reading it
+    phase = phase_with_references(GOLD_BYTES)
+    team = approved_team(phase)
+    log_in(client, team.created_by)
+    url = reverse("submissions:submit", args=[phase.challenge.slug, phase.slug])
+    files = {f"file_{key}": prediction_file() for key in KEYS}
+    refused = client.post(url, {"method_name": "too large", **files}, REMOTE_ADDR="10.4.0.1")
+    assert refused.status_code == 200
+    assert "the largest accepted is" in refused.text
+    files = {f"file_{key}": prediction_file() for key in KEYS}
+    with worker():
+        limited = client.post(url, {"method_name": "again", **files}, REMOTE_ADDR="10.4.0.1")
+    assert limited.status_code == 429
+    assert int(limited["Retry-After"]) > 0
+    assert "Too many uploads from your address were not accepted" in limited.text
+    assert "try again in" in limited.text
+    assert worker.outcomes == []
+    assert Submission.objects.filter(team=team).count() == 1  # the refused one only
+
+
 def test_refused_uploads_are_limited_per_address_across_teams(settings, isolation, worker):
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,

@@ -14,7 +14,7 @@ from leaderboard.rankings import history
 from leaderboard.submissions.models import Result, Submission
 from tests.leaderboard.api.conftest import token_client
 from tests.leaderboard.factories import KEYS, approved_team, phase_with_references
-from tests.leaderboard.web import GOLD_BYTES, log_in, scored_submission
+from tests.leaderboard.web import GOLD_BYTES, figures, log_in, scored_submission
 
 pytestmark = pytest.mark.django_db
 
@@ -45,6 +45,13 @@ def _run(team, phase, n: int, jga: float, ser: float, *, public: float | None = 
         part_metrics=parts,
     )
     return run
+
+
+def _charts(page: str) -> dict:
+    """The charts' data the page hands its script (``chart-data``), by chart id."""
+    tag = '<script id="chart-data" type="application/json">'
+    start = page.index(tag) + len(tag)
+    return json.loads(page[start : page.index("</script>", start)])
 
 
 @pytest.fixture
@@ -82,14 +89,11 @@ def test_the_page_draws_the_history_and_the_api_returns_the_same(client, runs, t
     log_in(client, team.created_by)
     url = reverse("submissions:mine", args=[phase.challenge.slug, phase.slug])
     page = client.get(url).text
-    start = page.index('<script id="chart-data" type="application/json">') + len(
-        '<script id="chart-data" type="application/json">'
-    )
-    figures = json.loads(page[start : page.index("</script>", start)])
-    assert sorted(figures) == sorted(f"chart-history-{key}" for key in KEYS)
+    charts = _charts(page)
+    assert sorted(charts) == sorted(f"chart-history-{key}" for key in KEYS)
     for key in KEYS:
         assert f'aria-describedby="history-caption-{key}"' in page
-        runs_trace, best_trace, records = figures[f"chart-history-{key}"]["data"]
+        runs_trace, best_trace, records = charts[f"chart-history-{key}"]["data"]
         assert runs_trace["y"] == [50, 40, 75]
         assert runs_trace["error_y"]["array"] == [2, 2, 2]
         assert best_trace["y"] == [50, 50, 75] and best_trace["line"]["shape"] == "hv"
@@ -140,8 +144,16 @@ def test_a_hidden_phase_with_a_split_shows_the_public_part_only(client):
     _run(team, phase, 2, 80, 30, public=60.25)
     log_in(client, team.created_by)
     page = client.get(reverse("submissions:mine", args=[phase.challenge.slug, phase.slug])).text
-    assert "61.5" in page and "60.25" in page
-    assert "80.0" not in page and '"y": [50' not in page and "[48" not in page
+    # the public part's figures, with no interval: never the whole set's 50 and 80, +-2
+    charts = _charts(page)
+    for key in KEYS:
+        runs_trace, best_trace, _ = charts[f"chart-history-{key}"]["data"]
+        assert runs_trace["y"] == [61.5, 60.25] and best_trace["y"] == [61.5, 61.5]
+        bars = runs_trace["error_y"]
+        assert bars["array"] == bars["arrayminus"] == [None, None]
+    assert "61.50" in figures(page) and "60.25" in figures(page)
+    whole_set = ("50.0", "80.0", "48.0", "52.0", "78.0", "82.0")
+    assert not [f for f in figures(page) if f.startswith(whole_set)]
     data = token_client(team.created_by).get(reverse("api:history", args=[phase.pk])).json()
     assert data["part"] == "public"
     rows = data["conditions"][0]["runs"]

@@ -209,3 +209,34 @@ def test_it_refuses_a_team_that_is_not_approved(phase, enqueued, status):
     ParticipationFactory(team=team, challenge=phase.challenge, status=status)
     with pytest.raises(services.SubmissionNotAllowed, match="not an approved participant"):
         _submit(team, phase)
+
+
+def test_uploads_the_request_refuses_are_limited_per_address_before_anything_is_stored(
+    phase, enqueued, settings
+):
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {
+            **settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"],
+            "rejected-ip": "2/hour",
+        },
+    }
+    incomplete = uploads(GOLD, keys=KEYS[1:])
+    # Two teams, one address: the limit is on the address, whatever team sends.
+    for team in (approved_team(phase), approved_team(phase)):
+        with pytest.raises(services.SubmissionRejected):
+            _submit(team, phase, files=incomplete, client_address="10.3.0.1")
+    assert Submission.objects.filter(status=Submission.Status.INVALID).count() == 2
+    # Past it, a good upload from that address is refused too, and nothing is recorded.
+    team = approved_team(phase)
+    with pytest.raises(services.TooManyRejected) as caught:
+        _submit(team, phase, client_address="10.3.0.1")
+    assert "Too many uploads from your address were not accepted" in str(caught.value)
+    assert 0 < caught.value.retry_after <= 3600
+    assert Submission.objects.count() == 2
+    assert enqueued == []
+    assert services.quota_usage(team, phase) == (0, 0)
+    # Another address is not affected, nor is an upload with no address (a command's).
+    assert _submit(team, phase, client_address="10.3.0.2").status == Submission.Status.QUEUED
+    other = approved_team(phase)
+    assert _submit(other, phase).status == Submission.Status.QUEUED
