@@ -9,7 +9,9 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
+from django.utils.html import format_html_join
 from django.views.decorators.http import require_POST
 
 from leaderboard.challenges import formats
@@ -18,7 +20,7 @@ from leaderboard.challenges.visibility import access
 from leaderboard.ids import row_id
 from leaderboard.rankings import history
 from leaderboard.rankings.board import Column, cell, columns
-from leaderboard.submissions import analysis, selectors, services
+from leaderboard.submissions import analysis, selectors, services, wording
 from leaderboard.submissions.forms import MethodForm, SubmissionForm
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.submissions.services.withdrawal import of_submission
@@ -126,21 +128,32 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     if used_up:
         # the server refuses an upload anyway; the form says so before any file is chosen
         form.close()
+    refused = sum(1 for v in verdicts if v["kind"] != "unchecked")
+    unchecked = len(verdicts) - refused
+    daily, total = selected.daily_quota, selected.total_quota
     context = {
         "phase": selected,
         "challenge": selected.challenge,
         "form": form,
-        "used_up": used_up,
+        "can_submit": selected.state == "open" and not used_up,
         "rejected": rejected,
         # Messages that belong to no file field (e.g. "upload at least one file").
         "rejected_other": {
             k: v for k, v in rejected.items() if k not in {c.key for c in form.conditions}
         },
-        "formats": selected.challenge.scoring_task().formats,
+        "formats": format_html_join(
+            ", ", "<code>{}</code>", ((f,) for f in selected.challenge.scoring_task().formats)
+        ),
+        "files": _file_rows(form, verdicts, rejected),
+        "files_legend": "Prediction files, one per condition"
+        + (" (you may leave some out)" if selected.allow_partial else ""),
         "verdicts": verdicts,
-        "refused_count": sum(1 for v in verdicts if v["kind"] != "unchecked"),
-        "unchecked_count": sum(1 for v in verdicts if v["kind"] == "unchecked"),
-        "quotas": quotas,
+        "refusal_summary": wording.refusal_summary(refused, unchecked, len(verdicts)),
+        "files_to_choose": wording.files_to_choose(refused, unchecked),
+        "quotas": [wording.quota_line(q, daily, total) for q in quotas],
+        "used_up": [wording.used_up_line(q, selected.name, daily, total) for q in quotas]
+        if used_up
+        else [],
         "ways": formats.ways_in(selected, request.build_absolute_uri("/").rstrip("/")),
     }
     if retry_after is None:
@@ -181,8 +194,32 @@ def _verdicts(form: SubmissionForm, refused: services.SubmissionRejected) -> lis
                 "key": key,
                 "label": condition.label,
                 "name": names.get(key, ""),
+                "file": wording.file_name(names.get(key, "")),
                 "kind": kind,
                 "meaning": VERDICTS.get(kind, VERDICTS["unreadable"]),
+            }
+        )
+    return rows
+
+
+def _file_rows(
+    form: SubmissionForm, verdicts: list[dict[str, str]], rejected: dict[str, str]
+) -> list[dict[str, Any]]:
+    """One file field per condition of the upload form, with what was wrong with its last
+    upload: its verdict and the scorer's message."""
+    by_key = {v["key"]: v for v in verdicts}
+    rows = []
+    for condition, field in form.file_fields():
+        verdict = by_key.get(condition.key)
+        rows.append(
+            {
+                "condition": condition,
+                "field": field,
+                "css": "field has-error" if field.errors or condition.key in rejected else "field",
+                "verdict": {"kind": verdict["kind"], "text": wording.file_verdict(verdict)}
+                if verdict
+                else None,
+                "message": rejected.get(condition.key, ""),
             }
         )
     return rows
@@ -233,8 +270,11 @@ def _result_tables(result: Result, task: Task) -> dict[str, Any]:
     errors = all(details.get(k) is not None for k in ERROR_COUNTS)
     return {
         **tables,
-        "metrics": analysis.metric_rows(result, task),
-        "edits": {k: details[k] for k in ERROR_COUNTS} if errors else None,
+        "metrics": [
+            {**m, "hint": wording.hint(m["direction"])} for m in analysis.metric_rows(result, task)
+        ],
+        "edits": wording.edits_line({k: details[k] for k in ERROR_COUNTS} if errors else None),
+        "counts_line": wording.counts_line(tables["counts"]),
         "facts": [
             *tables["counts"].items(),
             *((k, v) for k, v in details.items() if not (errors and k in ERROR_COUNTS)),
@@ -282,6 +322,8 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         tables = _result_tables(selected, task)
         figures.update(analysis.result_figures(selected, tables["positions"], turn_label))
         results.append((selected, tables))
+    withdrawal = of_submission(submission)
+    organiser = challenge.is_organised_by(request.user)
     others = (
         selectors.visible_submissions(request.user)
         .filter(team=submission.team, phase=phase, status=Submission.Status.SCORED)
@@ -299,23 +341,31 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         "show_scores": show_scores,
         "part_columns": part_columns,
         "part_results": part_results,
-        "public_only": bool(part_results) and phase.has_split,
         "turn_label": turn_label,
         "primary_label": task.metric(challenge.primary).label,
         "tiebreak_label": task.metric(challenge.tiebreak).label,
-        "history": submission.results.select_related("condition", "reference").order_by(
-            "condition__order", "-created_at"
-        )
+        "history": [
+            {"result": r, **wording.history_state(r.current, r.reference.active)}
+            for r in submission.results.select_related("condition", "reference").order_by(
+                "condition__order", "-created_at"
+            )
+        ]
         if show_scores
         else [],
         "results": results,
-        "selected": selected,
-        "summary": analysis.summary(shown, task, [challenge.primary, challenge.tiebreak]),
+        "summary": wording.summary_table(
+            analysis.summary(shown, task, [challenge.primary, challenge.tiebreak]), selected
+        ),
+        "breakdown_heading": wording.breakdown_heading(
+            turn_label, bool(results and results[0][1]["domains"])
+        ),
         "can_select": is_member(submission.team, request.user)
         and submission.status == Submission.Status.SCORED
         and phase.has_private_board
         and phase.is_open(),
-        "final": selectors.is_final(submission),
+        "status_url": ""
+        if selectors.is_final(submission)
+        else reverse("submissions:status", args=[submission.pk]),
         "can_choose_public": phase.public_run_chosen
         and not phase.revealed
         and not submission.is_baseline
@@ -326,8 +376,21 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         "can_edit": not submission.is_baseline and is_member(submission.team, request.user),
         "poll_ms": POLL_MS,
         "verdicts": _stored_verdicts(submission, phase),
-        "withdrawal": of_submission(submission),
-        "organiser": challenge.is_organised_by(request.user),
+        "withdrawal": withdrawal,
+        "withdrawal_notice": wording.withdrawal_notice(
+            bool(withdrawal.submission_id), submission.team.name, phase.name
+        )
+        if withdrawal
+        else None,
+        "withdraw_url": reverse("challenges:withdrawals", args=[challenge.slug, phase.slug])
+        + f"?team={submission.team_id}&submission={submission.pk}"
+        if organiser and not withdrawal
+        else "",
+        "error_heading": wording.error_heading(submission.status),
+        "final_toggle": wording.final_toggle(submission.selected_for_final),
+        "public_toggle": wording.public_toggle(submission.shown_on_public),
+        "part_notice": wording.part_notice(bool(part_results) and phase.has_split),
+        "pending_note": wording.pending_note(submission.status) if show_scores else "",
     }
     return render(request, "submissions/detail.html", context)
 
@@ -347,6 +410,7 @@ def _stored_verdicts(submission: Submission, phase: Phase) -> list[dict[str, str
             "key": key,
             "label": labels.get(key, key),
             "name": verdict.get("name", ""),
+            "file": wording.file_name(verdict.get("name", "")),
             "kind": verdict.get("kind", "unreadable"),
             "meaning": VERDICTS.get(verdict.get("kind", ""), VERDICTS["unreadable"]),
         }

@@ -107,8 +107,8 @@ def test_the_page_lists_every_setting_and_the_phases(client, task):
     for name in challenge.scoring_task().formats:
         assert f"<dt><code>{name}</code>" in page
     # The phases with their state and a countdown.
-    assert re.search(r'state-open">open</span> <span class="countdown">\(closes in ', page)
-    assert re.search(r'state-upcoming">upcoming</span> <span class="countdown">\(opens in ', page)
+    assert re.search(r'state-open">open</span>\s+<span class="countdown">\(closes in ', page)
+    assert re.search(r'state-upcoming">upcoming</span>\s+<span class="countdown">\(opens in ', page)
 
 
 @pytest.mark.parametrize("task", list(TASKS))
