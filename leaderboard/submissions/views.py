@@ -14,6 +14,7 @@ from django.utils.cache import add_never_cache_headers
 from django.utils.html import format_html_join
 from django.views.decorators.http import require_POST
 
+from leaderboard import numbers
 from leaderboard.challenges import formats
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.visibility import access
@@ -240,7 +241,13 @@ def mine(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     submissions = list(selectors.team_submissions(request.user, selected))
     for submission in submissions:
         for result in submission.active_results:
-            result.shown = [cell(result, c.name, part)[0] for c in summary]
+            # the condition's metrics as the column's heading lists them: "75.00 / 16.67"
+            result.shown = " / ".join(numbers.score(cell(result, c.name, part)[0]) for c in summary)
+        submission.status_url = (
+            ""
+            if submission.status in selectors.FINAL_STATUSES
+            else reverse("submissions:status", args=[submission.pk])
+        )
     # the same rule as the table's numbers (``score_prefix``): ``history.series`` applies it
     runs = history.series(request.user, selected)
     context = {
@@ -251,9 +258,12 @@ def mine(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         "summary": summary,
         "submissions": submissions,
         "show_scores": prefix is not None,
-        "public_only": part is not None,
+        "notice": wording.scores_notice(prefix is not None, part is not None),
+        # what the status polls update (submissions.js), and the scores column's heading
+        "metric_names": " ".join(c.name for c in summary),
+        "metric_labels": " / ".join(c.label for c in summary),
+        "history_scope": wording.history_scope(runs["part"]),
         "conditions": list(selected.conditions.order_by("order", "key")),
-        "final_statuses": selectors.FINAL_STATUSES,
         "poll_ms": POLL_MS,
     }
     return render(request, "submissions/mine.html", context)

@@ -216,3 +216,23 @@ def used_up_line(quota: dict[str, Any], phase: str, daily: int | None, total: in
         plural(daily or 0, "submission", "submissions"),
         when(quota["next_at"]),
     )
+
+
+def scores_notice(show_scores: bool, public_only: bool) -> str:
+    """The notice over "my submissions" when its scores are hidden or only the public part's."""
+    if not show_scores:
+        return (
+            "Results are hidden until the organisers reveal them; you can still follow each "
+            "submission's status."
+        )
+    if public_only:
+        return (
+            "Scores on the public part of the test set only; the private part is revealed at "
+            "the end."
+        )
+    return ""
+
+
+def history_scope(part: str | None) -> str:
+    """Which runs the history chart follows, after "Every scored run of your team"."""
+    return ", on the public part of the test set" if part == "public" else ""

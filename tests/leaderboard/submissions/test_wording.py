@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from types import SimpleNamespace
 
 import pytest
+from django.utils import timezone
 
 from leaderboard.submissions import wording
 
@@ -153,3 +155,76 @@ def test_the_breakdown_heading_names_domains_only_when_there_are_some():
 )
 def test_a_result_is_current_only_on_the_active_reference(current, active, state):
     assert wording.history_state(current, active) == state
+
+
+def test_my_submissions_say_when_scores_are_hidden_or_only_public():
+    assert wording.scores_notice(False, False) == (
+        "Results are hidden until the organisers reveal them; you can still follow each "
+        "submission's status."
+    )
+    assert wording.scores_notice(True, True) == (
+        "Scores on the public part of the test set only; the private part is revealed at the end."
+    )
+    assert wording.scores_notice(True, False) == ""
+
+
+def test_the_history_says_when_it_follows_the_public_part():
+    assert wording.history_scope("public") == ", on the public part of the test set"
+    assert wording.history_scope("all") == ""
+    assert wording.history_scope(None) == ""
+
+
+def test_a_refused_upload_counts_its_refused_and_unread_files():
+    assert wording.refusal_summary(1, 0, 1) == "1 of 1 file was refused."
+    assert wording.refusal_summary(2, 1, 3) == "2 of 3 files were refused; 1 was not read."
+    assert wording.refusal_summary(1, 2, 3) == "1 of 3 files was refused; 2 were not read."
+    assert wording.refusal_summary(0, 0, 0) == "The upload was refused."
+
+
+def test_the_files_to_choose_again_name_the_unread_first():
+    assert wording.files_to_choose(1, 0) == "the refused one once fixed"
+    assert wording.files_to_choose(2, 1) == (
+        "the one not read as it is, the refused ones once fixed"
+    )
+    assert wording.files_to_choose(1, 2) == (
+        "the ones not read as they are, the refused one once fixed"
+    )
+
+
+def test_a_files_verdict_under_its_field():
+    unread = {"name": "a.json", "kind": "unchecked", "meaning": "not read"}
+    assert wording.file_verdict(unread) == "a.json was not read: choose it again."
+    broken = {"name": "", "kind": "unreadable", "meaning": "could not be read"}
+    assert wording.file_verdict(broken) == "The file: unreadable, could not be read."
+
+
+def test_a_file_name_is_escaped_in_its_code_element():
+    assert wording.file_name("a<b>.json") == " (<code>a&lt;b&gt;.json</code>)"
+    assert wording.file_name("") == ""
+
+
+def _quota(**values) -> dict:
+    return {"team": SimpleNamespace(name="A&B"), "today": 2, "total": 5, **values}
+
+
+def test_a_quota_line_gives_what_is_left_or_what_is_used_without_a_limit():
+    limited = _quota(today_left=1, total_left=4)
+    assert wording.quota_line(limited, 3, 9) == "A&B: today 1 of 3 left; in total 4 of 9 left."
+    unlimited = _quota(today_left=None, total_left=None)
+    assert wording.quota_line(unlimited, None, None) == (
+        "A&B: today 2 used, no daily limit; in total 5 used, no limit."
+    )
+
+
+def test_a_used_up_quota_names_the_total_or_the_next_allowed_time():
+    total = _quota(today_left=0, total_left=0, next_at=None)
+    assert wording.used_up_line(total, "Test", 3, 1) == (
+        "No submissions left: A&amp;B has used all 1 submission allowed in Test."
+    )
+    at = timezone.make_aware(dt.datetime(2026, 3, 2, 0, 0))
+    daily = _quota(today_left=0, total_left=4, next_at=at)
+    line = wording.used_up_line(daily, "Test", 3, 9)
+    assert line.startswith(
+        "No submissions left: A&amp;B has used its 3 submissions for today; the next one is "
+        'allowed from <time datetime="2026-03-02T00:00:00+00:00">'
+    )
