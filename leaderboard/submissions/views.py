@@ -22,7 +22,7 @@ from leaderboard.ids import row_id
 from leaderboard.rankings import history
 from leaderboard.rankings.board import Column, cell, columns
 from leaderboard.submissions import analysis, selectors, services, wording
-from leaderboard.submissions.forms import MethodForm, SubmissionForm
+from leaderboard.submissions.forms import MethodForm, SubmissionForm, file_field_name
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.submissions.services.withdrawal import of_submission
 from leaderboard.teams.services import (
@@ -196,6 +196,7 @@ def _verdicts(form: SubmissionForm, refused: services.SubmissionRejected) -> lis
                 "label": condition.label,
                 "name": names.get(key, ""),
                 "file": wording.file_name(names.get(key, "")),
+                "field": form[file_field_name(condition)].id_for_label,
                 "kind": kind,
                 "meaning": VERDICTS.get(kind, VERDICTS["unreadable"]),
             }

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from leaderboard.accounts.templatetags.elements import html_attrs
+from leaderboard.accounts.templatetags.elements import button_attrs, html_attrs
 
 
 def test_only_the_named_attributes_that_are_set_are_written():
@@ -17,3 +17,11 @@ def test_values_are_escaped_and_unnamed_ones_left_out():
     attrs = {"name": 'a"b', "type": "text", "errors": ["wrong"]}
     assert html_attrs(attrs, "name rows") == ' name="a&quot;b"'
     assert html_attrs({}, "name id") == ""
+
+
+def test_a_button_allauth_tags_as_secondary_gets_the_sites_secondary_class():
+    assert button_attrs({"type": "submit", "tags": ["danger", "delete"]}) == (
+        ' class="secondary" type="submit"'
+    )
+    assert button_attrs({"type": "submit", "tags": ["prominent"]}) == ' type="submit"'
+    assert button_attrs({"form": "f1"}) == ' form="f1"'
