@@ -9,6 +9,7 @@ substitution, no deletion or insertion: SER = 1 / 6 = 16.67.
 from __future__ import annotations
 
 import json
+import re
 
 from django.core.files.uploadedfile import SimpleUploadedFile
 
@@ -43,6 +44,12 @@ MALFORMED = {
         "must be a string",
     ),
 }
+
+
+def tight(html: str) -> str:
+    """``html`` without its layout (the templates' line breaks and indents): a run of
+    whitespace as one space, and none next to a tag's brackets."""
+    return re.sub(r"\s*([<>])\s*", r"\1", re.sub(r"\s+", " ", html))
 
 
 def prediction_file(content: bytes | dict = PREDICTION, name: str = "run.json"):
