@@ -8,6 +8,7 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from django.urls import reverse
 from django.utils import dateformat, timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
@@ -15,6 +16,7 @@ from django.utils.text import capfirst
 
 if TYPE_CHECKING:
     from leaderboard.challenges.models import Phase
+    from leaderboard.submissions.models import Withdrawal
 
 
 def plural(count: int, one: str, many: str) -> str:
@@ -135,3 +137,22 @@ def outcome(what: str, failure: str) -> SafeString:
     if not failure:
         return format_html("{}", what)
     return format_html('{}: <span class="scorer-message">{}</span>', what, failure)
+
+
+def withdrawal_row(withdrawal: Withdrawal) -> dict[str, SafeString | str]:
+    """A withdrawal in the phase's list: what it withdrew (one run, linked, or every run of a
+    disqualified team), to whom it is shown, and its undo button's label."""
+    run = withdrawal.submission
+    if run is None:
+        what: SafeString | str = "every run (disqualified)"
+        undo = f"Undo for {withdrawal.team.name}"
+    else:
+        what = format_html(
+            '<a href="{}">submission {}</a> ({})',
+            reverse("submissions:detail", args=[run.pk]),
+            run.pk,
+            run.method_name,
+        )
+        undo = f"Undo for submission {run.pk}"
+    shown = "on the leaderboard" if withdrawal.public else "to the team only"
+    return {"what": what, "shown": shown, "undo": undo}

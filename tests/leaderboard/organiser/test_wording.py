@@ -115,3 +115,20 @@ def test_a_failing_outcome_carries_the_scorers_message_escaped():
     assert wording.outcome("fails", "no <dialogue> sng0002") == (
         'fails: <span class="scorer-message">no &lt;dialogue&gt; sng0002</span>'
     )
+
+
+def test_a_withdrawal_names_its_run_or_the_disqualified_team():
+    team = SimpleNamespace(name="A&B")
+    run = SimpleNamespace(pk=12, method_name="<tracker>")
+    one = wording.withdrawal_row(SimpleNamespace(submission=run, team=team, public=True))
+    assert one == {
+        "what": '<a href="/submissions/12/">submission 12</a> (&lt;tracker&gt;)',
+        "shown": "on the leaderboard",
+        "undo": "Undo for submission 12",
+    }
+    every = wording.withdrawal_row(SimpleNamespace(submission=None, team=team, public=False))
+    assert every == {
+        "what": "every run (disqualified)",
+        "shown": "to the team only",
+        "undo": "Undo for A&B",
+    }
