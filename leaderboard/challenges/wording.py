@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from django.urls import reverse
 from django.utils.html import format_html
@@ -13,8 +13,18 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.timesince import timeuntil
 
 if TYPE_CHECKING:
-    from leaderboard.challenges.models import Phase
     from scoring.taskapi import MetricSpec
+
+
+class Dated(Protocol):
+    """What ``phase_notes`` reads of a phase (``challenges.models.Phase``, which imports this
+    module for its ``notes``)."""
+
+    state: str
+    opens_at: dt.datetime
+    closes_at: dt.datetime
+    has_private_board: bool
+    post_challenge: bool
 
 
 @dataclass(frozen=True)
@@ -26,7 +36,7 @@ class Note:
     text: str
 
 
-def phase_notes(phase: Phase, now: dt.datetime | None = None) -> list[Note]:
+def phase_notes(phase: Dated, now: dt.datetime | None = None) -> list[Note]:
     """The remarks after a phase's state: how long until it opens or closes, that its final
     ranking is still to come, and whether it is a post-challenge phase."""
     notes = []
@@ -79,7 +89,7 @@ def quota_text(daily: int | None, total: int | None, partial: bool) -> str:
     return text + ("; partial submissions accepted" if partial else "")
 
 
-def phase_links(phase: Phase, signed_in: bool) -> list[dict[str, str]]:
+def phase_links(phase: Any, signed_in: bool) -> list[dict[str, str]]:
     """The links of a phase's row: its leaderboard, its final ranking once revealed, and for
     a signed-in reader their submissions and, while it is open, the upload form."""
     args = [phase.challenge.slug, phase.slug]

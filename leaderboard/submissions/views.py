@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 from leaderboard import numbers
 from leaderboard.challenges import formats
 from leaderboard.challenges.models import Challenge, Phase
+from leaderboard.challenges.templatetags.times import when
 from leaderboard.challenges.visibility import access
 from leaderboard.ids import row_id
 from leaderboard.rankings import history
@@ -152,7 +153,9 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         "refusal_summary": wording.refusal_summary(refused, unchecked, len(verdicts)),
         "files_to_choose": wording.files_to_choose(refused, unchecked),
         "quotas": [wording.quota_line(q, daily, total) for q in quotas],
-        "used_up": [wording.used_up_line(q, selected.name, daily, total) for q in quotas]
+        "used_up": [
+            wording.used_up_line(q, selected.name, daily, total, when(q["next_at"])) for q in quotas
+        ]
         if used_up
         else [],
         "ways": formats.ways_in(selected, request.build_absolute_uri("/").rstrip("/")),

@@ -9,8 +9,6 @@ from typing import Any
 
 from django.utils.html import format_html
 
-from leaderboard.challenges.templatetags.times import when
-
 
 @dataclass(frozen=True)
 class Toggle:
@@ -198,9 +196,12 @@ def quota_line(quota: dict[str, Any], daily: int | None, total: int | None) -> s
     return f"{quota['team'].name}: today {today}; in total {overall}."
 
 
-def used_up_line(quota: dict[str, Any], phase: str, daily: int | None, total: int | None) -> str:
+def used_up_line(
+    quota: dict[str, Any], phase: str, daily: int | None, total: int | None, next_at: str
+) -> str:
     """Why a team may not submit now: its total quota is used, or its daily one until
-    ``next_at`` (a ``<time>`` element, so the line is HTML with its values escaped)."""
+    ``next_at`` (the page's ``<time>`` element of ``quota["next_at"]``), as HTML with its
+    values escaped."""
     if quota["total_left"] == 0:
         return format_html(
             "No submissions left: {} has used all {} {} allowed in {}.",
@@ -214,7 +215,7 @@ def used_up_line(quota: dict[str, Any], phase: str, daily: int | None, total: in
         quota["team"].name,
         daily,
         plural(daily or 0, "submission", "submissions"),
-        when(quota["next_at"]),
+        next_at,
     )
 
 

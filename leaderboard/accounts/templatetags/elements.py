@@ -27,9 +27,10 @@ SECONDARY = {"secondary", "danger", "outline"}
 
 @register.filter
 def button_attrs(attrs: dict[str, Any]) -> SafeString:
-    """A ``<button>``'s attributes: allauth's own, and the site's secondary class for the
-    buttons allauth tags as secondary, dangerous or outlined."""
-    given = {name: attrs.get(name) for name in ("type", "form", "id", "name", "value")}
+    """A ``<button>``'s attributes but its type (which the template writes, ``submit`` by
+    default): allauth's own, and the site's secondary class for the buttons allauth tags as
+    secondary, dangerous or outlined."""
+    given = {name: attrs.get(name) for name in ("form", "id", "name", "value")}
     if SECONDARY & set(attrs.get("tags") or ()):
         given["class"] = "secondary"
     return flatatt({k: v for k, v in given.items() if v not in (None, False, "")})

@@ -20,8 +20,8 @@ def test_values_are_escaped_and_unnamed_ones_left_out():
 
 
 def test_a_button_allauth_tags_as_secondary_gets_the_sites_secondary_class():
-    assert button_attrs({"type": "submit", "tags": ["danger", "delete"]}) == (
-        ' class="secondary" type="submit"'
+    assert button_attrs({"type": "submit", "tags": ["danger", "delete"], "id": "x"}) == (
+        ' class="secondary" id="x"'
     )
-    assert button_attrs({"type": "submit", "tags": ["prominent"]}) == ' type="submit"'
+    assert button_attrs({"type": "submit", "tags": ["prominent"]}) == ""
     assert button_attrs({"form": "f1"}) == ' form="f1"'

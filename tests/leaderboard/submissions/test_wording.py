@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import pytest
 from django.utils import timezone
 
+from leaderboard.challenges.templatetags.times import when
 from leaderboard.submissions import wording
 
 
@@ -218,12 +219,12 @@ def test_a_quota_line_gives_what_is_left_or_what_is_used_without_a_limit():
 
 def test_a_used_up_quota_names_the_total_or_the_next_allowed_time():
     total = _quota(today_left=0, total_left=0, next_at=None)
-    assert wording.used_up_line(total, "Test", 3, 1) == (
+    assert wording.used_up_line(total, "Test", 3, 1, "") == (
         "No submissions left: A&amp;B has used all 1 submission allowed in Test."
     )
     at = timezone.make_aware(dt.datetime(2026, 3, 2, 0, 0))
     daily = _quota(today_left=0, total_left=4, next_at=at)
-    line = wording.used_up_line(daily, "Test", 3, 9)
+    line = wording.used_up_line(daily, "Test", 3, 9, when(at))
     assert line.startswith(
         "No submissions left: A&amp;B has used its 3 submissions for today; the next one is "
         'allowed from <time datetime="2026-03-02T00:00:00+00:00">'
