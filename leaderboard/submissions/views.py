@@ -497,13 +497,15 @@ def compare(request: HttpRequest, pk: int) -> HttpResponse:
         "b": second,
         "phase": phase,
         "challenge": phase.challenge,
-        "conditions": analysis.compare(
-            first.active_results,
-            second.active_results,
-            phase.challenge.scoring_task(),
-            phase.challenge.resampling(),
-        ),
-        "limit": analysis.DIFFERING_DIALOGUES,
+        "conditions": [
+            (c, wording.compare_sides(c.only_a, c.only_b, analysis.DIFFERING_DIALOGUES))
+            for c in analysis.compare(
+                first.active_results,
+                second.active_results,
+                phase.challenge.scoring_task(),
+                phase.challenge.resampling(),
+            )
+        ],
     }
     return render(request, "submissions/compare.html", context)
 

@@ -237,3 +237,21 @@ def scores_notice(show_scores: bool, public_only: bool) -> str:
 def history_scope(part: str | None) -> str:
     """Which runs the history chart follows, after "Every scored run of your team"."""
     return ", on the public part of the test set" if part == "public" else ""
+
+
+def compare_sides(
+    only_a: list[dict[str, Any]], only_b: list[dict[str, Any]], limit: int
+) -> list[dict[str, Any]]:
+    """The two sides of a comparison, each with the dialogues it gets entirely right and the
+    other does not: at most ``limit`` of them, how many there are, and whether the table
+    shows only the first ``limit``."""
+    return [
+        {
+            "side": side,
+            "other": other,
+            "rows": rows[:limit],
+            "count": len(rows),
+            "shown": f" (first {limit})" if len(rows) > limit else "",
+        }
+        for side, other, rows in (("A", "B", only_a), ("B", "A", only_b))
+    ]

@@ -229,3 +229,12 @@ def test_a_used_up_quota_names_the_total_or_the_next_allowed_time():
         "No submissions left: A&amp;B has used its 3 submissions for today; the next one is "
         'allowed from <time datetime="2026-03-02T00:00:00+00:00">'
     )
+
+
+def test_each_side_of_a_comparison_shows_at_most_the_limit_of_its_dialogues():
+    only_a = [{"id": f"d{n}"} for n in range(3)]
+    sides = wording.compare_sides(only_a, [], 2)
+    assert sides == [
+        {"side": "A", "other": "B", "rows": only_a[:2], "count": 3, "shown": " (first 2)"},
+        {"side": "B", "other": "A", "rows": [], "count": 0, "shown": ""},
+    ]
