@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from leaderboard.teams.models import Participation
 from tests.leaderboard.factories import ChallengeFactory, PhaseFactory, TeamFactory, UserFactory
-from tests.leaderboard.web import log_in
+from tests.leaderboard.web import log_in, tight
 
 pytestmark = pytest.mark.django_db
 NOW = timezone.now()
@@ -74,7 +74,7 @@ def test_the_detail_of_another_task_names_its_formats_metrics_and_reference_file
     for name in ("sgd-dialogues", "flat-states"):
         assert f"<code>{name}</code>" in page
     assert "<code>manifest</code>" not in page
-    assert '<th scope="row">Cat. JGA</th>' in page
+    assert '<th scope="row">Cat. JGA</th>' in tight(page)
     # the schema is part of every reference; every option is named, the bootstrap's defaults too
     assert (
         "python -m scoring score --task multiwoz22 --gold gold.json --schema schema.json"

@@ -28,7 +28,7 @@ from tests.leaderboard.factories import (
     upload,
 )
 from tests.leaderboard.task_data import DVD_GOLD, DVD_PARTIAL, MWZ_GOLD, MWZ_PARTIAL, SCHEMA
-from tests.leaderboard.web import GOLD, PREDICTION
+from tests.leaderboard.web import GOLD, PREDICTION, tight
 
 pytestmark = pytest.mark.django_db
 
@@ -88,7 +88,7 @@ def _challenge(task: str):
 
 
 def _settings_rows(page: str) -> list[tuple[str, ...]]:
-    table = page.split('<table id="scorer-settings">')[1].split("</table>")[0]
+    table = tight(page).split('<table id="scorer-settings">')[1].split("</table>")[0]
     rows = re.findall(
         r'<tr><th scope="row">([^<]+)</th><td><code>([^<]*)</code></td><td><code>([^<]*)</code>'
         r"</td><td><code>([^<]*)</code></td>",
