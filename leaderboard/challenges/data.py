@@ -10,12 +10,12 @@ public (``FileSpec.public``); the gold never is."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from django.db.models import Prefetch
 from django.db.models.fields.files import FieldFile
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from django.utils.http import content_disposition_header
 
 from leaderboard.challenges.models import (
@@ -33,7 +33,7 @@ from leaderboard.challenges.references import loaded_reference
 class Download:
     title: str
     name: str
-    url_args: tuple[Any, ...]
+    url: str
     size: int | None = None
     sha256: str = ""
     description: str = ""
@@ -46,6 +46,8 @@ class ConditionData:
     dialogues: int | None
     turns: int | None
     files: tuple[Download, ...] = ()
+    #: where its sample submission is downloaded (once it has a reference)
+    sample_url: str = ""
 
 
 @dataclass(frozen=True)
@@ -98,21 +100,29 @@ def phase_data(challenge: Challenge) -> list[PhaseData]:
                 Download(
                     f.name.replace("_", " ").capitalize(),
                     f.original_name,
-                    (challenge.slug, phase.slug, condition.key, f.name),
+                    reverse(
+                        "challenges:reference_file",
+                        args=[challenge.slug, phase.slug, condition.key, f.name],
+                    ),
                     _size(f.file),
                     f.sha256,
                 )
                 for f in reference.files.all()
             )
             summary = reference.summary
+            sample_url = reverse(
+                "challenges:sample", args=[challenge.slug, phase.slug, condition.key]
+            )
             rows.append(
-                ConditionData(condition, summary.get("dialogues"), summary.get("turns"), files)
+                ConditionData(
+                    condition, summary.get("dialogues"), summary.get("turns"), files, sample_url
+                )
             )
         files = tuple(
             Download(
                 f.title,
                 f.original_name,
-                (challenge.slug, phase.slug, f.pk),
+                reverse("challenges:phase_file", args=[challenge.slug, phase.slug, f.pk]),
                 f.size,
                 f.sha256,
                 f.description,

@@ -17,6 +17,7 @@ from django.utils import timezone
 from leaderboard.challenges.announcements import Announcement as Announcement  # registered
 from leaderboard.challenges.audit import AuditEntry as AuditEntry  # registered with the app
 from leaderboard.challenges.facts import Fact, declared
+from leaderboard.challenges.wording import Note, phase_notes
 from leaderboard.storage import phase_file_upload_to, private_storage, reference_upload_to
 from scoring import NAMES, Resampling, Task, get_task
 
@@ -421,6 +422,11 @@ class Phase(models.Model):
         if now < self.opens_at:
             return "upcoming"
         return "open" if now < self.closes_at else "closed"
+
+    @property
+    def notes(self) -> list[Note]:
+        """The remarks the pages print after the phase's state (``wording.phase_notes``)."""
+        return phase_notes(self)
 
     @property
     def has_split(self) -> bool:

@@ -9,7 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from leaderboard.challenges import announcements, data, formats
+from leaderboard.challenges import announcements, data, formats, wording
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.pages import PAGES
 from leaderboard.errorpages import error_page
@@ -28,6 +28,8 @@ def detail(request: HttpRequest, slug: str) -> HttpResponse:
     challenge = get_object_or_404(Challenge, slug=slug)
     phases = challenge.phases.prefetch_related("conditions").order_by("order", "opens_at")
     task = challenge.scoring_task()
+    # the organisers' pages that have text: field -> Markdown
+    pages = {f: getattr(challenge, f) for f, _ in PAGES if getattr(challenge, f).strip()}
     context = {
         "challenge": challenge,
         "task": task,
@@ -38,15 +40,33 @@ def detail(request: HttpRequest, slug: str) -> HttpResponse:
         "script_command": formats.local_command(challenge, "trackboard-score"),
         "settings": formats.settings(challenge),
         "reference_files": task.reference_files,
-        "phases": phases,
+        "phases": [
+            {
+                "phase": phase,
+                "quota": wording.quota_text(
+                    phase.daily_quota, phase.total_quota, phase.allow_partial
+                ),
+                "links": wording.phase_links(phase, request.user.is_authenticated),
+                "conditions": [c.label for c in phase.conditions.all()],
+            }
+            for phase in phases
+        ],
+        "public_run_phases": [phase for phase in phases if phase.public_run_chosen],
         "downloads": data.phase_data(challenge),
         "ways": _ways_in(request, list(phases)),
-        "registrations": teams.registrations(request.user, challenge),
+        "registration_rule": wording.registration_rule(challenge.registration),
+        "registrations": [
+            (team, status, wording.registration_state(status))
+            for team, status in teams.registrations(request.user, challenge)
+        ],
+        "ranking_rule": wording.ranking_rule(
+            task.metric(challenge.primary), task.metric(challenge.tiebreak)
+        ),
         "confirmed": teams.address_confirmed(request.user),
         "organiser": challenge.is_organised_by(request.user),
         "announcements": list(announcements.of(challenge)),
-        # the organisers' pages that have text: field -> Markdown
-        "pages": {f: getattr(challenge, f) for f, _ in PAGES if getattr(challenge, f).strip()},
+        "pages": pages,
+        "page_nav": wording.page_nav(pages),
     }
     return render(request, "challenges/detail.html", context)
 

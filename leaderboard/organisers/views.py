@@ -26,7 +26,7 @@ from leaderboard.operations.heartbeat import (
     scheduler_silence,
     silence_words,
 )
-from leaderboard.organisers import dashboard
+from leaderboard.organisers import dashboard, wording
 from leaderboard.organisers.forms import AnnouncementForm
 from leaderboard.submissions import downloads
 from leaderboard.submissions.impact import reference_impact
@@ -63,17 +63,27 @@ def _dashboard(
     form: AnnouncementForm | None = None,
     status: int = 200,
 ) -> HttpResponse:
+    health = dashboard.queue_health(challenge)
     context = {
         "challenge": challenge,
-        "phases": dashboard.phases(challenge),
-        "health": dashboard.queue_health(challenge),
+        "phases": [
+            {
+                **item,
+                "summary": wording.phase_summary(item["phase"]),
+                "statuses_text": wording.statuses_text(item["statuses"]),
+                "reveal_label": wording.reveal_label(item["phase"].revealed),
+            }
+            for item in dashboard.phases(challenge)
+        ],
+        "health": health,
+        "oldest": wording.oldest_queued(health.oldest_queued_age),
+        "refused": wording.refused_text(health.refused),
         "per_day": dashboard.per_day(challenge),
         "pending": challenge.participations.filter(
             status=Participation.Status.PENDING
         ).select_related("team"),
-        "workers": alive_workers(),
-        "last_heartbeat": last_heartbeat(),
-        "scheduler": _scheduler(),
+        "workers": wording.workers_text(len(alive_workers()), last_heartbeat()),
+        "scheduler": wording.scheduler_text(_scheduler()),
         "audit": dashboard.audit_rows(challenge),
         "announcement_form": form or AnnouncementForm(),
         "announcements": announcements.of(challenge),
@@ -210,7 +220,24 @@ def review_reference(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     except OSError:
         messages.error(request, "A stored file could not be read: nothing was changed.")
         return redirect("challenges:organise", challenge.slug)
-    context = {"challenge": challenge, "reference": reference, "impact": impact}
+    context = {
+        "challenge": challenge,
+        "reference": reference,
+        "impact": impact,
+        "state": wording.reference_state(reference.active),
+        "changes": [
+            {
+                "change": c,
+                "css": "fails" if c.failure else "",
+                "outcome": wording.outcome(c.outcome, c.failure),
+                "now": wording.two_decimals(c.now),
+                "after": wording.two_decimals(c.after),
+            }
+            for c in impact.changes
+        ],
+        "dialogues": wording.dialogues_changed("removed", impact.removed)
+        + wording.dialogues_changed("added", impact.added),
+    }
     return render(request, "organisers/reference_review.html", context)
 
 

@@ -13,6 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 
 from leaderboard.challenges.factors import second_factor_required
 from leaderboard.challenges.models import Challenge, Phase
+from leaderboard.organisers import wording
 from leaderboard.submissions.models import Submission
 from leaderboard.submissions.services.withdrawal import (
     REASON_LENGTH,
@@ -110,7 +111,10 @@ def withdrawals(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         "challenge": selected.challenge,
         "phase": selected,
         "form": form,
-        "withdrawals": selected.withdrawals.select_related("team", "submission", "by"),
+        "withdrawals": [
+            {"withdrawal": w, **wording.withdrawal_row(w)}
+            for w in selected.withdrawals.select_related("team", "submission", "by")
+        ],
     }
     status = 400 if form.errors else 200
     return render(request, "organisers/withdrawals.html", context, status=status)

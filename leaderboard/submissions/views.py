@@ -9,18 +9,22 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
+from django.utils.html import format_html_join
 from django.views.decorators.http import require_POST
 
+from leaderboard import numbers
 from leaderboard.addresses import client_address
 from leaderboard.challenges import formats
 from leaderboard.challenges.models import Challenge, Phase
+from leaderboard.challenges.templatetags.times import when
 from leaderboard.challenges.visibility import access
 from leaderboard.ids import row_id
 from leaderboard.rankings import history
 from leaderboard.rankings.board import Column, cell, columns
-from leaderboard.submissions import analysis, selectors, services
-from leaderboard.submissions.forms import MethodForm, SubmissionForm
+from leaderboard.submissions import analysis, selectors, services, wording
+from leaderboard.submissions.forms import MethodForm, SubmissionForm, file_field_name
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.submissions.services.withdrawal import of_submission
 from leaderboard.teams.services import (
@@ -117,21 +121,34 @@ def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     if used_up:
         # the server refuses an upload anyway; the form says so before any file is chosen
         form.close()
+    refused = sum(1 for v in verdicts if v["kind"] != "unchecked")
+    unchecked = len(verdicts) - refused
+    daily, total = selected.daily_quota, selected.total_quota
     context = {
         "phase": selected,
         "challenge": selected.challenge,
         "form": form,
-        "used_up": used_up,
+        "can_submit": selected.state == "open" and not used_up,
         "rejected": rejected,
         # Messages that belong to no file field (e.g. "upload at least one file").
         "rejected_other": {
             k: v for k, v in rejected.items() if k not in {c.key for c in form.conditions}
         },
-        "formats": selected.challenge.scoring_task().formats,
+        "formats": format_html_join(
+            ", ", "<code>{}</code>", ((f,) for f in selected.challenge.scoring_task().formats)
+        ),
+        "files": _file_rows(form, verdicts, rejected),
+        "files_legend": "Prediction files, one per condition"
+        + (" (you may leave some out)" if selected.allow_partial else ""),
         "verdicts": verdicts,
-        "refused_count": sum(1 for v in verdicts if v["kind"] != "unchecked"),
-        "unchecked_count": sum(1 for v in verdicts if v["kind"] == "unchecked"),
-        "quotas": quotas,
+        "refusal_summary": wording.refusal_summary(refused, unchecked, len(verdicts)),
+        "files_to_choose": wording.files_to_choose(refused, unchecked),
+        "quotas": [wording.quota_line(q, daily, total) for q in quotas],
+        "used_up": [
+            wording.used_up_line(q, selected.name, daily, total, when(q["next_at"])) for q in quotas
+        ]
+        if used_up
+        else [],
         "ways": formats.ways_in(selected, request.build_absolute_uri("/").rstrip("/")),
     }
     if retry_after is None:
@@ -172,8 +189,33 @@ def _verdicts(form: SubmissionForm, refused: services.SubmissionRejected) -> lis
                 "key": key,
                 "label": condition.label,
                 "name": names.get(key, ""),
+                "file": wording.file_name(names.get(key, "")),
+                "field": form[file_field_name(condition)].id_for_label,
                 "kind": kind,
                 "meaning": VERDICTS.get(kind, VERDICTS["unreadable"]),
+            }
+        )
+    return rows
+
+
+def _file_rows(
+    form: SubmissionForm, verdicts: list[dict[str, str]], rejected: dict[str, str]
+) -> list[dict[str, Any]]:
+    """One file field per condition of the upload form, with what was wrong with its last
+    upload: its verdict and the scorer's message."""
+    by_key = {v["key"]: v for v in verdicts}
+    rows = []
+    for condition, field in form.file_fields():
+        verdict = by_key.get(condition.key)
+        rows.append(
+            {
+                "condition": condition,
+                "field": field,
+                "css": "field has-error" if field.errors or condition.key in rejected else "field",
+                "verdict": {"kind": verdict["kind"], "text": wording.file_verdict(verdict)}
+                if verdict
+                else None,
+                "message": rejected.get(condition.key, ""),
             }
         )
     return rows
@@ -194,7 +236,13 @@ def mine(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     submissions = list(selectors.team_submissions(request.user, selected))
     for submission in submissions:
         for result in submission.active_results:
-            result.shown = [cell(result, c.name, part)[0] for c in summary]
+            # the condition's metrics as the column's heading lists them: "75.00 / 16.67"
+            result.shown = " / ".join(numbers.score(cell(result, c.name, part)[0]) for c in summary)
+        submission.status_url = (
+            ""
+            if submission.status in selectors.FINAL_STATUSES
+            else reverse("submissions:status", args=[submission.pk])
+        )
     # the same rule as the table's numbers (``score_prefix``): ``history.series`` applies it
     runs = history.series(request.user, selected)
     context = {
@@ -205,9 +253,12 @@ def mine(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
         "summary": summary,
         "submissions": submissions,
         "show_scores": prefix is not None,
-        "public_only": part is not None,
+        "notice": wording.scores_notice(prefix is not None, part is not None),
+        # what the status polls update (submissions.js), and the scores column's heading
+        "metric_names": " ".join(c.name for c in summary),
+        "metric_labels": " / ".join(c.label for c in summary),
+        "history_scope": wording.history_scope(runs["part"]),
         "conditions": list(selected.conditions.order_by("order", "key")),
-        "final_statuses": selectors.FINAL_STATUSES,
         "poll_ms": POLL_MS,
     }
     return render(request, "submissions/mine.html", context)
@@ -224,8 +275,11 @@ def _result_tables(result: Result, task: Task) -> dict[str, Any]:
     errors = all(details.get(k) is not None for k in ERROR_COUNTS)
     return {
         **tables,
-        "metrics": analysis.metric_rows(result, task),
-        "edits": {k: details[k] for k in ERROR_COUNTS} if errors else None,
+        "metrics": [
+            {**m, "hint": wording.hint(m["direction"])} for m in analysis.metric_rows(result, task)
+        ],
+        "edits": wording.edits_line({k: details[k] for k in ERROR_COUNTS} if errors else None),
+        "counts_line": wording.counts_line(tables["counts"]),
         "facts": [
             *tables["counts"].items(),
             *((k, v) for k, v in details.items() if not (errors and k in ERROR_COUNTS)),
@@ -273,6 +327,8 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         tables = _result_tables(selected, task)
         figures.update(analysis.result_figures(selected, tables["positions"], turn_label))
         results.append((selected, tables))
+    withdrawal = of_submission(submission)
+    organiser = challenge.is_organised_by(request.user)
     others = (
         selectors.visible_submissions(request.user)
         .filter(team=submission.team, phase=phase, status=Submission.Status.SCORED)
@@ -290,23 +346,31 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         "show_scores": show_scores,
         "part_columns": part_columns,
         "part_results": part_results,
-        "public_only": bool(part_results) and phase.has_split,
         "turn_label": turn_label,
         "primary_label": task.metric(challenge.primary).label,
         "tiebreak_label": task.metric(challenge.tiebreak).label,
-        "history": submission.results.select_related("condition", "reference").order_by(
-            "condition__order", "-created_at"
-        )
+        "history": [
+            {"result": r, **wording.history_state(r.current, r.reference.active)}
+            for r in submission.results.select_related("condition", "reference").order_by(
+                "condition__order", "-created_at"
+            )
+        ]
         if show_scores
         else [],
         "results": results,
-        "selected": selected,
-        "summary": analysis.summary(shown, task, [challenge.primary, challenge.tiebreak]),
+        "summary": wording.summary_table(
+            analysis.summary(shown, task, [challenge.primary, challenge.tiebreak]), selected
+        ),
+        "breakdown_heading": wording.breakdown_heading(
+            turn_label, bool(results and results[0][1]["domains"])
+        ),
         "can_select": is_member(submission.team, request.user)
         and submission.status == Submission.Status.SCORED
         and phase.has_private_board
         and phase.is_open(),
-        "final": selectors.is_final(submission),
+        "status_url": ""
+        if selectors.is_final(submission)
+        else reverse("submissions:status", args=[submission.pk]),
         "can_choose_public": phase.public_run_chosen
         and not phase.revealed
         and not submission.is_baseline
@@ -317,8 +381,21 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         "can_edit": not submission.is_baseline and is_member(submission.team, request.user),
         "poll_ms": POLL_MS,
         "verdicts": _stored_verdicts(submission, phase),
-        "withdrawal": of_submission(submission),
-        "organiser": challenge.is_organised_by(request.user),
+        "withdrawal": withdrawal,
+        "withdrawal_notice": wording.withdrawal_notice(
+            bool(withdrawal.submission_id), submission.team.name, phase.name
+        )
+        if withdrawal
+        else None,
+        "withdraw_url": reverse("challenges:withdrawals", args=[challenge.slug, phase.slug])
+        + f"?team={submission.team_id}&submission={submission.pk}"
+        if organiser and not withdrawal
+        else "",
+        "error_heading": wording.error_heading(submission.status),
+        "final_toggle": wording.final_toggle(submission.selected_for_final),
+        "public_toggle": wording.public_toggle(submission.shown_on_public),
+        "part_notice": wording.part_notice(bool(part_results) and phase.has_split),
+        "pending_note": wording.pending_note(submission.status) if show_scores else "",
     }
     return render(request, "submissions/detail.html", context)
 
@@ -338,6 +415,7 @@ def _stored_verdicts(submission: Submission, phase: Phase) -> list[dict[str, str
             "key": key,
             "label": labels.get(key, key),
             "name": verdict.get("name", ""),
+            "file": wording.file_name(verdict.get("name", "")),
             "kind": verdict.get("kind", "unreadable"),
             "meaning": VERDICTS.get(verdict.get("kind", ""), VERDICTS["unreadable"]),
         }
@@ -410,13 +488,15 @@ def compare(request: HttpRequest, pk: int) -> HttpResponse:
         "b": second,
         "phase": phase,
         "challenge": phase.challenge,
-        "conditions": analysis.compare(
-            first.active_results,
-            second.active_results,
-            phase.challenge.scoring_task(),
-            phase.challenge.resampling(),
-        ),
-        "limit": analysis.DIFFERING_DIALOGUES,
+        "conditions": [
+            (c, wording.compare_sides(c.only_a, c.only_b, analysis.DIFFERING_DIALOGUES))
+            for c in analysis.compare(
+                first.active_results,
+                second.active_results,
+                phase.challenge.scoring_task(),
+                phase.challenge.resampling(),
+            )
+        ],
     }
     return render(request, "submissions/compare.html", context)
 

@@ -12,7 +12,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from leaderboard.teams import services
+from leaderboard.teams import services, wording
 from leaderboard.teams.forms import JoinForm, TeamForm
 from leaderboard.teams.models import Membership, Participation, Team
 
@@ -59,7 +59,10 @@ def detail(request: HttpRequest, slug: str) -> HttpResponse:
         "member": member,
         "owner": owner,
         "members_shown": shown,
-        "member_count": team.memberships.count(),
+        "member_count": wording.member_count(team.memberships.count()),
+        "private_note": wording.private_note(member, team.list_members),
+        "listing": wording.listing_switch(team.list_members),
+        "display": wording.display_switch(team.anonymous, team.anonymous_label),
         "memberships": _memberships(team) if shown else [],
         "orcid_site": f"https://{settings.ORCID_DOMAIN}",
         "participations": participations,

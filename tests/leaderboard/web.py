@@ -65,6 +65,12 @@ MALFORMED = {
 }
 
 
+def tight(html: str) -> str:
+    """``html`` without its layout (the templates' line breaks and indents): a run of
+    whitespace as one space, and none next to a tag's brackets."""
+    return re.sub(r"\s*([<>])\s*", r"\1", re.sub(r"\s+", " ", html))
+
+
 def prediction_file(content: bytes | dict = PREDICTION, name: str = "run.json"):
     raw = content if isinstance(content, bytes) else json.dumps(content).encode()
     return SimpleUploadedFile(name, raw, content_type="application/json")

@@ -28,7 +28,7 @@ from tests.leaderboard.factories import (
     upload,
 )
 from tests.leaderboard.task_data import DVD_GOLD, DVD_PARTIAL, MWZ_GOLD, MWZ_PARTIAL, SCHEMA
-from tests.leaderboard.web import GOLD, PREDICTION
+from tests.leaderboard.web import GOLD, PREDICTION, tight
 
 pytestmark = pytest.mark.django_db
 
@@ -88,7 +88,7 @@ def _challenge(task: str):
 
 
 def _settings_rows(page: str) -> list[tuple[str, ...]]:
-    table = page.split('<table id="scorer-settings">')[1].split("</table>")[0]
+    table = tight(page).split('<table id="scorer-settings">')[1].split("</table>")[0]
     rows = re.findall(
         r'<tr><th scope="row">([^<]+)</th><td><code>([^<]*)</code></td><td><code>([^<]*)</code>'
         r"</td><td><code>([^<]*)</code></td>",
@@ -107,8 +107,8 @@ def test_the_page_lists_every_setting_and_the_phases(client, task):
     for name in challenge.scoring_task().formats:
         assert f"<dt><code>{name}</code>" in page
     # The phases with their state and a countdown.
-    assert re.search(r'state-open">open</span> <span class="countdown">\(closes in ', page)
-    assert re.search(r'state-upcoming">upcoming</span> <span class="countdown">\(opens in ', page)
+    assert re.search(r'state-open">open</span>\s+<span class="countdown">\(closes in ', page)
+    assert re.search(r'state-upcoming">upcoming</span>\s+<span class="countdown">\(opens in ', page)
 
 
 @pytest.mark.parametrize("task", list(TASKS))

@@ -33,7 +33,7 @@ from tests.leaderboard.factories import (
     with_second_factor,
 )
 from tests.leaderboard.organiser.conftest import close
-from tests.leaderboard.web import log_in
+from tests.leaderboard.web import log_in, tight
 
 pytestmark = pytest.mark.django_db
 
@@ -129,7 +129,7 @@ def test_an_announcement_reaches_each_member_once_and_is_on_the_page_api_and_fee
     # on the challenge page, rendered, with the feed linked
     page = client.get(reverse("challenges:detail", args=[challenge.slug])).text
     feed_url = reverse("challenges:announcements_feed", args=[challenge.slug])
-    assert '<link rel="alternate" type="application/atom+xml"' in page and feed_url in page
+    assert '<link rel="alternate" type="application/atom+xml"' in tight(page) and feed_url in page
     assert f'id="announcement-{posted.pk}"' in page
     assert "Test data released" in page and "<strong>test set</strong>" in page
 

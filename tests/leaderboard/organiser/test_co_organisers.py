@@ -37,7 +37,7 @@ from tests.leaderboard.factories import (
     phase_with_references,
     with_second_factor,
 )
-from tests.leaderboard.web import GOLD_BYTES, PREDICTION, log_in, scored_submission
+from tests.leaderboard.web import GOLD_BYTES, PREDICTION, log_in, scored_submission, tight
 
 pytestmark = pytest.mark.django_db
 
@@ -366,7 +366,7 @@ def test_the_dashboard_says_whether_a_worker_is_alive(two):
     beat("celery@host-1")
     page = client.get(url).content.decode()
     assert "no worker has sent a heartbeat" not in page
-    assert '<dd id="workers">1</dd>' in page
+    assert '<dd id="workers">1</dd>' in tight(page)
 
 
 def test_the_dashboard_says_when_the_scheduler_has_not_run(two, settings):
@@ -379,7 +379,7 @@ def test_the_dashboard_says_when_the_scheduler_has_not_run(two, settings):
     assert "The scheduler has not run for 3 minutes" in client.get(url).content.decode()
     scheduler_beat()
     page = client.get(url).content.decode()
-    assert '<dd id="scheduler">running</dd>' in page
+    assert '<dd id="scheduler">running</dd>' in tight(page)
 
 
 def test_every_model_with_a_challenge_is_scoped(two):

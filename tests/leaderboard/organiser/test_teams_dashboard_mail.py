@@ -27,7 +27,13 @@ from tests.leaderboard.factories import (
     phase_with_references,
     with_second_factor,
 )
-from tests.leaderboard.web import GOLD_BYTES, log_in, scored_submission, shows_hand_worked
+from tests.leaderboard.web import (
+    GOLD_BYTES,
+    log_in,
+    scored_submission,
+    shows_hand_worked,
+    tight,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -153,7 +159,7 @@ def test_the_dashboard_shows_states_queue_health_and_daily_counts(client, enqueu
     detail = client.get(reverse("challenges:detail", args=[phase.challenge.slug])).text
     assert reverse("challenges:organise", args=[phase.challenge.slug]) in detail
     assert "opens in" in detail and "closes in" in detail
-    page = client.get(reverse("challenges:organise", args=[phase.challenge.slug])).text
+    page = tight(client.get(reverse("challenges:organise", args=[phase.challenge.slug])).text)
     assert '<dd id="queued">1</dd>' in page and '<dd id="scoring">0</dd>' in page
     assert '<dd id="failed">1</dd>' in page
     oldest = int(page.split('<dd id="oldest">')[1].split(" s<")[0])
@@ -202,7 +208,7 @@ def test_the_dashboard_lists_another_tasks_reference_and_its_files(client):
     organiser = UserFactory()
     phase.challenge.organisers.add(with_second_factor(organiser))
     log_in(client, organiser)
-    page = client.get(reverse("challenges:organise", args=[phase.challenge.slug])).text
+    page = tight(client.get(reverse("challenges:organise", args=[phase.challenge.slug])).text)
     # two dialogues, three user turns, one service (hotel)
     assert (
         '<td>2</td><td>3</td><td class="facts">files: schema (schema.json); '
