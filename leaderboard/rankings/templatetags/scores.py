@@ -108,12 +108,6 @@ def turn_marks(flags: str) -> str:
     return "".join("\u2713" if flag == "1" else "\u2717" for flag in flags or "")
 
 
-@register.filter
-def pair_with(only_a: list[Any], only_b: list[Any]) -> list[tuple[str, list[Any], str]]:
-    """The two sides of a comparison as (side, rows, other side), for one template loop."""
-    return [("A", only_a, "B"), ("B", only_b, "A")]
-
-
 #: What ``django.utils.html.json_script`` escapes: the JSON cannot close the script element.
 _SCRIPT_ESCAPES = {ord(">"): "\\u003E", ord("<"): "\\u003C", ord("&"): "\\u0026"}
 
