@@ -31,7 +31,7 @@ from allauth.socialaccount.models import SocialAccount
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.contrib.contenttypes.models import ContentType
 from django.contrib.sessions.models import Session
 from django.db import transaction
@@ -72,7 +72,7 @@ class Plan:
     deleted: list[Team] = field(default_factory=list)
 
 
-def plan(user: AbstractBaseUser) -> Plan:
+def plan(user: User) -> Plan:
     """What ``delete_account`` would do to ``user``'s teams; the form asks, for each team in
     ``handed_over``, which of its other members owns it next."""
     found = Plan()
@@ -233,7 +233,7 @@ def _forget_log_ins(user: Any) -> None:
         model.objects.filter(username__in=usernames).delete()
 
 
-def refusal(user: AbstractBaseUser) -> str | None:
+def refusal(user: User) -> str | None:
     """Why ``user`` may not delete their own account, or None. Staff accounts (the operators,
     and the organisers, whom the site makes staff) are not deleted by themselves: a challenge
     keeps at least one organiser, and the site an operator."""
@@ -247,7 +247,7 @@ def refusal(user: AbstractBaseUser) -> str | None:
     return None
 
 
-def delete_account(user: AbstractBaseUser, *, heirs: dict[int, int] | None = None) -> Plan:
+def delete_account(user: User, *, heirs: dict[int, int] | None = None) -> Plan:
     """Delete ``user``'s account (module docstring). ``heirs``: for each team of which they
     are the last owner and that has other members, team id -> the user id of the member who
     owns it next. Raises ``AccountError`` when one is missing or not a member of that team,

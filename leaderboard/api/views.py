@@ -24,6 +24,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from leaderboard.accounts.export import personal_data
+from leaderboard.accounts.requests import AuthenticatedRequest
 from leaderboard.api import serializers as s
 from leaderboard.api.errors import ApiError
 from leaderboard.api.models import Scope
@@ -463,7 +464,7 @@ def _idempotency_key(request: Request) -> str:
 class SubmissionCreate(APIView):
     throttle_classes = SUBMIT_THROTTLES
 
-    def post(self, request: Request, pk: int) -> Response:
+    def post(self, request: AuthenticatedRequest, pk: int) -> Response:
         phase = _phase(pk)
         form = s.SubmissionCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
@@ -582,7 +583,7 @@ class SubmissionList(generics.ListAPIView):
     responses={200: s.HistorySerializer},
 )
 class PhaseHistory(APIView):
-    def get(self, request: Request, pk: int) -> Response:
+    def get(self, request: AuthenticatedRequest, pk: int) -> Response:
         phase = _phase(pk, request.user)
         found = history.series(request.user, phase)
         return Response(s.HistorySerializer({"phase": phase.pk, **found}).data)
@@ -612,7 +613,7 @@ class SubmissionDetail(generics.RetrieveAPIView):
         request=s.SubmissionEditSerializer(partial=True),
         responses={200: s.SubmissionSerializer},
     )
-    def patch(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+    def patch(self, request: AuthenticatedRequest, *args: Any, **kwargs: Any) -> Response:
         submission = get_object_or_404(selectors.own_submissions(request.user), pk=kwargs["pk"])
         form = s.SubmissionEditSerializer(data=request.data, partial=True)
         form.is_valid(raise_exception=True)
@@ -638,7 +639,7 @@ class SubmissionDetail(generics.RetrieveAPIView):
     responses={200: s.SubmissionSerializer},
 )
 class SubmissionCancel(APIView):
-    def post(self, request: Request, pk: int) -> Response:
+    def post(self, request: AuthenticatedRequest, pk: int) -> Response:
         submission = get_object_or_404(selectors.own_submissions(request.user), pk=pk)
         try:
             services.cancel(submission, request.user)
@@ -697,7 +698,7 @@ def _own_team(request: Request, slug: str) -> Team:
 class TeamCreate(APIView):
     token_scope = Scope.TEAM
 
-    def post(self, request: Request) -> Response:
+    def post(self, request: AuthenticatedRequest) -> Response:
         form = s.TeamCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         _require_confirmed(request)
@@ -723,7 +724,7 @@ class TeamCreate(APIView):
 class TeamJoin(APIView):
     token_scope = Scope.TEAM
 
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: AuthenticatedRequest, slug: str) -> Response:
         form = s.TeamJoinSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         try:
@@ -746,7 +747,7 @@ class TeamJoin(APIView):
 class TeamLeave(APIView):
     token_scope = Scope.TEAM
 
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: AuthenticatedRequest, slug: str) -> Response:
         team = _own_team(request, slug)
         try:
             teams.leave_team(team=team, user=request.user)
@@ -781,7 +782,7 @@ class TeamInvite(APIView):
         "is refused (403, `permission_denied`).",
         request=None,
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: AuthenticatedRequest, slug: str) -> Response:
         team = _own_team(request, slug)
         try:
             teams.regenerate_invite_code(team=team, user=request.user)
@@ -810,7 +811,7 @@ def _registration(team: Team, challenge: Challenge, state: str | None) -> dict[s
 class ChallengeRegister(APIView):
     token_scope = Scope.TEAM
 
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: AuthenticatedRequest, slug: str) -> Response:
         challenge = get_object_or_404(Challenge, slug=slug)
         form = s.RegisterSerializer(data=request.data)
         form.is_valid(raise_exception=True)
@@ -866,7 +867,7 @@ class ChallengeRegistrations(APIView):
 class MeExport(APIView):
     renderer_classes = [JSONRenderer]
 
-    def get(self, request: Request) -> Response:
+    def get(self, request: AuthenticatedRequest) -> Response:
         response = Response(personal_data(request.user))
         response["Cache-Control"] = "no-store"
         return response

@@ -9,6 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from leaderboard.accounts.requests import AuthenticatedHttpRequest
 from leaderboard.challenges import announcements, data, formats
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.pages import PAGES
@@ -62,7 +63,7 @@ def _ways_in(request: HttpRequest, phases: list[Phase]) -> formats.WaysIn | None
 
 @login_required
 @require_POST
-def register(request: HttpRequest, slug: str) -> HttpResponse:
+def register(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     challenge = get_object_or_404(Challenge, slug=slug)
     team_id = request.POST.get("team", "")
     pk = row_id(team_id)

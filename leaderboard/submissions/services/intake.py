@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.files.uploadedfile import UploadedFile
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
@@ -158,7 +158,7 @@ def submit(
     *,
     team: Team,
     phase: Phase,
-    user: AbstractBaseUser | None,
+    user: User | None,
     files: Mapping[str, UploadedFile],
     method_name: str,
     method_description: str = "",

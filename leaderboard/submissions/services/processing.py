@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
@@ -340,7 +340,7 @@ def reap_expired_leases(now: dt.datetime | None = None) -> list[int]:
 # --- team and organiser actions -------------------------------------------------------------
 
 
-def cancel(submission: Submission, user: AbstractBaseUser) -> None:
+def cancel(submission: Submission, user: User) -> None:
     """Cancel a submission that has not started scoring; it stops counting against the quota."""
     if not submission.team.memberships.filter(user=user).exists():
         raise SubmissionNotAllowed("Only a member of the team can cancel its submission.")
