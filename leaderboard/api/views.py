@@ -4,12 +4,14 @@ both places by construction."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, cast
 
+from django.contrib.auth.models import User
 from django.contrib.staticfiles import finders
 from django.db import DatabaseError, connection
 from django.db.models import Prefetch, QuerySet
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -18,7 +20,7 @@ from rest_framework import exceptions, generics, status
 from rest_framework.fields import DateTimeField
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.permissions import AllowAny
-from rest_framework.renderers import JSONRenderer
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -268,9 +270,10 @@ class NamedFormat(DefaultContentNegotiation):
     the client's ``Accept`` (a browser's, a script's ``application/json``) says."""
 
     def select_renderer(
-        self, request: Request, renderers: list[Any], format_suffix: str | None = None
-    ) -> tuple[Any, str]:
-        return renderers[0], renderers[0].media_type
+        self, request: Request, renderers: Iterable[BaseRenderer], format_suffix: str | None = None
+    ) -> tuple[BaseRenderer, str]:
+        renderer = next(iter(renderers))
+        return renderer, renderer.media_type
 
 
 @extend_schema_view(
@@ -363,6 +366,7 @@ def _board_data(
     if request.accepted_renderer.format != "csv":
         paginator = Pagination()
         entries = list(paginator.paginate_queryset(entries, request, view=view) or [])
+        assert paginator.page is not None  # PAGE_SIZE is at least 1: every list is paged
         head = {
             "count": paginator.page.paginator.count,
             "next": paginator.get_next_link(),
@@ -484,9 +488,11 @@ class SubmissionCreate(APIView):
                 detail="Too many uploads from your address were not accepted; check your files "
                 "with the scorer (python -m scoring) before sending them again.",
             )
+        # the serializer above took the body, so it is an object (a list is refused there)
+        data = cast(Mapping[str, Any], request.data)
         given = {
-            name.removeprefix(FACT_PREFIX): request.data.get(name)
-            for name in request.data
+            name.removeprefix(FACT_PREFIX): data.get(name)
+            for name in data
             if name.startswith(FACT_PREFIX) and name not in request.FILES
         }
         try:
@@ -656,8 +662,9 @@ class TeamsMine(generics.ListAPIView):
     serializer_class = s.TeamSerializer
 
     def get_queryset(self) -> QuerySet[Team]:
-        return teams_of(self.request.user).prefetch_related(
-            Prefetch("memberships", queryset=Membership.objects.filter(user=self.request.user)),
+        user = cast(User, self.request.user)  # signed in: the API's default IsAuthenticated
+        return teams_of(user).prefetch_related(
+            Prefetch("memberships", queryset=Membership.objects.filter(user=user)),
             "participations__challenge",
         )
 
@@ -940,7 +947,7 @@ class NotFound(APIView):
 
     permission_classes = [AllowAny]
 
-    def http_method_not_allowed(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+    def http_method_not_allowed(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Response:
         raise ApiError("not_found", "Not found.", status_code=404)
 
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:
