@@ -35,7 +35,7 @@ from django.contrib.auth.models import User
 from django.contrib.contenttypes.models import ContentType
 from django.contrib.sessions.models import Session
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Model, Q
 from django.utils.text import slugify
 
 from leaderboard.accounts.models import MailPreference
@@ -137,7 +137,7 @@ OWN_ROWS = (MailPreference, ApiToken, Membership)
 
 
 def _own_row_subjects(username: str) -> list[str]:
-    kinds = [get_user_model(), *OWN_ROWS]
+    kinds: list[type[Model]] = [get_user_model(), *OWN_ROWS]
     return [
         f"{kind._meta.verbose_name} “{username}{end}" for kind in kinds for end in ("”", ":", " ")
     ]
@@ -263,7 +263,7 @@ def delete_account(user: User, *, heirs: dict[int, int] | None = None) -> Plan:
         done = plan(user)
         for team, people in done.handed_over:
             heir = heirs.get(team.pk)
-            if heir not in {person.pk for person in people}:
+            if heir is None or heir not in {person.pk for person in people}:
                 raise AccountError(
                     f"You are the last owner of {team.name}: choose which of its members "
                     "owns it after you."

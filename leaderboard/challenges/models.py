@@ -268,6 +268,9 @@ class Phase(models.Model):
     closed = models.BooleanField(default=False, editable=False)
 
     objects = PhaseQuerySet.as_manager()
+    #: whether the user the query was asked for organises the challenge, where it was
+    #: (``PhaseQuerySet.asked_by``)
+    organised_by_asker: bool
 
     class Meta:
         ordering = ["challenge", "order", "opens_at"]
