@@ -19,7 +19,7 @@ from redis.exceptions import RedisError
 from leaderboard.background import NOTIFY_TEAM, RESCORE_SUBMISSION, SCORE_SUBMISSION
 from leaderboard.celery import send
 from leaderboard.challenges import audit
-from leaderboard.challenges.models import Condition, Phase
+from leaderboard.challenges.models import Challenge, Condition, Phase
 from leaderboard.challenges.references import loaded_reference
 from leaderboard.leases import Heartbeat
 from leaderboard.storage import StorageUnavailable
@@ -382,9 +382,9 @@ def rescore(
 
 def rescore_all(
     *,
-    phase: object = None,
-    condition: object = None,
-    challenge: object = None,
+    phase: Phase | None = None,
+    condition: Condition | None = None,
+    challenge: Challenge | None = None,
     enqueue: bool = True,
     include_failed: bool = False,
     actor: Any = None,
