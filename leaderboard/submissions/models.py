@@ -371,6 +371,8 @@ class Result(models.Model):
     #: re-score writes new rows, even against the same reference and signature
     scoring = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now)
+    #: the values a page's table shows of it, where its view set them (a team's submissions)
+    shown: list[Any]
 
     class Meta:
         ordering = ["condition", "-created_at"]

@@ -168,7 +168,9 @@ def rename(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
         raise Http404
     form = TeamForm(request.POST)
     if not form.is_valid():
-        messages.error(request, " ".join(form.errors.get("name", ["A team needs a name."])))
+        messages.error(
+            request, " ".join(map(str, form.errors.get("name", ["A team needs a name."])))
+        )
         return redirect("teams:detail", team.slug)
     try:
         services.rename_team(team=team, user=request.user, name=form.cleaned_data["name"])

@@ -14,7 +14,7 @@ import datetime as dt
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -374,7 +374,10 @@ def _check_references_readable(references: Iterable[Reference]) -> None:
     upload reads them (and checks their sha256)."""
     storage = private_storage()
     for reference in references:
-        names = [reference.file.name, *(f.file.name for f in reference.files.all())]
+        # stored files, each with its name (the stubs allow an empty file's None)
+        names = cast(
+            list[str], [reference.file.name, *(f.file.name for f in reference.files.all())]
+        )
         try:
             missing = [name for name in names if not storage.exists(name)]
         except Exception:  # an object store's error, whatever its type, is the site's fault

@@ -7,7 +7,7 @@ import datetime as dt
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -263,7 +263,7 @@ def _refuse(
 ) -> str:
     """Refuse the upload its first scoring found a file of that the scorer refuses: nothing
     of it is kept but the row, its message and its verdicts, and it is not charged."""
-    stored = [item.file.name for item in items]
+    stored = cast(list[str], [item.file.name for item in items])  # stored files: each is named
     with transaction.atomic():
         if not Submission.refuse(submission_id, join_messages(messages), verdicts):
             return "skipped"  # the claim was lost meanwhile: the claim that has it decides
