@@ -11,5 +11,6 @@ from celery import beat
 
 class PersistentScheduler(beat.PersistentScheduler):
     def setup_schedule(self) -> None:
-        Path(self.schedule_filename).parent.mkdir(parents=True, exist_ok=True)
+        folder = Path(self.schedule_filename).parent  # type: ignore[attr-defined]  # set in __init__, not in the stubs
+        folder.mkdir(parents=True, exist_ok=True)
         super().setup_schedule()

@@ -38,6 +38,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import tempfile
+from collections.abc import MutableMapping
 from typing import Any
 
 from gunicorn import glogging
@@ -86,7 +87,7 @@ class Logger(glogging.Logger):
                     handler.setFormatter(JsonFormatter())
 
     def access(
-        self, resp: Any, req: Any, environ: dict[str, Any], request_time: dt.timedelta
+        self, resp: Any, req: Any, environ: MutableMapping[str, Any], request_time: dt.timedelta
     ) -> None:
         if not JSON_LOGS:
             super().access(resp, req, environ, request_time)

@@ -12,7 +12,7 @@ import contextlib
 import hashlib
 import logging
 import uuid
-from typing import Any
+from typing import Any, cast
 
 from django.core.files.base import ContentFile
 from django.core.files.storage import FileSystemStorage, Storage, storages
@@ -41,6 +41,8 @@ class _PrivateStorageProxy(LazyObject):
     follow the STORAGES setting when it changes (tests give each test its own directory).
     """
 
+    _wrapped: object  # the storage, or ``empty`` before the first use
+
     def _setup(self) -> None:
         self._wrapped = storages["private"]
 
@@ -56,7 +58,7 @@ def _reset(*, setting: str, **kwargs: Any) -> None:
 
 def private_storage() -> Storage:
     """The ``private`` storage alias; a callable so migrations do not freeze its location."""
-    return _private  # type: ignore[return-value]
+    return cast(Storage, _private)  # the proxy passes every attribute on to the storage
 
 
 def random_name(prefix: str) -> str:

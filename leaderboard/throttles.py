@@ -17,7 +17,7 @@ every app that uses them.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from rest_framework.permissions import SAFE_METHODS
 from rest_framework.settings import api_settings
@@ -32,8 +32,13 @@ class _Throttle(SimpleRateThrottle):
         self.rate = self.get_rate()
         self.num_requests, self.duration = self.parse_rate(self.rate)
 
+    #: its rate's name in ``DEFAULT_THROTTLE_RATES`` (every throttle here has one)
+    scope: str
+
     def get_rate(self) -> str | None:
-        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+        # rates are strings ("30/hour"); the stubs type them as numbers
+        rates = cast(dict[str, str | None], api_settings.DEFAULT_THROTTLE_RATES)
+        return rates.get(self.scope)
 
     def get_ident(self, request: Any) -> str:
         return client_address(request)
@@ -79,7 +84,7 @@ class _FailureIPThrottle(_PerIP):
 
     def blocked(self, address: str) -> bool:
         """Whether this address has used up its failures (without counting a new one)."""
-        if self.rate is None:
+        if self.rate is None or self.num_requests is None or self.duration is None:
             return False
         self.key = self.cache_format % {"scope": self.scope, "ident": address}
         self.history = self.cache.get(self.key, [])

@@ -31,11 +31,11 @@ from allauth.socialaccount.models import SocialAccount
 from axes.models import AccessAttempt, AccessFailureLog, AccessLog
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.contrib.contenttypes.models import ContentType
 from django.contrib.sessions.models import Session
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Model, Q
 from django.utils.text import slugify
 
 from leaderboard.accounts.models import MailPreference
@@ -72,7 +72,7 @@ class Plan:
     deleted: list[Team] = field(default_factory=list)
 
 
-def plan(user: AbstractBaseUser) -> Plan:
+def plan(user: User) -> Plan:
     """What ``delete_account`` would do to ``user``'s teams; the form asks, for each team in
     ``handed_over``, which of its other members owns it next."""
     found = Plan()
@@ -137,7 +137,7 @@ OWN_ROWS = (MailPreference, ApiToken, Membership)
 
 
 def _own_row_subjects(username: str) -> list[str]:
-    kinds = [get_user_model(), *OWN_ROWS]
+    kinds: list[type[Model]] = [get_user_model(), *OWN_ROWS]
     return [
         f"{kind._meta.verbose_name} “{username}{end}" for kind in kinds for end in ("”", ":", " ")
     ]
@@ -233,7 +233,7 @@ def _forget_log_ins(user: Any) -> None:
         model.objects.filter(username__in=usernames).delete()
 
 
-def refusal(user: AbstractBaseUser) -> str | None:
+def refusal(user: User) -> str | None:
     """Why ``user`` may not delete their own account, or None. Staff accounts (the operators,
     and the organisers, whom the site makes staff) are not deleted by themselves: a challenge
     keeps at least one organiser, and the site an operator."""
@@ -247,7 +247,7 @@ def refusal(user: AbstractBaseUser) -> str | None:
     return None
 
 
-def delete_account(user: AbstractBaseUser, *, heirs: dict[int, int] | None = None) -> Plan:
+def delete_account(user: User, *, heirs: dict[int, int] | None = None) -> Plan:
     """Delete ``user``'s account (module docstring). ``heirs``: for each team of which they
     are the last owner and that has other members, team id -> the user id of the member who
     owns it next. Raises ``AccountError`` when one is missing or not a member of that team,
@@ -263,7 +263,7 @@ def delete_account(user: AbstractBaseUser, *, heirs: dict[int, int] | None = Non
         done = plan(user)
         for team, people in done.handed_over:
             heir = heirs.get(team.pk)
-            if heir not in {person.pk for person in people}:
+            if heir is None or heir not in {person.pk for person in people}:
                 raise AccountError(
                     f"You are the last owner of {team.name}: choose which of its members "
                     "owns it after you."

@@ -15,7 +15,7 @@ from typing import Any
 
 from allauth.account.models import EmailAddress
 from allauth.socialaccount.models import SocialAccount
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.utils import timezone
 
 from leaderboard.accounts.models import MailPreference
@@ -169,7 +169,7 @@ def _actions(user: Any) -> list[dict[str, Any]]:
     ]
 
 
-def personal_data(user: AbstractBaseUser) -> dict[str, Any]:
+def personal_data(user: User) -> dict[str, Any]:
     """The export of ``user``: account, teams, submissions (files' names and hashes, results
     as far as they may see them), tokens' names, what is kept about mail, and their actions
     in the audit log."""
@@ -185,5 +185,5 @@ def personal_data(user: AbstractBaseUser) -> dict[str, Any]:
     }
 
 
-def filename(user: AbstractBaseUser) -> str:
+def filename(user: User) -> str:
     return f"trackboard-{user.pk}-{timezone.now():%Y%m%d}.json"

@@ -82,7 +82,7 @@ class TokenForm(forms.Form):
         coerce=int,
         choices=[(days, f"{days} days") for days in tokens.LIFETIME_DAYS],
         required=False,
-        empty_value=tokens.DEFAULT_LIFETIME_DAYS,
+        empty_value=tokens.DEFAULT_LIFETIME_DAYS,  # type: ignore[arg-type]  # any value; the stubs say str
         initial=tokens.DEFAULT_LIFETIME_DAYS,
         help_text="You can renew it here before or after it expires.",
     )

@@ -4,6 +4,7 @@ django-allauth's ``EmailAddress(verified=True)``."""
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import models
 
 
@@ -29,11 +30,11 @@ class MailPreference(models.Model):
         )
 
 
-def wants_submission_mail(user: object) -> bool:
+def wants_submission_mail(user: User) -> bool:
     found = MailPreference.objects.filter(user=user).values_list("submission_mail", flat=True)
     return next(iter(found), True)
 
 
-def wants_announcement_mail(user: object) -> bool:
+def wants_announcement_mail(user: User) -> bool:
     found = MailPreference.objects.filter(user=user).values_list("announcement_mail", flat=True)
     return next(iter(found), True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from allauth.account.models import EmailAddress
 from axes.utils import reset as reset_login_failures
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from leaderboard.security import login_username
@@ -23,7 +23,7 @@ TAKEN = (
 )
 
 
-def address_taken(address: str, *, exclude: AbstractBaseUser | None = None) -> bool:
+def address_taken(address: str, *, exclude: User | None = None) -> bool:
     """Whether another account has ``address``, ignoring case."""
     found = get_user_model().objects.filter(email__iexact=address.strip())
     if exclude is not None:
@@ -32,7 +32,7 @@ def address_taken(address: str, *, exclude: AbstractBaseUser | None = None) -> b
 
 
 @transaction.atomic
-def confirm(user: AbstractBaseUser) -> None:
+def confirm(user: User) -> None:
     """Record ``user``'s current address as confirmed: their one address (as after allauth's
     change of address, any other is dropped), primary."""
     address = getattr(user, "email", "")
@@ -42,7 +42,7 @@ def confirm(user: AbstractBaseUser) -> None:
         EmailAddress.objects.create(user=user, email=address.lower(), primary=True, verified=True)
 
 
-def lift_login_lock(sender: object, user: AbstractBaseUser | None = None, **_: object) -> None:
+def lift_login_lock(sender: object, user: User | None = None, **_: object) -> None:
     """Forget the failed log-ins to ``user``'s account, from every address, so a lock they put
     on it is lifted (the receiver of allauth's ``password_reset`` signal: whoever reset the
     password reads the account's mail). Failures are recorded by what was typed, the username

@@ -8,7 +8,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -24,13 +24,14 @@ from leaderboard.accounts.models import (
     wants_announcement_mail,
     wants_submission_mail,
 )
+from leaderboard.accounts.requests import AuthenticatedHttpRequest
 from leaderboard.api import services as tokens
 from leaderboard.teams.services import address_verified, teams_of
 from leaderboard.throttles import TOKEN_THROTTLES
 
 
 def _profile(
-    request: HttpRequest,
+    request: AuthenticatedHttpRequest,
     form: TokenForm,
     new_key: str = "",
     status: int = 200,
@@ -55,13 +56,13 @@ def _profile(
 
 
 @login_required
-def profile(request: HttpRequest) -> HttpResponse:
+def profile(request: AuthenticatedHttpRequest) -> HttpResponse:
     return _profile(request, TokenForm(user=request.user))
 
 
 @login_required
 @require_POST
-def create_token(request: HttpRequest) -> HttpResponse:
+def create_token(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Make an API token and show its key on this response only (it is stored hashed)."""
     # The same DRF throttles as the API's token-sensitive endpoints, per user and per IP.
     for throttle in (cls() for cls in TOKEN_THROTTLES):
@@ -89,7 +90,7 @@ def create_token(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def renew_token(request: HttpRequest, pk: int) -> HttpResponse:
+def renew_token(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """Give a token (expired or not) the default lifetime from now; its key is unchanged."""
     token = tokens.renew_token(request.user, pk)
     if token is None:
@@ -102,7 +103,7 @@ def renew_token(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def revoke_token(request: HttpRequest, pk: int) -> HttpResponse:
+def revoke_token(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     if tokens.revoke_token(request.user, pk):
         messages.success(request, "Token revoked; programs using it can no longer sign in.")
     else:
@@ -112,7 +113,7 @@ def revoke_token(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def mail(request: HttpRequest) -> HttpResponse:
+def mail(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Turn the mail about the user's teams' submissions, and the challenges' announcements,
     on or off."""
     form = MailForm(request.POST)
@@ -140,7 +141,7 @@ def mail(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def export(request: HttpRequest) -> HttpResponse:
+def export(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The download of everything the site holds about the user (``accounts.export``). POST,
     as the button of the profile page: a link followed from elsewhere downloads nothing."""
     response = JsonResponse(personal_data(request.user), json_dumps_params={"indent": 2})
@@ -150,7 +151,7 @@ def export(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def delete(request: HttpRequest) -> HttpResponse:
+def delete(request: AuthenticatedHttpRequest) -> HttpResponse:
     """What deleting the account does (to each team of the user's), and, with the password
     asked again and a new owner named for each team they are the last owner of, the deletion
     (``accounts.deletion``); then the user is logged out."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from leaderboard.challenges.models import Phase
 from leaderboard.rankings.board import Leaderboard, Row, counted
@@ -113,7 +114,11 @@ def compare(phase: Phase, board: Leaderboard, a: int, b: int) -> list[PairedCond
     out: list[PairedCondition] = []
     for condition in board.conditions:
         shown = {r.submission_id for r in condition.rows}
-        base = {"key": condition.key, "label": condition.label, "metric": metric.name}
+        base: dict[str, Any] = {
+            "key": condition.key,
+            "label": condition.label,
+            "metric": metric.name,
+        }
         if a not in shown or b not in shown:
             out.append(
                 PairedCondition(**base, note="Not both ranked on this condition's leaderboard.")

@@ -135,8 +135,14 @@ def chart(first: str, entries: list[EntryChanges], metric_label: str) -> dict[st
                 "error_x": {
                     "type": "data",
                     "symmetric": False,
-                    "array": [None if p.high is None else p.high - p.change for p in points],
-                    "arrayminus": [None if p.low is None else p.change - p.low for p in points],
+                    "array": [
+                        None if p.high is None or p.change is None else p.high - p.change
+                        for p in points
+                    ],
+                    "arrayminus": [
+                        None if p.low is None or p.change is None else p.change - p.low
+                        for p in points
+                    ],
                     "thickness": 1.2,
                 },
                 "hovertemplate": [

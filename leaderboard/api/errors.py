@@ -53,7 +53,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         response.data = error_body(exc.error_code, exc.message, exc.details)
         return response
     if isinstance(exc, exceptions.ValidationError):
-        details = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
+        details: dict[str, Any] = (
+            exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
+        )
         response.data = error_body("invalid", _MESSAGES["invalid"], details)
         return response
     if isinstance(exc, exceptions.APIException):
@@ -61,9 +63,11 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         code = codes if isinstance(codes, str) else exc.default_code
         message = str(exc.detail) if not isinstance(exc.detail, list | dict) else exc.default_detail
         # what the exception carries for programs (a refused token's ``tokens_url``)
-        details: dict[str, Any] = dict(getattr(exc, "details", None) or {})
-        if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
-            details["retry_after"] = int(exc.wait + 0.999)
+        details = dict(getattr(exc, "details", None) or {})
+        # how long a throttled client is to wait (DRF's Throttled sets it; its stubs lack it)
+        wait = getattr(exc, "wait", None) if isinstance(exc, exceptions.Throttled) else None
+        if wait is not None:
+            details["retry_after"] = int(wait + 0.999)
         response.data = error_body(code, str(message), details)
         return response
     return response

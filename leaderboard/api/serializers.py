@@ -69,7 +69,7 @@ def metric_values(
 
 class MetricSpecSerializer(serializers.Serializer):
     name = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field, not Field.label: the metaclass pops it
     direction = serializers.ChoiceField(
         choices=["higher", "lower"], help_text="which way is better"
     )
@@ -133,8 +133,8 @@ class PhaseSerializer(PhaseSummarySerializer):
 
 class FileSpecSerializer(serializers.Serializer):
     name = serializers.CharField()
-    label = serializers.CharField()
-    required = serializers.BooleanField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field, not Field.label: the metaclass pops it
+    required = serializers.BooleanField()  # type: ignore[assignment]  # a declared field, not Field.required: the metaclass pops it
     public = serializers.BooleanField(help_text="participants may download it")
     description = serializers.CharField(allow_blank=True)
 
@@ -150,7 +150,7 @@ class ScoringSerializer(serializers.Serializer):
     reproduce its numbers with ``python -m scoring score``."""
 
     task = serializers.CharField(help_text="the scoring task (``scoring.get_task``)")
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field, not Field.label: the metaclass pops it
     options = serializers.DictField(
         child=serializers.CharField(), help_text="the task's options as this challenge sets them"
     )
@@ -204,9 +204,9 @@ class FactSerializer(serializers.Serializer):
     """A declared system fact (``challenges.facts``): what each upload says as ``fact.KEY``."""
 
     key = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field, not Field.label: the metaclass pops it
     kind = serializers.ChoiceField(choices=["text", "choice", "number", "flag"])
-    required = serializers.BooleanField()
+    required = serializers.BooleanField()  # type: ignore[assignment]  # a declared field, not Field.required: the metaclass pops it
     choices = serializers.ListField(child=serializers.CharField(), help_text="of a choice")
     unit = serializers.CharField(allow_blank=True, help_text="of a number")
     help = serializers.CharField(allow_blank=True)
@@ -264,7 +264,9 @@ class AnnouncementSerializer(serializers.ModelSerializer):
 
 
 class PhaseRefSerializer(serializers.ModelSerializer):
-    challenge = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    challenge: serializers.SlugRelatedField[Challenge] = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True
+    )
 
     class Meta:
         model = Phase
@@ -281,7 +283,9 @@ class TeamRefSerializer(serializers.ModelSerializer):
 
 
 class ParticipationSerializer(serializers.ModelSerializer):
-    challenge = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    challenge: serializers.SlugRelatedField[Challenge] = serializers.SlugRelatedField(
+        slug_field="slug", read_only=True
+    )
 
     class Meta:
         model = Participation
@@ -511,13 +515,13 @@ class HistoryRunSerializer(serializers.Serializer):
 
 class HistoryConditionSerializer(serializers.Serializer):
     key = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field, not Field.label: the metaclass pops it
     runs = HistoryRunSerializer(many=True, help_text="oldest first")
 
 
 class HistoryMetricSerializer(serializers.Serializer):
     name = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field, not Field.label: the metaclass pops it
     direction = serializers.ChoiceField(choices=("higher", "lower"), help_text="which is better")
 
 
@@ -623,7 +627,7 @@ class _TeamNameSerializer(serializers.Serializer):
 
 class ColumnSerializer(serializers.Serializer):
     name = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField()  # type: ignore[assignment]  # a declared field, not Field.label: the metaclass pops it
     direction = serializers.ChoiceField(
         choices=["higher", "lower"], help_text="which way is better"
     )
@@ -666,7 +670,7 @@ class _RowBase(serializers.Serializer):
         return [row.rank_low, row.rank_high]
 
 
-def _names(context: dict[str, Any]) -> list[str]:
+def _names(context: Mapping[str, Any]) -> list[str]:
     return [c.name for c in context.get("columns", ())]
 
 

@@ -7,7 +7,7 @@ import hashlib
 import secrets
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.utils import timezone
 
@@ -31,24 +31,24 @@ def digest(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def tokens_of(user: AbstractBaseUser) -> QuerySet[ApiToken]:
+def tokens_of(user: User) -> QuerySet[ApiToken]:
     return ApiToken.objects.filter(user=user)
 
 
-def may_organise(user: AbstractBaseUser) -> bool:
+def may_organise(user: User) -> bool:
     """Whether ``user`` may be given an "organise" token: those who hold secrets
     (``challenges.factors.holds_secrets``: staff, or an organiser of a challenge); anyone
     else's would do no more than a "team" one."""
     return holds_secrets(user)
 
 
-def scopes_for(user: AbstractBaseUser) -> list[Scope]:
+def scopes_for(user: User) -> list[Scope]:
     """The scopes ``user`` may choose for a new token, narrowest first."""
     return [s for s in Scope if s != Scope.ORGANISE or may_organise(user)]
 
 
 def create_token(
-    user: AbstractBaseUser,
+    user: User,
     name: str = "",
     *,
     scope: str = Scope.SUBMIT,
@@ -76,7 +76,7 @@ def create_token(
     return token, key
 
 
-def renew_token(user: AbstractBaseUser, pk: int) -> ApiToken | None:
+def renew_token(user: User, pk: int) -> ApiToken | None:
     """Give one of ``user``'s tokens (expired or not) the default lifetime from now; None when
     it is not theirs. The key stays the same: the programs holding it keep working."""
     token = tokens_of(user).filter(pk=pk).first()
@@ -87,7 +87,7 @@ def renew_token(user: AbstractBaseUser, pk: int) -> ApiToken | None:
     return token
 
 
-def revoke_token(user: AbstractBaseUser, pk: int) -> bool:
+def revoke_token(user: User, pk: int) -> bool:
     """Delete one of ``user``'s tokens; False when it is not theirs (or already gone)."""
     deleted, _ = tokens_of(user).filter(pk=pk).delete()
     return bool(deleted)

@@ -4,12 +4,14 @@ both places by construction."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, cast
 
+from django.contrib.auth.models import User
 from django.contrib.staticfiles import finders
 from django.db import DatabaseError, connection
 from django.db.models import Prefetch, QuerySet
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -18,12 +20,13 @@ from rest_framework import exceptions, generics, status
 from rest_framework.fields import DateTimeField
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.permissions import AllowAny
-from rest_framework.renderers import JSONRenderer
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from leaderboard.accounts.export import personal_data
+from leaderboard.accounts.requests import AuthenticatedRequest
 from leaderboard.addresses import client_address
 from leaderboard.api import serializers as s
 from leaderboard.api.errors import ApiError
@@ -268,9 +271,10 @@ class NamedFormat(DefaultContentNegotiation):
     the client's ``Accept`` (a browser's, a script's ``application/json``) says."""
 
     def select_renderer(
-        self, request: Request, renderers: list[Any], format_suffix: str | None = None
-    ) -> tuple[Any, str]:
-        return renderers[0], renderers[0].media_type
+        self, request: Request, renderers: Iterable[BaseRenderer], format_suffix: str | None = None
+    ) -> tuple[BaseRenderer, str]:
+        renderer = next(iter(renderers))
+        return renderer, renderer.media_type
 
 
 @extend_schema_view(
@@ -363,6 +367,7 @@ def _board_data(
     if request.accepted_renderer.format != "csv":
         paginator = Pagination()
         entries = list(paginator.paginate_queryset(entries, request, view=view) or [])
+        assert paginator.page is not None  # PAGE_SIZE is at least 1: every list is paged
         head = {
             "count": paginator.page.paginator.count,
             "next": paginator.get_next_link(),
@@ -464,7 +469,7 @@ def _idempotency_key(request: Request) -> str:
 class SubmissionCreate(APIView):
     throttle_classes = SUBMIT_THROTTLES
 
-    def post(self, request: Request, pk: int) -> Response:
+    def post(self, request: AuthenticatedRequest, pk: int) -> Response:
         phase = _phase(pk)
         form = s.SubmissionCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
@@ -476,9 +481,11 @@ class SubmissionCreate(APIView):
         if earlier is not None:
             # the same upload sent again (a lost reply): the stored one, not a second
             return _detail_response(request, earlier, status.HTTP_200_OK)
+        # the serializer above took the body, so it is an object (a list is refused there)
+        data = cast(Mapping[str, Any], request.data)
         given = {
-            name.removeprefix(FACT_PREFIX): request.data.get(name)
-            for name in request.data
+            name.removeprefix(FACT_PREFIX): data.get(name)
+            for name in data
             if name.startswith(FACT_PREFIX) and name not in request.FILES
         }
         try:
@@ -575,7 +582,7 @@ class SubmissionList(generics.ListAPIView):
     responses={200: s.HistorySerializer},
 )
 class PhaseHistory(APIView):
-    def get(self, request: Request, pk: int) -> Response:
+    def get(self, request: AuthenticatedRequest, pk: int) -> Response:
         phase = _phase(pk, request.user)
         found = history.series(request.user, phase)
         return Response(s.HistorySerializer({"phase": phase.pk, **found}).data)
@@ -605,7 +612,7 @@ class SubmissionDetail(generics.RetrieveAPIView):
         request=s.SubmissionEditSerializer(partial=True),
         responses={200: s.SubmissionSerializer},
     )
-    def patch(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+    def patch(self, request: AuthenticatedRequest, *args: Any, **kwargs: Any) -> Response:
         submission = get_object_or_404(selectors.own_submissions(request.user), pk=kwargs["pk"])
         form = s.SubmissionEditSerializer(data=request.data, partial=True)
         form.is_valid(raise_exception=True)
@@ -631,7 +638,7 @@ class SubmissionDetail(generics.RetrieveAPIView):
     responses={200: s.SubmissionSerializer},
 )
 class SubmissionCancel(APIView):
-    def post(self, request: Request, pk: int) -> Response:
+    def post(self, request: AuthenticatedRequest, pk: int) -> Response:
         submission = get_object_or_404(selectors.own_submissions(request.user), pk=pk)
         try:
             services.cancel(submission, request.user)
@@ -648,8 +655,9 @@ class TeamsMine(generics.ListAPIView):
     serializer_class = s.TeamSerializer
 
     def get_queryset(self) -> QuerySet[Team]:
-        return teams_of(self.request.user).prefetch_related(
-            Prefetch("memberships", queryset=Membership.objects.filter(user=self.request.user)),
+        user = cast(User, self.request.user)  # signed in: the API's default IsAuthenticated
+        return teams_of(user).prefetch_related(
+            Prefetch("memberships", queryset=Membership.objects.filter(user=user)),
             "participations__challenge",
         )
 
@@ -690,7 +698,7 @@ def _own_team(request: Request, slug: str) -> Team:
 class TeamCreate(APIView):
     token_scope = Scope.TEAM
 
-    def post(self, request: Request) -> Response:
+    def post(self, request: AuthenticatedRequest) -> Response:
         form = s.TeamCreateSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         _require_confirmed(request)
@@ -716,7 +724,7 @@ class TeamCreate(APIView):
 class TeamJoin(APIView):
     token_scope = Scope.TEAM
 
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: AuthenticatedRequest, slug: str) -> Response:
         form = s.TeamJoinSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         try:
@@ -739,7 +747,7 @@ class TeamJoin(APIView):
 class TeamLeave(APIView):
     token_scope = Scope.TEAM
 
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: AuthenticatedRequest, slug: str) -> Response:
         team = _own_team(request, slug)
         try:
             teams.leave_team(team=team, user=request.user)
@@ -774,7 +782,7 @@ class TeamInvite(APIView):
         "is refused (403, `permission_denied`).",
         request=None,
     )
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: AuthenticatedRequest, slug: str) -> Response:
         team = _own_team(request, slug)
         try:
             teams.regenerate_invite_code(team=team, user=request.user)
@@ -803,7 +811,7 @@ def _registration(team: Team, challenge: Challenge, state: str | None) -> dict[s
 class ChallengeRegister(APIView):
     token_scope = Scope.TEAM
 
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: AuthenticatedRequest, slug: str) -> Response:
         challenge = get_object_or_404(Challenge, slug=slug)
         form = s.RegisterSerializer(data=request.data)
         form.is_valid(raise_exception=True)
@@ -859,7 +867,7 @@ class ChallengeRegistrations(APIView):
 class MeExport(APIView):
     renderer_classes = [JSONRenderer]
 
-    def get(self, request: Request) -> Response:
+    def get(self, request: AuthenticatedRequest) -> Response:
         response = Response(personal_data(request.user))
         response["Cache-Control"] = "no-store"
         return response
@@ -932,7 +940,7 @@ class NotFound(APIView):
 
     permission_classes = [AllowAny]
 
-    def http_method_not_allowed(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+    def http_method_not_allowed(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Response:
         raise ApiError("not_found", "Not found.", status_code=404)
 
     def get(self, request: Request, *args: Any, **kwargs: Any) -> Response:

@@ -65,7 +65,7 @@ class OrganiserScoped(Audited):
             kwargs["queryset"] = roles.organised(queryset, request.user)
         field = super().formfield_for_foreignkey(db_field, request, **kwargs)
         if field is not None and related in (Challenge, Phase, Condition, Reference):
-            field.label_from_instance = roles.path_label
+            field.label_from_instance = roles.path_label  # type: ignore[method-assign]  # Django's way to relabel one field's choices
         return field
 
     # What is saved or deleted here may show on the boards of its challenge's phases: the
@@ -88,7 +88,9 @@ class OrganiserScoped(Audited):
         # A related filter lists only the values of the rows this user sees, never every
         # challenge's or phase's name.
         return [
-            (name, admin.RelatedOnlyFieldListFilter) if "__" in name or name in _RELATED else name
+            (name, admin.RelatedOnlyFieldListFilter)
+            if isinstance(name, str) and ("__" in name or name in _RELATED)
+            else name
             for name in super().get_list_filter(request)
         ]
 
@@ -373,10 +375,12 @@ class ReferenceAdmin(OrganiserScoped):
     # The file itself is never linked: private storage has no URL.
     readonly_fields = ("condition", "sha256", "summary", "active", "uploaded_at")
 
-    def get_form(self, request: HttpRequest, obj: Any = None, **kwargs: Any) -> Any:
+    def get_form(
+        self, request: HttpRequest, obj: Any = None, change: bool = False, **kwargs: Any
+    ) -> Any:
         if obj is None:
             kwargs["form"] = ReferenceForm
-        return super().get_form(request, obj, **kwargs)
+        return super().get_form(request, obj, change, **kwargs)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         return self.readonly_fields if obj is not None else ()

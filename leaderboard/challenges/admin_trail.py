@@ -32,7 +32,7 @@ from django.contrib.auth import REDIRECT_FIELD_NAME
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.db import models
-from django.http import HttpRequest, HttpResponseBase, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect
 from django.urls import reverse
 
 from leaderboard.challenges import audit, factors, roles
@@ -65,10 +65,13 @@ def _initial(form: forms.BaseForm, name: str) -> Any:
     value is its id: read back as the row it names)."""
     value = form.initial.get(name, form.fields[name].initial)
     field = form.fields[name]
-    single = isinstance(field, forms.ModelChoiceField) and not isinstance(
-        field, forms.ModelMultipleChoiceField
-    )
-    if single and value not in (None, "") and not isinstance(value, models.Model):
+    if (
+        isinstance(field, forms.ModelChoiceField)
+        and not isinstance(field, forms.ModelMultipleChoiceField)
+        and field.queryset is not None
+        and value not in (None, "")
+        and not isinstance(value, models.Model)
+    ):
         found = field.queryset.model._default_manager.filter(pk=value).first()
         return found if found is not None else value
     return value
@@ -144,7 +147,7 @@ def _where(obj: models.Model) -> list[tuple[int | None, int | None]]:
 
 
 #: the admin's own action names for the models whose changes the dashboard names apart
-CHANGED = {
+CHANGED: dict[tuple[str, str | None], str] = {
     ("challenges", "challenge"): "challenge-changed",
     ("challenges", "phase"): "phase-changed",
 }
@@ -218,7 +221,7 @@ class AuditedSite(admin.AdminSite):
 
         return super().admin_view(checked, cacheable)
 
-    def login(self, request: HttpRequest, extra_context: Any = None) -> HttpResponseBase:
+    def login(self, request: HttpRequest, extra_context: Any = None) -> HttpResponse:
         """allauth's log-in, never the admin's own form (which would skip the second factor's
         code); someone signed in who may not use the admin is refused, not sent round."""
         if request.user.is_authenticated and not self.has_permission(request):

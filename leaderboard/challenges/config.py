@@ -149,6 +149,7 @@ def _unknown(given: dict[str, Any], known: Any, where: str) -> list[str]:
 
 
 def _when(value: Any, field: str) -> dt.datetime:
+    parsed: dt.datetime | None
     if isinstance(value, dt.datetime):
         parsed = value
     elif isinstance(value, dt.date):
@@ -319,7 +320,7 @@ def check_config(config: dict[str, Any], base_dir: Path) -> Plan:
     Raises ``ConfigError`` naming each wrong key (all of them, one per line) or
     ``scoring.ScoringError`` for a reference the scorer refuses."""
     spec = config["challenge"]
-    known = ("slug", "title", *CHALLENGE_FIELDS, "organisers", "phases")
+    known: tuple[str, ...] = ("slug", "title", *CHALLENGE_FIELDS, "organisers", "phases")
     problems = _unknown(spec, known, "challenge") + _check(spec, CHALLENGE_CHECKS, "challenge")
     problems += [
         f"challenge.system_facts{'' if problem.startswith('[') else ': '}{problem}"
@@ -425,8 +426,8 @@ def check_config(config: dict[str, Any], base_dir: Path) -> Plan:
     references: list[PlannedReference] = []
     for p, c, path in planned:
         data = path.read_bytes()
-        extra = extras[(p, c)]
-        loaded = check_reference(draft, data, path.name, extra)  # raises ScoringError
+        extra_files = extras[(p, c)]
+        loaded = check_reference(draft, data, path.name, extra_files)  # raises ScoringError
         phase = phases[p]
         references.append(
             PlannedReference(
@@ -434,7 +435,7 @@ def check_config(config: dict[str, Any], base_dir: Path) -> Plan:
                 condition=str(phases[p]["conditions"][c]["key"]),
                 name=path.name,
                 sha256=sha256_of(data),
-                summary=summarise(loaded, path.name, extra),
+                summary=summarise(loaded, path.name, extra_files),
             )
         )
     phase_slugs = [
@@ -490,7 +491,7 @@ def create_challenge(config: dict[str, Any], base_dir: Path, plan: Plan | None =
                 )
                 if condition.get("reference"):
                     path = (base_dir / condition["reference"]).resolve()
-                    extra = {
+                    extra: ExtraFiles = {
                         name: ((base_dir / condition[name]).resolve().read_bytes(),
                                (base_dir / condition[name]).resolve().name)
                         for name in files

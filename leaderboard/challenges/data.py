@@ -92,7 +92,7 @@ def phase_data(challenge: Challenge) -> list[PhaseData]:
     for phase in phases:
         rows = []
         for condition in phase.conditions.all():
-            reference = condition.active[0] if condition.active else None  # type: ignore[attr-defined]
+            reference = condition.active[0] if condition.active else None  # type: ignore[attr-defined]  # the Prefetch above sets it
             if reference is None:
                 rows.append(ConditionData(condition, None, None))
                 continue

@@ -22,7 +22,7 @@ from urllib.parse import urlencode
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.http import HttpRequest, HttpResponseBase, HttpResponseRedirect
 from django.urls import reverse
 
@@ -39,7 +39,7 @@ PAGE_MESSAGE = (
 )
 
 
-def holds_secrets(user: AbstractBaseUser | AnonymousUser) -> bool:
+def holds_secrets(user: User | AnonymousUser) -> bool:
     """Whether ``user`` can reach hidden data: staff, a superuser, or an organiser of any
     challenge (``Challenge.organised_by``)."""
     if not user.is_authenticated:
@@ -49,7 +49,7 @@ def holds_secrets(user: AbstractBaseUser | AnonymousUser) -> bool:
     return Challenge.objects.filter(Challenge.organised_by(user)).exists()
 
 
-def needs_second_factor(user: AbstractBaseUser | AnonymousUser) -> bool:
+def needs_second_factor(user: User | AnonymousUser) -> bool:
     """Whether ``user`` holds secrets and has no second factor yet: they must set one up
     before reaching an organiser page, the admin or the organiser API. The factor is asked
     first: the people these doors see hold secrets, and one who has a factor is let through
@@ -102,7 +102,7 @@ def second_factor_required(view: Callable[..., HttpResponseBase]) -> Callable[..
     return login_required(checked)
 
 
-def api_refusal(user: AbstractBaseUser | AnonymousUser) -> str:
+def api_refusal(user: User | AnonymousUser) -> str:
     """The organiser API's 403 message for ``user``; empty when they may go on."""
     if not needs_second_factor(user):
         return ""

@@ -24,7 +24,7 @@ ENTRIES = 50
 class AnnouncementFeed(Feed):
     feed_type = Atom1Feed
 
-    def get_object(self, request: HttpRequest, slug: str) -> Challenge:  # type: ignore[override]
+    def get_object(self, request: HttpRequest, slug: str) -> Challenge:
         return get_object_or_404(Challenge, slug=slug)
 
     def title(self, challenge: Challenge) -> str:

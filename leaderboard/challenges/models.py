@@ -7,7 +7,7 @@ from typing import Any
 
 from allauth.mfa.models import Authenticator
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.models import Case, Exists, F, OuterRef, Q, Value, When
@@ -119,7 +119,7 @@ class Challenge(models.Model):
         return self.title
 
     @staticmethod
-    def organised_by(user: AbstractBaseUser, challenge: str = "pk") -> Exists:
+    def organised_by(user: User, challenge: str = "pk") -> Exists:
         """The one definition of organising a challenge (being staff is not enough): an
         ``EXISTS`` over the organisers of the challenge ``OuterRef(challenge)`` names (``"pk"``
         in a query of challenges, ``"challenge"`` in one of phases), true when ``user`` (signed
@@ -131,10 +131,10 @@ class Challenge(models.Model):
             )
         )
 
-    def is_organised_by(self, user: AbstractBaseUser | AnonymousUser) -> bool:
+    def is_organised_by(self, user: User | AnonymousUser) -> bool:
         """Whether ``user`` organises this challenge (``organised_by``; an anonymous user
         organises nothing, and is not asked about)."""
-        return bool(user.is_authenticated) and (
+        return user.is_authenticated and (
             Challenge.objects.filter(Challenge.organised_by(user), pk=self.pk).exists()
         )
 
@@ -189,17 +189,17 @@ class Challenge(models.Model):
 SECOND_FACTORS = (Authenticator.Type.TOTP, Authenticator.Type.WEBAUTHN)
 
 
-def has_second_factor(user: AbstractBaseUser | AnonymousUser) -> bool:
+def has_second_factor(user: User | AnonymousUser) -> bool:
     """Whether ``user`` (signed in) has an authenticator app or a security key: the one
     definition (``challenges.factors`` guards the organisers' doors with it,
     ``visibility.access`` the hidden numbers)."""
-    return bool(user.is_authenticated) and (
+    return user.is_authenticated and (
         Authenticator.objects.filter(user_id=user.pk, type__in=SECOND_FACTORS).exists()
     )
 
 
 class PhaseQuerySet(models.QuerySet["Phase"]):
-    def asked_by(self, user: AbstractBaseUser | AnonymousUser) -> PhaseQuerySet:
+    def asked_by(self, user: User | AnonymousUser) -> PhaseQuerySet:
         """Each phase with whether ``user`` organises its challenge, answered by the phase's
         own query (``Challenge.organised_by``) for ``Phase.is_organised_by``, with the user it
         was asked for; an anonymous user organises nothing, and adds nothing to the query."""
@@ -269,6 +269,9 @@ class Phase(models.Model):
     closed = models.BooleanField(default=False, editable=False)
 
     objects = PhaseQuerySet.as_manager()
+    #: whether the user the query was asked for organises the challenge, where it was
+    #: (``PhaseQuerySet.asked_by``)
+    organised_by_asker: bool
 
     class Meta:
         ordering = ["challenge", "order", "opens_at"]
@@ -303,7 +306,7 @@ class Phase(models.Model):
             Phase.record_close(self.pk)
             self.closed = Phase.objects.values_list("closed", flat=True).get(pk=self.pk)
 
-    def is_organised_by(self, user: AbstractBaseUser | AnonymousUser) -> bool:
+    def is_organised_by(self, user: User | AnonymousUser) -> bool:
         """Whether ``user`` organises the phase's challenge: the answer its own query already
         has when it was asked for ``user`` (``PhaseQuerySet.asked_by``), else
         ``Challenge.is_organised_by``; the same ``Challenge.organised_by`` either way."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.apps import apps as registry
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Model, QuerySet
 
 from leaderboard.challenges import audit
@@ -127,7 +127,7 @@ def _after_migrate(sender: Any, using: str = "default", **kwargs: Any) -> None:
     create_group(apps, using)
 
 
-def organised(queryset: QuerySet[Any], user: AbstractBaseUser | AnonymousUser) -> QuerySet[Any]:
+def organised(queryset: QuerySet[Any], user: User | AnonymousUser) -> QuerySet[Any]:
     """``queryset`` limited to the rows of the challenges ``user`` organises (all rows for a
     superuser, none for anyone else)."""
     if user.is_authenticated and user.is_superuser:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from leaderboard.accounts.requests import AuthenticatedHttpRequest
 from leaderboard.challenges import announcements, data, formats, wording
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.pages import PAGES
@@ -82,7 +83,7 @@ def _ways_in(request: HttpRequest, phases: list[Phase]) -> formats.WaysIn | None
 
 @login_required
 @require_POST
-def register(request: HttpRequest, slug: str) -> HttpResponse:
+def register(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     challenge = get_object_or_404(Challenge, slug=slug)
     team_id = request.POST.get("team", "")
     pk = row_id(team_id)
@@ -119,7 +120,7 @@ def sample(request: HttpRequest, slug: str, phase: str, condition: str) -> HttpR
 
 def reference_file(
     request: HttpRequest, slug: str, phase: str, condition: str, name: str
-) -> HttpResponse:
+) -> HttpResponseBase:
     """A public file of a condition's active reference (e.g. the MultiWOZ 2.2 schema)."""
     challenge = get_object_or_404(Challenge, slug=slug)
     found = data.reference_file(data.condition_of(challenge, phase, condition), name)
@@ -129,7 +130,7 @@ def reference_file(
         return error_page(503, _UNREADABLE, **{"Retry-After": "60"})
 
 
-def phase_file(request: HttpRequest, slug: str, phase: str, pk: int) -> HttpResponse:
+def phase_file(request: HttpRequest, slug: str, phase: str, pk: int) -> HttpResponseBase:
     """A file the organisers published with a phase."""
     challenge = get_object_or_404(Challenge, slug=slug)
     found = data.phase_file(challenge, phase, pk)

@@ -200,6 +200,7 @@ class _Restore:
             value = row[f.attname]
             if f.is_relation and value is not None:
                 target = f.related_model
+                assert target is not None  # a concrete relation names its model
                 if target not in self.keys or value not in self.keys[target]:
                     raise BackupError(f"{_label(model)} row {row.get('id')} points to a missing "
                                       f"{target._meta.label_lower} {value}")  # fmt: skip
@@ -223,12 +224,14 @@ def _insert(model: type[models.Model], rows: list[dict[str, Any]], state: _Resto
     mapping = state.keys.setdefault(model, {})
     if not rows:
         return
-    taken = set(model.objects.filter(pk__in=[r["id"] for r in rows]).values_list("pk", flat=True))
+    taken = set(
+        model._default_manager.filter(pk__in=[r["id"] for r in rows]).values_list("pk", flat=True)
+    )
     kept = [r for r in rows if r["id"] not in taken]
     moved = [r for r in rows if r["id"] in taken]
     # bulk_create: no save() (snapshots refuse a second save of a set primary key); the
     # restore marks the phases' boards changed itself.
-    model.objects.bulk_create([model(**state.remap(model, r)) for r in kept])
+    model._default_manager.bulk_create([model(**state.remap(model, r)) for r in kept])
     mapping.update({r["id"]: r["id"] for r in kept})
     _reset_sequences([model])
     if moved:
@@ -237,7 +240,7 @@ def _insert(model: type[models.Model], rows: list[dict[str, Any]], state: _Resto
             values = state.remap(model, r)
             values.pop("id")
             objs.append(model(**values))
-        model.objects.bulk_create(objs)
+        model._default_manager.bulk_create(objs)
         mapping.update({r["id"]: obj.pk for r, obj in zip(moved, objs, strict=True)})
 
 
@@ -382,7 +385,11 @@ def _new_memberships(rows: list[dict[str, Any]], state: _Restore) -> list[dict[s
     for r in rows:
         team = state.keys[Team].get(r["team_id"])
         user = state.keys[get_user_model()].get(r["user_id"])
-        existing = Membership.objects.filter(team_id=team, user_id=user).first()
+        existing = (
+            Membership.objects.filter(team_id=team, user_id=user).first()
+            if team is not None and user is not None
+            else None  # an unknown team or person has no membership here
+        )
         if existing is not None:
             mapping[r["id"]] = existing.pk
         else:

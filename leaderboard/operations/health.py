@@ -33,7 +33,7 @@ from leaderboard.operations.heartbeat import alive_workers, scheduler_silence, s
 from leaderboard.storage import private_storage, store_whole
 
 log = logging.getLogger(__name__)
-BROKER_TIMEOUT = 2.0
+BROKER_TIMEOUT = 2  # seconds (kombu takes whole ones)
 
 
 def check_database() -> None:

@@ -94,11 +94,11 @@ def queue_lengths() -> dict[str, int | None]:
     found: dict[str, int | None] = {}
     try:
         with app.connection_for_read() as conn:
-            conn.ensure_connection(max_retries=1, timeout=2.0)
+            conn.ensure_connection(max_retries=1, timeout=2)
             channel = conn.default_channel
             for name in background.queues():
                 try:
-                    found[name] = int(channel.queue_declare(name, passive=True).message_count)
+                    found[name] = int(channel.queue_declare(name, passive=True).message_count)  # type: ignore[attr-defined]  # the transport's Channel has it; the stubs say StdChannel
                 except Exception:  # a queue nothing was ever sent to does not exist yet
                     found[name] = 0
     except Exception:
@@ -286,7 +286,7 @@ MULTIPROCESS = bool(os.environ.get("PROMETHEUS_MULTIPROC_DIR"))
 def _registry() -> CollectorRegistry:
     """The site's state, and the web processes' figures: every process's under gunicorn."""
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(Collector())  # type: ignore[arg-type]
+    registry.register(Collector())
     if MULTIPROCESS:
         multiprocess.MultiProcessCollector(registry)
     else:

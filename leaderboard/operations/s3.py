@@ -7,10 +7,10 @@ pre-signed link to a reference or a prediction file is ever produced. Imported o
 
 from __future__ import annotations
 
-from storages.backends.s3 import S3Storage  # type: ignore[import-not-found]
+from storages.backends.s3 import S3Storage
 
 
-class PrivateS3Storage(S3Storage):  # type: ignore[misc]
+class PrivateS3Storage(S3Storage):
     default_acl = "private"
 
     def url(self, name: str, *args: object, **kwargs: object) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
@@ -263,7 +264,7 @@ def phase_files(request: HttpRequest, slug: str, phase: str) -> StreamingHttpRes
     )
 
 
-def _competing_team(challenge: Challenge, user: object) -> str | None:
+def _competing_team(challenge: Challenge, user: User) -> str | None:
     """The name of a team of ``user`` registered for ``challenge`` (waiting or approved), if
     any: one of its members would see the hidden results of the challenge it competes in."""
     found = (

@@ -47,7 +47,9 @@ class WithdrawalForm(forms.Form):
     def __init__(self, phase: Phase, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.phase = phase
-        self.fields["team"].queryset = Team.objects.filter(submissions__phase=phase).distinct()
+        team = self.fields["team"]
+        assert isinstance(team, forms.ModelChoiceField)
+        team.queryset = Team.objects.filter(submissions__phase=phase).distinct()
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}

@@ -313,7 +313,8 @@ def counted_values(phase: Phase, part: str, only: Iterable[int] | None = None) -
         else:
             stored = stored or {}
             values, intervals = stored.get("metrics") or {}, stored.get("intervals") or {}
-        found.append(Counted(*fields, metrics, reference_id, data, values, intervals, bool(choice)))
+        row = (*fields, metrics, reference_id, data, values, intervals, bool(choice))
+        found.append(Counted._make(row))
     return found
 
 

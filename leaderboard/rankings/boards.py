@@ -77,10 +77,11 @@ def stored(phase: Phase, kind: str = Board.Kind.PUBLIC, known: State | None = No
     board built after ``known`` was read is newer, never older: its own version is reported."""
     known = known if known is not None else state(phase, kind)
     found = _kept(known.identity) if known.built else None
-    if found is None and known.built:
+    if found is None and known.built and known.pk is not None:  # built: its row is there
         row = Board.objects.filter(pk=known.pk).values_list("version", "built_at", "data").first()
         if row is not None and row[0] is not None:
             version, built_at, data = row
+            assert data is not None  # a board's data is written with its version
             found = replace(from_data(Board.unpack(data)), version=str(version))
             known = replace(
                 known, version=version, built_at=built_at, behind=_behind(phase, version)

@@ -102,12 +102,12 @@ def respond(
     rights = access(phase, user) if rights is None else rights
     known = state(phase) if rights.board else None
     tag = etag(phase, user, rights, known, *variant)
-    response = get_conditional_response(request, etag=tag)
+    response: HttpResponseBase | None = get_conditional_response(request, etag=tag)
     if response is None:
         response = cache.get(cache_key("response", tag)) if keep else None
         if response is None:
             found = None if known is None else stored(phase, known=known)
-            if found is not None and found.identity != known.identity:
+            if found is not None and known is not None and found.identity != known.identity:
                 tag = etag(phase, user, rights, found, *variant)  # built since ``known`` was read
             response = make(found)
             if keep and response.status_code == 200:

@@ -124,7 +124,7 @@ def _entry(name: str) -> str:
 
 def _cell(row: Row, index: int) -> tuple[Any, Any, Any]:
     cells = row.cells
-    return tuple(cells[index]) if index < len(cells) else (None, None, None)  # type: ignore[return-value]
+    return tuple(cells[index]) if index < len(cells) else (None, None, None)  # type: ignore[return-value]  # a cell is (value, low, high)
 
 
 def bar_chart(board: ConditionBoard, column: Column, index: int) -> dict[str, Any]:

@@ -248,9 +248,9 @@ def _ranked(results: Sequence[Counted], key: Callable[[Counted], Any]) -> dict[i
     for r in best.values():
         rows.setdefault(r.condition_id, []).append(r)
     ranked: dict[int, list[Ranked]] = {}
-    for condition_id, found in rows.items():
-        found.sort(key=lambda r: keys[r.pk])
-        ranked[condition_id] = [(r, n + 1) for n, r in enumerate(found)]
+    for condition_id, entries in rows.items():
+        entries.sort(key=lambda r: keys[r.pk])
+        ranked[condition_id] = [(r, n + 1) for n, r in enumerate(entries)]
     return ranked
 
 

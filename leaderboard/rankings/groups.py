@@ -69,7 +69,7 @@ def adjacent_ties(
     for _, positions in tested:
         entries = sorted({j for i in positions for j in (i - 1, i)})
         at = {j: k for k, j in enumerate(entries)}
-        columns = [dialogues[j].columns[metric] for j in entries]  # type: ignore[union-attr]
+        columns = [dialogues[j].columns[metric] for j in entries]  # type: ignore[union-attr]  # tested pairs have statistics
         p_values = bootstrap_p_values(
             [numerators for numerators, _ in columns],
             [denominators for _, denominators in columns],

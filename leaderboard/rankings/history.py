@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.visibility import access
@@ -38,7 +38,7 @@ def better(direction: str, value: float, than: float | None) -> bool:
     return value > than if direction == "higher" else value < than
 
 
-def series(user: AbstractBaseUser, phase: Phase) -> dict[str, Any]:
+def series(user: User, phase: Phase) -> dict[str, Any]:
     """The history of ``user``'s teams in ``phase``: the primary metric (name, label,
     direction), the part of the split the numbers are on (``all``, ``public``, or None when
     the team may see none, and then no condition), and per condition (the phase's order) its

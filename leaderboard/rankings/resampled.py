@@ -124,7 +124,7 @@ def sample(
     found: Any = np.empty((n_boot, 0))
     by_pair: dict[tuple[int, int], tuple[float, float]] = {}
     if at:
-        stats = [dialogues[i].columns[metric] for i in at]  # type: ignore[union-attr]
+        stats = [dialogues[i].columns[metric] for i in at]  # type: ignore[union-attr]  # ``at``: used entries, which have statistics
         resampled = resample_entries(
             [numerators for numerators, _ in stats],
             [denominators for _, denominators in stats],

@@ -91,7 +91,7 @@ def shakeup(
         label=label,
         moves=moves,
         **found,
-        mean_shift=float(np.mean(shifts)) if shifts else None,  # type: ignore[arg-type]
+        mean_shift=float(np.mean(shifts)) if shifts else None,  # type: ignore[arg-type]  # ranked on both boards: every shift is set
         mean_rank_change=float(np.mean(changes)) if changes else None,
     )
 
@@ -162,7 +162,7 @@ def final_shakeups(
             for c in conditions
         ]
         complete = bool(values) and all(v is not None for v in values)
-        public_means.append(sum(values) / len(values) if complete else None)  # type: ignore[arg-type]
+        public_means.append(sum(values) / len(values) if complete else None)  # type: ignore[arg-type]  # complete: no None
     n_boot = resampling.n_boot
     overall = shakeup(
         OVERVIEW,

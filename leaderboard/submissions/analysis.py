@@ -238,8 +238,13 @@ def compare(
         if b is None:
             continue
         ra, rb = _ratios(a), _ratios(b)
-        same = a.reference_id == b.reference_id and ra is not None and rb is not None
-        same = same and ra.ids == rb.ids and len(ra.turns) == len(rb.turns)  # type: ignore[union-attr]
+        same = (
+            a.reference_id == b.reference_id
+            and ra is not None
+            and rb is not None
+            and ra.ids == rb.ids
+            and len(ra.turns) == len(rb.turns)
+        )
         tests: dict[str, PairedTest] = {}
         only_a: list[dict[str, Any]] = []
         only_b: list[dict[str, Any]] = []

@@ -26,7 +26,9 @@ def _number(value: float) -> float | None:
     return None if math.isnan(value) else float(value)
 
 
-def _typed(prefix: str, phase: Phase, metrics: Mapping[str, Any], intervals: Mapping[str, Any]):  # type: ignore[no-untyped-def]
+def _typed(
+    prefix: str, phase: Phase, metrics: Mapping[str, Any], intervals: Mapping[str, Any]
+) -> dict[str, Any]:
     """The typed ranking columns (``primary``, its interval, ``tiebreak``) with ``prefix``."""
     challenge = phase.challenge
     low, high = (intervals.get(challenge.primary) or [None, None])[:2]

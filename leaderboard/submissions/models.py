@@ -147,6 +147,9 @@ class Submission(models.Model):
     #: how many times an organiser has queued it again (``requeue``): each scoring writes its
     #: own Results (``Result.scoring``), so every scoring of the submission is kept
     scorings = models.PositiveIntegerField(default=0, editable=False)
+    #: its Results on the active references, where a query prefetched them
+    #: (``selectors.active_results``)
+    active_results: list[Result]
 
     class Meta:
         ordering = ["-created_at"]
@@ -368,6 +371,8 @@ class Result(models.Model):
     #: re-score writes new rows, even against the same reference and signature
     scoring = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now)
+    #: the values a page's table shows of it, where its view set them (a team's submissions)
+    shown: list[Any]
 
     class Meta:
         ordering = ["condition", "-created_at"]

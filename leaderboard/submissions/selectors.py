@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Prefetch, Q, QuerySet
 
 from leaderboard.challenges.models import Challenge, Phase
@@ -27,7 +27,7 @@ FINAL_STATUSES = (
 )
 
 
-def visible_submissions(user: AbstractBaseUser) -> QuerySet[Submission]:
+def visible_submissions(user: User | AnonymousUser) -> QuerySet[Submission]:
     """Submissions of ``user``'s teams, and of the challenges ``user`` organises."""
     if not user.is_authenticated:
         return Submission.objects.none()
@@ -38,7 +38,7 @@ def visible_submissions(user: AbstractBaseUser) -> QuerySet[Submission]:
     ).select_related("team", "phase__challenge")
 
 
-def own_submissions(user: AbstractBaseUser) -> QuerySet[Submission]:
+def own_submissions(user: User | AnonymousUser) -> QuerySet[Submission]:
     """Submissions of ``user``'s own teams only (what a member may act on, e.g. cancel)."""
     if not user.is_authenticated:
         return Submission.objects.none()
@@ -57,7 +57,7 @@ def active_results() -> Prefetch:
     )
 
 
-def team_submissions(user: AbstractBaseUser, phase: Phase) -> QuerySet[Submission]:
+def team_submissions(user: User, phase: Phase) -> QuerySet[Submission]:
     """Submissions of ``user``'s own teams in ``phase``, newest first."""
     return (
         own_submissions(user)

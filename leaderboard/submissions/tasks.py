@@ -4,8 +4,9 @@ queues and retries are declared in ``leaderboard.background``."""
 from __future__ import annotations
 
 import time
+from typing import Any
 
-from celery import shared_task
+from celery import Task, shared_task
 from celery.utils.time import get_exponential_backoff_interval
 from django.conf import settings
 
@@ -20,7 +21,7 @@ from leaderboard.submissions import services
 from leaderboard.submissions.services.notify import notify_team as mail_team
 
 
-def backoff(task, retries: int) -> float:  # type: ignore[no-untyped-def]
+def backoff(task: Any, retries: int) -> float:  # a Task: its retry options are not in the stubs
     """Seconds before retry ``retries`` (0-based) of a run that met a fault of the site, by
     the task's declared policy and Celery's own rule (``retry_backoff`` doubled each retry up
     to ``retry_backoff_max``, drawn at random up to that ceiling with ``retry_jitter``), so
@@ -35,7 +36,7 @@ def backoff(task, retries: int) -> float:  # type: ignore[no-untyped-def]
     )
 
 
-def _score(task, submission_id: int, since: float | None) -> str:  # type: ignore[no-untyped-def]
+def _score(task: Task, submission_id: int, since: float | None) -> str:
     now = time.time()
     since = since if since is not None else now
     countdown = backoff(task, task.request.retries)
@@ -50,7 +51,7 @@ def _score(task, submission_id: int, since: float | None) -> str:  # type: ignor
 
 
 @shared_task(bind=True, **options(SCORE_SUBMISSION))
-def score_submission(self, submission_id: int, since: float | None = None) -> str:  # type: ignore[no-untyped-def]
+def score_submission(self: Task, submission_id: int, since: float | None = None) -> str:
     """Score one submission. Safe to deliver twice: only the delivery that claims it works.
 
     A fault of the site is retried (``backoff``) for as long as it lasts, up to
@@ -62,7 +63,7 @@ def score_submission(self, submission_id: int, since: float | None = None) -> st
 
 
 @shared_task(bind=True, **options(RESCORE_SUBMISSION))
-def rescore_submission(self, submission_id: int, since: float | None = None) -> str:  # type: ignore[no-untyped-def]
+def rescore_submission(self: Task, submission_id: int, since: float | None = None) -> str:
     """``score_submission`` for a re-score, on the re-score queue."""
     return _score(self, submission_id, since)
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.cache import add_never_cache_headers
@@ -15,6 +15,7 @@ from django.utils.html import format_html_join
 from django.views.decorators.http import require_POST
 
 from leaderboard import numbers
+from leaderboard.accounts.requests import AuthenticatedHttpRequest
 from leaderboard.addresses import client_address
 from leaderboard.challenges import formats
 from leaderboard.challenges.models import Challenge, Phase
@@ -70,7 +71,7 @@ def _quotas(phase: Phase, teams: list) -> list[dict[str, object]]:
 
 
 @login_required
-def submit(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+def submit(request: AuthenticatedHttpRequest, slug: str, phase: str) -> HttpResponse:
     selected = _phase(slug, phase)
     teams = approved_teams(request.user, selected.challenge)
     confirmed = address_confirmed(request.user)
@@ -228,7 +229,7 @@ def _summary(challenge: Challenge) -> tuple[Column, ...]:
 
 
 @login_required
-def mine(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
+def mine(request: AuthenticatedHttpRequest, slug: str, phase: str) -> HttpResponse:
     selected = _phase(slug, phase)
     prefix = selectors.score_prefix(selected, access(selected, request.user))
     part = selectors.shown_part(prefix)
@@ -291,7 +292,7 @@ def _result_tables(result: Result, task: Task) -> dict[str, Any]:
 
 
 @login_required
-def detail(request: HttpRequest, pk: int) -> HttpResponse:
+def detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     submission = get_object_or_404(
         selectors.visible_submissions(request.user).prefetch_related(
             selectors.active_results(), "files__condition"
@@ -424,7 +425,7 @@ def _stored_verdicts(submission: Submission, phase: Phase) -> list[dict[str, str
 
 
 @login_required
-def correctness_csv(request: HttpRequest, pk: int) -> HttpResponse:
+def correctness_csv(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """The submission's per-turn verdicts on the primary metric, one row per user turn of each
     condition: the team's own results (and its organisers'), only where the team may see every
     number; no gold value is in it."""
@@ -444,7 +445,7 @@ def correctness_csv(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-def status(request: HttpRequest, pk: int) -> JsonResponse:
+def status(request: AuthenticatedHttpRequest, pk: int) -> JsonResponse:
     submission = get_object_or_404(selectors.visible_submissions(request.user), pk=pk)
     prefix = selectors.score_prefix(submission.phase, access(submission.phase, request.user))
     response = JsonResponse(selectors.status_summary(submission, prefix=prefix))
@@ -454,7 +455,7 @@ def status(request: HttpRequest, pk: int) -> JsonResponse:
 
 @login_required
 @require_POST
-def cancel(request: HttpRequest, pk: int) -> HttpResponse:
+def cancel(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     submission = selectors.own_submissions(request.user).filter(pk=pk).first()
     if submission is None:
         raise Http404
@@ -469,7 +470,7 @@ def cancel(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-def compare(request: HttpRequest, pk: int) -> HttpResponse:
+def compare(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """Two submissions of the same team and phase, condition by condition: paired tests and the
     dialogues one gets right and the other wrong. ``?with=<id>`` names the second one."""
     visible = selectors.visible_submissions(request.user).prefetch_related(
@@ -503,7 +504,7 @@ def compare(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def final(request: HttpRequest, pk: int) -> HttpResponse:
+def final(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """Mark (``selected=1``) or unmark one of the team's final submissions."""
     submission = selectors.own_submissions(request.user).filter(pk=pk).first()
     if submission is None:
@@ -521,7 +522,7 @@ def final(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def public(request: HttpRequest, pk: int) -> HttpResponse:
+def public(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """Make (``chosen=1``) or stop making the run the one its team's public board rows show."""
     submission = selectors.own_submissions(request.user).filter(pk=pk).first()
     if submission is None:
@@ -542,7 +543,7 @@ def public(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-def edit(request: HttpRequest, pk: int) -> HttpResponse:
+def edit(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """A member of the team edits the method's name, description and URL of its run, under
     the upload's limits (``MethodForm``); dated, audit-logged (``services.edit_method``)."""
     submission = selectors.own_submissions(request.user).filter(pk=pk).first()

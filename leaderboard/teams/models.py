@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 from django.conf import settings
 from django.db import models
@@ -52,12 +53,12 @@ class Team(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    def save(self, *args: object, **kwargs: object) -> None:
+    def save(self, *args: Any, **kwargs: Any) -> None:
         self.name_key = names.key(self.name)
         update_fields = kwargs.get("update_fields")
-        if update_fields is not None and "name" in update_fields:  # type: ignore[operator]
-            kwargs["update_fields"] = {*update_fields, "name_key"}  # type: ignore[misc]
-        super().save(*args, **kwargs)  # type: ignore[arg-type]
+        if update_fields is not None and "name" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "name_key"}
+        super().save(*args, **kwargs)
 
     @property
     def anonymous_label(self) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import IntegrityError, transaction
 from django.db.models import F, QuerySet
 from django.utils.text import slugify
@@ -34,7 +34,7 @@ UNCONFIRMED = (
 )
 
 
-def address_confirmed(user: AbstractBaseUser) -> bool:
+def address_confirmed(user: User | AnonymousUser) -> bool:
     """Whether ``user`` may create and register teams and submit: their current e-mail address
     is confirmed (superusers, the site's operators, always may).
 
@@ -44,7 +44,7 @@ def address_confirmed(user: AbstractBaseUser) -> bool:
     return bool(getattr(user, "is_superuser", False)) or address_verified(user)
 
 
-def address_verified(user: AbstractBaseUser) -> bool:
+def address_verified(user: User | AnonymousUser) -> bool:
     """Whether ``user``'s current address is one they confirmed (django-allauth's verified
     address row; the profile says so), whoever they are."""
     if not user.is_authenticated:
@@ -59,7 +59,7 @@ def address_verified(user: AbstractBaseUser) -> bool:
     )
 
 
-def require_confirmed(user: AbstractBaseUser) -> None:
+def require_confirmed(user: User) -> None:
     if not address_confirmed(user):
         raise TeamError(UNCONFIRMED)
 
@@ -100,7 +100,7 @@ def name_taken(name: str, *, exclude: Team | None = None) -> Team | None:
     return found.order_by("pk").first()
 
 
-def create_team(*, name: str, user: AbstractBaseUser) -> Team:
+def create_team(*, name: str, user: User) -> Team:
     require_confirmed(user)
     name = _name(name)
     other = name_taken(name)
@@ -132,7 +132,7 @@ def size_limit(team: Team) -> int | None:
     return min(limits) if limits else None
 
 
-def join_team(*, invite_code: str, user: AbstractBaseUser, slug: str | None = None) -> Team:
+def join_team(*, invite_code: str, user: User, slug: str | None = None) -> Team:
     """Join the team of ``invite_code``; with ``slug`` (the API names the team it joins) only
     that team's code is valid, so a code of another team joins nothing."""
     teams = Team.objects.filter(invite_code=invite_code.strip())
@@ -166,7 +166,7 @@ def join_team(*, invite_code: str, user: AbstractBaseUser, slug: str | None = No
     return team
 
 
-def rename_team(*, team: Team, user: AbstractBaseUser, name: str) -> Team:
+def rename_team(*, team: Team, user: User, name: str) -> Team:
     """Owner action: a new name (the page's address stays). Refused when it reads the same as
     another team's; every board the team is on shows the new name."""
     if not is_owner(team, user):
@@ -191,7 +191,7 @@ def rename_team(*, team: Team, user: AbstractBaseUser, name: str) -> Team:
     return team
 
 
-def set_list_members(*, team: Team, user: AbstractBaseUser, listed: bool) -> None:
+def set_list_members(*, team: Team, user: User, listed: bool) -> None:
     """Owner action: list the members' names on the team page to everyone (or only to the
     members and the organisers of its challenges, the default)."""
     if not is_owner(team, user):
@@ -200,7 +200,7 @@ def set_list_members(*, team: Team, user: AbstractBaseUser, listed: bool) -> Non
     team.list_members = listed
 
 
-def insider(team: Team, user: AbstractBaseUser) -> bool:
+def insider(team: Team, user: User | AnonymousUser) -> bool:
     """Whether ``user`` sees all of ``team``'s page (its members' names, every registration):
     its members, the organisers of its challenges and superusers do."""
     return (
@@ -210,13 +210,13 @@ def insider(team: Team, user: AbstractBaseUser) -> bool:
     )
 
 
-def members_visible(team: Team, user: AbstractBaseUser) -> bool:
+def members_visible(team: Team, user: User | AnonymousUser) -> bool:
     """Whether ``user`` sees the names of ``team``'s members: insiders, and everyone when the
     team lists them."""
     return team.list_members or insider(team, user)
 
 
-def set_anonymous(*, team: Team, user: AbstractBaseUser, anonymous: bool) -> None:
+def set_anonymous(*, team: Team, user: User, anonymous: bool) -> None:
     """Owner action: hide (or show again) the team's name on every public board and export."""
     if not is_owner(team, user):
         raise TeamError("Only an owner of the team can change how it is shown.")
@@ -236,7 +236,7 @@ def set_anonymous(*, team: Team, user: AbstractBaseUser, anonymous: bool) -> Non
     team.anonymous = anonymous
 
 
-def leave_team(*, team: Team, user: AbstractBaseUser) -> None:
+def leave_team(*, team: Team, user: User) -> None:
     with transaction.atomic():
         membership = Membership.objects.select_for_update().filter(team=team, user=user).first()
         if membership is None:
@@ -248,16 +248,13 @@ def leave_team(*, team: Team, user: AbstractBaseUser) -> None:
         membership.delete()
 
 
-def is_member(team: Team, user: AbstractBaseUser) -> bool:
-    return bool(user.is_authenticated) and team.memberships.filter(user=user).exists()
+def is_member(team: Team, user: User | AnonymousUser) -> bool:
+    return user.is_authenticated and team.memberships.filter(user=user).exists()
 
 
-def organises_team(user: AbstractBaseUser, team: Team) -> bool:
+def organises_team(user: User | AnonymousUser, team: Team) -> bool:
     """Whether ``user`` organises a challenge ``team`` is registered for."""
-    return (
-        bool(user.is_authenticated)
-        and team.participations.filter(challenge__organisers=user).exists()
-    )
+    return user.is_authenticated and team.participations.filter(challenge__organisers=user).exists()
 
 
 def lock(team: Team, *challenge_ids: int) -> None:
@@ -285,9 +282,7 @@ def in_other_approved_team(users: Any, team: Team, challenge: Challenge) -> list
     return sorted(names)
 
 
-def register(
-    *, team: Team, challenge: Challenge, user: AbstractBaseUser | None = None
-) -> Participation:
+def register(*, team: Team, challenge: Challenge, user: User | None = None) -> Participation:
     """Register ``team`` for ``challenge``: approved at once, or pending an organiser.
 
     Refused when the user asking (``user``; None: the site itself, as the demo) has no
@@ -365,26 +360,26 @@ def set_participation_status(
         )  # fmt: skip
 
 
-def teams_of(user: AbstractBaseUser) -> QuerySet[Team]:
+def teams_of(user: User | AnonymousUser) -> QuerySet[Team]:
     """The teams ``user`` belongs to (empty for an anonymous user)."""
     if not user.is_authenticated:
         return Team.objects.none()
     return Team.objects.filter(memberships__user=user).order_by("name")
 
 
-def member_team(user: AbstractBaseUser, **lookup: object) -> Team | None:
+def member_team(user: User | AnonymousUser, **lookup: object) -> Team | None:
     """One of ``user``'s teams matching ``lookup`` (slug=..., pk=...), scoped in the query."""
     return teams_of(user).filter(**lookup).first()
 
 
-def is_owner(team: Team, user: AbstractBaseUser) -> bool:
+def is_owner(team: Team, user: User | AnonymousUser) -> bool:
     return (
-        bool(user.is_authenticated)
+        user.is_authenticated
         and team.memberships.filter(user=user, role=Membership.Role.OWNER).exists()
     )
 
 
-def regenerate_invite_code(*, team: Team, user: AbstractBaseUser) -> str:
+def regenerate_invite_code(*, team: Team, user: User) -> str:
     """Owner action: a new invite code; the old code and link stop working at once."""
     if not is_owner(team, user):
         raise TeamError("Only an owner of the team can change its invite code.")
@@ -394,7 +389,7 @@ def regenerate_invite_code(*, team: Team, user: AbstractBaseUser) -> str:
     return code
 
 
-def approved_teams(user: AbstractBaseUser, challenge: Challenge) -> QuerySet[Team]:
+def approved_teams(user: User | AnonymousUser, challenge: Challenge) -> QuerySet[Team]:
     """``user``'s teams that may submit to ``challenge``."""
     return teams_of(user).filter(
         participations__challenge=challenge,
@@ -402,7 +397,9 @@ def approved_teams(user: AbstractBaseUser, challenge: Challenge) -> QuerySet[Tea
     )
 
 
-def registrations(user: AbstractBaseUser, challenge: Challenge) -> list[tuple[Team, str | None]]:
+def registrations(
+    user: User | AnonymousUser, challenge: Challenge
+) -> list[tuple[Team, str | None]]:
     """Each of ``user``'s teams with its participation status in ``challenge`` (None: not
     registered)."""
     status = dict(

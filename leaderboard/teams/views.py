@@ -12,19 +12,20 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
+from leaderboard.accounts.requests import AuthenticatedHttpRequest
 from leaderboard.teams import services, wording
 from leaderboard.teams.forms import JoinForm, TeamForm
 from leaderboard.teams.models import Membership, Participation, Team
 
 
 @login_required
-def mine(request: HttpRequest) -> HttpResponse:
+def mine(request: AuthenticatedHttpRequest) -> HttpResponse:
     teams = services.teams_of(request.user).prefetch_related("participations__challenge")
     return render(request, "teams/mine.html", {"teams": teams})
 
 
 @login_required
-def create(request: HttpRequest) -> HttpResponse:
+def create(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = TeamForm(request.POST or None)
     confirmed = services.address_confirmed(request.user)
     if request.method == "POST" and form.is_valid():
@@ -83,7 +84,7 @@ def _memberships(team: Team) -> QuerySet[Membership]:
 
 
 @login_required
-def join(request: HttpRequest) -> HttpResponse:
+def join(request: AuthenticatedHttpRequest) -> HttpResponse:
     form = JoinForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -97,7 +98,7 @@ def join(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def join_link(request: HttpRequest, code: str) -> HttpResponse:
+def join_link(request: AuthenticatedHttpRequest, code: str) -> HttpResponse:
     team = get_object_or_404(Team, invite_code=code)
     if request.method == "POST":
         try:
@@ -113,7 +114,7 @@ def join_link(request: HttpRequest, code: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def leave(request: HttpRequest, slug: str) -> HttpResponse:
+def leave(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     team = services.member_team(request.user, slug=slug)
     if team is None:
         raise Http404
@@ -128,7 +129,7 @@ def leave(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def regenerate(request: HttpRequest, slug: str) -> HttpResponse:
+def regenerate(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     team = services.member_team(request.user, slug=slug)
     if team is None:
         raise Http404
@@ -143,7 +144,7 @@ def regenerate(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def anonymous(request: HttpRequest, slug: str) -> HttpResponse:
+def anonymous(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     """Owner action: show the team as "Anonymous team" on public boards (``anonymous=1``)."""
     team = services.member_team(request.user, slug=slug)
     if team is None:
@@ -163,14 +164,16 @@ def anonymous(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def rename(request: HttpRequest, slug: str) -> HttpResponse:
+def rename(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     """Owner action: a new name for the team (its page's address stays)."""
     team = services.member_team(request.user, slug=slug)
     if team is None:
         raise Http404
     form = TeamForm(request.POST)
     if not form.is_valid():
-        messages.error(request, " ".join(form.errors.get("name", ["A team needs a name."])))
+        messages.error(
+            request, " ".join(map(str, form.errors.get("name", ["A team needs a name."])))
+        )
         return redirect("teams:detail", team.slug)
     try:
         services.rename_team(team=team, user=request.user, name=form.cleaned_data["name"])
@@ -183,7 +186,7 @@ def rename(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def list_members(request: HttpRequest, slug: str) -> HttpResponse:
+def list_members(request: AuthenticatedHttpRequest, slug: str) -> HttpResponse:
     """Owner action: list the members' names on the team page to everyone (``listed=1``), or
     to the members and the organisers only."""
     team = services.member_team(request.user, slug=slug)

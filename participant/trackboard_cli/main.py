@@ -96,11 +96,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{key}: {message}", file=sys.stderr)
         # A refused upload (nothing charged) is invalid input.
         invalid = exc.code == "submission_rejected"
-        code = exc.code or ("unreachable" if not exc.status else "error")
+        error_code = exc.code or ("unreachable" if not exc.status else "error")
         hint = _new_token_hint(exc, args)
         details = {**exc.details, "hint": hint} if hint else exc.details
         exit_code = _error(
-            as_json, str(exc), code, details, exc.status, INVALID if invalid else FAILED
+            as_json, str(exc), error_code, details, exc.status, INVALID if invalid else FAILED
         )
         if hint:
             print(hint, file=sys.stderr)
@@ -759,14 +759,14 @@ def _print_results(submission: dict[str, Any]) -> None:
         header += [labels.get(name) or name, *([ci_header] if name in with_ci else [])]
     rows = []
     for key, result in results.items():
-        parts = result.get("parts") if isinstance(result.get("parts"), dict) else {}
+        parts = found if isinstance(found := result.get("parts"), dict) else {}
         shown = [("whole", result.get("metrics") or {})] + [
             (part, parts[part]) for part in ("public", "private") if split and part in parts
         ]
         for part, metrics in shown:
             row = [key, *([part] if split else [])]
             for name in names:
-                metric = metrics.get(name) if isinstance(metrics.get(name), dict) else {}
+                metric = found if isinstance(found := metrics.get(name), dict) else {}
                 row.append(_num(metric.get("value")))
                 if name in with_ci:
                     row.append(_ci(metric.get("ci")))

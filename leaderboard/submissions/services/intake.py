@@ -14,10 +14,10 @@ import datetime as dt
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.core.files.uploadedfile import UploadedFile
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
@@ -160,7 +160,7 @@ def submit(
     *,
     team: Team,
     phase: Phase,
-    user: AbstractBaseUser | None,
+    user: User | None,
     files: Mapping[str, UploadedFile],
     method_name: str,
     method_description: str = "",
@@ -387,7 +387,10 @@ def _check_references_readable(references: Iterable[Reference]) -> None:
     upload reads them (and checks their sha256)."""
     storage = private_storage()
     for reference in references:
-        names = [reference.file.name, *(f.file.name for f in reference.files.all())]
+        # stored files, each with its name (the stubs allow an empty file's None)
+        names = cast(
+            list[str], [reference.file.name, *(f.file.name for f in reference.files.all())]
+        )
         try:
             missing = [name for name in names if not storage.exists(name)]
         except Exception:  # an object store's error, whatever its type, is the site's fault

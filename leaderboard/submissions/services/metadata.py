@@ -5,7 +5,7 @@ and the phase's boards are built again, since they show the method."""
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -21,7 +21,7 @@ class EditError(ValueError):
     """An edit that cannot be made; the message is safe to show the user."""
 
 
-def edit_method(submission: Submission, user: AbstractBaseUser, **given: str) -> bool:
+def edit_method(submission: Submission, user: User, **given: str) -> bool:
     """Set the fields of ``EDITABLE`` named in ``given`` (already validated as at upload:
     ``forms.MethodForm``) on ``submission``; whether anything changed. Only a member of its
     team may; a baseline is the organisers' (edited in the admin)."""

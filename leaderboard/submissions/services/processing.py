@@ -7,10 +7,10 @@ import datetime as dt
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import InterfaceError, OperationalError, connection, transaction
 from django.utils import timezone
 from kombu.exceptions import OperationalError as KombuOperationalError
@@ -19,7 +19,7 @@ from redis.exceptions import RedisError
 from leaderboard.background import NOTIFY_TEAM, RESCORE_SUBMISSION, SCORE_SUBMISSION
 from leaderboard.celery import send
 from leaderboard.challenges import audit
-from leaderboard.challenges.models import Condition, Phase
+from leaderboard.challenges.models import Challenge, Condition, Phase
 from leaderboard.challenges.references import loaded_reference
 from leaderboard.leases import Heartbeat
 from leaderboard.storage import StorageUnavailable
@@ -263,7 +263,7 @@ def _refuse(
 ) -> str:
     """Refuse the upload its first scoring found a file of that the scorer refuses: nothing
     of it is kept but the row, its message and its verdicts, and it is not charged."""
-    stored = [item.file.name for item in items]
+    stored = cast(list[str], [item.file.name for item in items])  # stored files: each is named
     with transaction.atomic():
         if not Submission.refuse(submission_id, join_messages(messages), verdicts):
             return "skipped"  # the claim was lost meanwhile: the claim that has it decides
@@ -340,7 +340,7 @@ def reap_expired_leases(now: dt.datetime | None = None) -> list[int]:
 # --- team and organiser actions -------------------------------------------------------------
 
 
-def cancel(submission: Submission, user: AbstractBaseUser) -> None:
+def cancel(submission: Submission, user: User) -> None:
     """Cancel a submission that has not started scoring; it stops counting against the quota."""
     if not submission.team.memberships.filter(user=user).exists():
         raise SubmissionNotAllowed("Only a member of the team can cancel its submission.")
@@ -382,9 +382,9 @@ def rescore(
 
 def rescore_all(
     *,
-    phase: object = None,
-    condition: object = None,
-    challenge: object = None,
+    phase: Phase | None = None,
+    condition: Condition | None = None,
+    challenge: Challenge | None = None,
     enqueue: bool = True,
     include_failed: bool = False,
     actor: Any = None,

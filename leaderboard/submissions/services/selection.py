@@ -5,7 +5,7 @@ scored run as the one its public board rows show instead of its best (``rankings
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -27,7 +27,7 @@ def _lock_choices(submission: Submission) -> None:
     ).first()
 
 
-def select_final(submission: Submission, user: AbstractBaseUser, selected: bool) -> None:
+def select_final(submission: Submission, user: User, selected: bool) -> None:
     """Mark (or unmark) ``submission`` as one of its team's final selections."""
     phase = submission.phase
     if not submission.team.memberships.filter(user=user).exists():
@@ -70,7 +70,7 @@ def select_final(submission: Submission, user: AbstractBaseUser, selected: bool)
     submission.selected_for_final = selected
 
 
-def choose_public(submission: Submission, user: AbstractBaseUser, chosen: bool) -> None:
+def choose_public(submission: Submission, user: User, chosen: bool) -> None:
     """Make ``submission`` the run that represents its team on the public board (``chosen``),
     replacing the team's earlier choice, or take the choice back (the board then shows the
     team's best run again). Where the phase lets teams choose (``Phase.public_run_chosen``);

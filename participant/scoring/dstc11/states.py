@@ -90,7 +90,7 @@ def _normalise_domain(
             hit = memo[item] = (key, normalise(split_key(key)[1], value))
         if hit[1] is not None:
             out.append(hit)
-    return tuple(out)  # type: ignore[arg-type]
+    return tuple(out)  # type: ignore[arg-type]  # only the pairs with a value were kept
 
 
 def _explain(name: str, raw_id: str, index: int, state: Any) -> None:

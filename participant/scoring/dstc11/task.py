@@ -45,7 +45,7 @@ def score(
     """Count every turn's errors, then aggregate per dialogue (see :mod:`.counting`)."""
     counts = count(reference, prediction)
     dialogues = counts.dialogues
-    columns: dict[str, tuple[list[int], list[int]]] = {
+    columns: dict[str, tuple[list[float], list[float]]] = {
         "jga": ([d.correct for d in dialogues], [d.turns for d in dialogues]),
         "ser": ([d.sub + d.dele + d.ins for d in dialogues], [d.n_ref for d in dialogues]),
         # F1 = 2 TP / (n_pred + n_ref), with TP = n_ref - S - D and n_pred = TP + S + I.
@@ -78,7 +78,7 @@ def score(
             for d, gold_turns in zip(dialogues, reference.facts.states, strict=True)
         ]
         seen = seen_columns(marks)
-        columns.update(seen)  # type: ignore[arg-type]
+        columns.update(seen)
         details["seen_unseen"] = seen_details(training, seen)
         files["train"] = training.sha256
     warnings = []
