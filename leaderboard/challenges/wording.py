@@ -20,11 +20,15 @@ class Dated(Protocol):
     """What ``phase_notes`` reads of a phase (``challenges.models.Phase``, which imports this
     module for its ``notes``)."""
 
-    state: str
     opens_at: dt.datetime
     closes_at: dt.datetime
-    has_private_board: bool
     post_challenge: bool
+
+    @property
+    def state(self) -> str: ...
+
+    @property
+    def has_private_board(self) -> bool: ...
 
 
 @dataclass(frozen=True)

@@ -150,6 +150,8 @@ class Submission(models.Model):
     #: its Results on the active references, where a query prefetched them
     #: (``selectors.active_results``)
     active_results: list[Result]
+    #: where a page polls its status until it is final, where its view set it ("" once final)
+    status_url: str
 
     class Meta:
         ordering = ["-created_at"]
@@ -371,8 +373,9 @@ class Result(models.Model):
     #: re-score writes new rows, even against the same reference and signature
     scoring = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now)
-    #: the values a page's table shows of it, where its view set them (a team's submissions)
-    shown: list[Any]
+    #: the values a page's table shows of it, where its view set them (a team's submissions:
+    #: "75.00 / 16.67")
+    shown: str
 
     class Meta:
         ordering = ["condition", "-created_at"]

@@ -28,6 +28,7 @@ from leaderboard.submissions import analysis, selectors, services, wording
 from leaderboard.submissions.forms import MethodForm, SubmissionForm, file_field_name
 from leaderboard.submissions.models import Result, Submission
 from leaderboard.submissions.services.withdrawal import of_submission
+from leaderboard.teams.models import Team
 from leaderboard.teams.services import (
     address_confirmed,
     approved_teams,
@@ -46,7 +47,7 @@ def _phase(slug: str, phase: str) -> Phase:
     )
 
 
-def _quotas(phase: Phase, teams: list) -> list[dict[str, object]]:
+def _quotas(phase: Phase, teams: list[Team]) -> list[dict[str, Any]]:
     """Each team's use of the quotas, whether it has any submission left, and (when only the
     daily quota is used up) when the next one is allowed."""
     rows = []
