@@ -23,7 +23,7 @@ from tests.leaderboard.task_data import (
     make_phase,
     submit_through_the_page,
 )
-from tests.leaderboard.web import log_in
+from tests.leaderboard.web import log_in, tight
 
 pytestmark = pytest.mark.django_db
 
@@ -66,7 +66,7 @@ def test_a_reference_with_training_values_reports_seen_and_unseen_jga(client, en
     assert board.rows[0].cells[2][0] == pytest.approx(100.0)
     # the result page lists the turns each part was computed on (1 seen, 2 unseen)
     log_in(client, result.submission.team.created_by)
-    detail = client.get(reverse("submissions:detail", args=[result.submission_id])).text
+    detail = tight(client.get(reverse("submissions:detail", args=[result.submission_id])).text)
     for name, turns in (("seen_turns", 1), ("unseen_turns", 2)):
         assert f'<code>seen_unseen.{name}</code></th><td class="num">{turns}<' in detail
     # the challenge page's local command names the training values the references carry
