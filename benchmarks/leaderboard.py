@@ -17,8 +17,8 @@ run.
 - the baseline: the same stored board rendered as the tables alone, in a minimal template
   (no charts, no rank groups, no figure data), i.e. what the page would cost without them;
 - bytes: the HTML, the figure data inside it (``json_script``), our JS and CSS and plotly.js's
-  basic bundle (raw, gzip- and brotli-compressed, as whitenoise's compressed storage serves
-  the static files to browsers that accept each).
+  basic bundle (raw and gzip-compressed, as nginx and whitenoise serve the collected static
+  files to browsers that accept gzip).
 
 Runs one BLAS thread, as the board's worker does. Uses a throw-away Postgres database
 (``--database-url``, dropped and created anew each run; ``--database-url ''`` for a throw-away
@@ -54,8 +54,6 @@ from pathlib import Path
 # shared cores its waiting threads take turns from the build.
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
-
-import brotli  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -316,8 +314,7 @@ def main() -> None:
     }
 
     def kb(raw: bytes) -> str:
-        gz, br = len(gzip.compress(raw)) / 1024, len(brotli.compress(raw)) / 1024
-        return f"{len(raw) / 1024:8.1f} KiB raw {gz:8.1f} KiB gzip {br:8.1f} KiB brotli"
+        return f"{len(raw) / 1024:8.1f} KiB raw {len(gzip.compress(raw)) / 1024:8.1f} KiB gzip"
 
     final_ms = None
     if args.split is not None:  # last: the phase's board is not the one measured above
@@ -354,11 +351,7 @@ def main() -> None:
         print(f"  {name:<19} {kb(raw)}")
     total = len(page) + sum(len(raw) for raw in assets.values())
     total_gz = len(gzip.compress(page)) + sum(len(gzip.compress(r)) for r in assets.values())
-    total_br = len(brotli.compress(page)) + sum(len(brotli.compress(r)) for r in assets.values())
-    print(
-        f"  first visit total   {total / 1024:8.1f} KiB raw {total_gz / 1024:8.1f} KiB gzip "
-        f"{total_br / 1024:8.1f} KiB brotli"
-    )
+    print(f"  first visit total   {total / 1024:8.1f} KiB raw {total_gz / 1024:8.1f} KiB gzip")
 
 
 if __name__ == "__main__":

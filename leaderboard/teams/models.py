@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import string
 from typing import Any
 
 from django.conf import settings
@@ -13,7 +14,12 @@ from leaderboard.teams import names
 
 
 def new_invite_code() -> str:
-    return secrets.token_urlsafe(12)
+    """16 letters and digits (95 bits): no "-" or "_", so a code never reads as an option on
+    a command line (``trackboard team join SLUG CODE``) nor breaks when a link is copied."""
+    return "".join(secrets.choice(INVITE_ALPHABET) for _ in range(16))
+
+
+INVITE_ALPHABET = string.ascii_letters + string.digits
 
 
 def new_alias() -> str:

@@ -1027,7 +1027,10 @@ def cmd_team_invite(args: argparse.Namespace) -> int:
         return OK
     print(f"Invite code of {invite['team']['name']}: {invite['invite_code']}")
     print(f"Link: {invite['invite_url']}")
-    print(f"Or, from the command line: trackboard team join {args.slug} {invite['invite_code']}")
+    code = invite["invite_code"]
+    # "--" ends the options: a code made before codes were letters and digits may start with "-"
+    separator = "-- " if code.startswith("-") else ""
+    print(f"Or, from the command line: trackboard team join {args.slug} {separator}{code}")
     return OK
 
 

@@ -127,7 +127,7 @@ def test_the_leaderboard_weighs_under_800_kb_and_a_second_visit_fetches_no_stati
         # the page's CSS and scripts, Plotly's bundle among them, under hashed names
         assert any(n.startswith("plotly-basic.min.") and n.endswith(".js") for n in names)
         assert len(names) >= 5 and all(e["status"] == 200 for e in first)
-        assert all(e["encoding"] in ("br", "gzip") for e in first if e["bytes"] > 1024), first
+        assert all(e["encoding"] == "gzip" for e in first if e["bytes"] > 1024), first
         total = sum(e["bytes"] for e in log.entries.values())
         assert 0 < total < FIRST_VISIT, f"first visit transferred {total} bytes"
 

@@ -122,6 +122,23 @@ def test_a_second_person_joins_with_the_code_and_leaves(live_server, run_cli, cl
     assert not Participation.objects.filter(team=team).exists()
 
 
+def test_a_code_an_older_site_made_with_a_leading_dash_joins_as_the_invite_prints_it(
+    live_server, cli_env
+):
+    owner, other = UserFactory(), UserFactory()
+    as_owner = _as(cli_env, live_server.url, create_token(owner, "cli", scope="team")[1])
+    as_other = _as(cli_env, live_server.url, create_token(other, "cli", scope="team")[1])
+    assert as_owner("team", "create", "Dash Codes").returncode == 0
+    team = Team.objects.get(name="Dash Codes")
+    Team.objects.filter(pk=team.pk).update(invite_code="-Xpyh5TVVu9Sii3E")  # token_urlsafe's kind
+    printed = as_owner("team", "invite", team.slug).stdout.splitlines()[-1]
+    command = printed.removeprefix("Or, from the command line: ")
+    assert command == f"trackboard team join {team.slug} -- -Xpyh5TVVu9Sii3E"
+    joined = as_other(*command.split()[1:])
+    assert joined.returncode == 0, joined.stderr
+    assert Membership.objects.filter(team=team, user=other).exists()
+
+
 def test_register_needs_a_team_or_the_state_flag(run_cli):
     found = run_cli("register", "some-challenge")
     assert found.returncode == 2
