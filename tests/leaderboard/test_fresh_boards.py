@@ -6,9 +6,10 @@ in-process cache) and on Postgres and Redis.
 The reader does what the page's script does (``static/js/leaderboard.js``): it asks for the
 tables (``?fragment=1``) every ``REFRESH_SECONDS``, revalidating what it holds. Two runs are
 uploaded one after the other to each of the three demo challenges (DSTC11, MultiWOZ 2.2,
-DVD-DST); the time from a run's ``scored_at`` to the first refresh that shows it is printed
-for the record. Speed is measured by ``benchmarks/``, not asserted: the only bound here is a
-generous wait, so a broken worker fails the test instead of hanging it."""
+DVD-DST) through the API, as a participant's script sends them; the time from a run's
+``scored_at`` to the first refresh that shows it is printed for the record. Speed is measured
+by ``benchmarks/``, not asserted: the only bound here is a generous wait, so a broken worker
+fails the test instead of hanging it."""
 
 from __future__ import annotations
 
@@ -22,8 +23,12 @@ import uuid
 from pathlib import Path
 
 import pytest
+import requests
 
 from leaderboard.rankings.views import REFRESH_SECONDS
+from scoring.dvd import synth as dvd
+from scoring.multiwoz22 import synth as mwz
+from scoring.synth import make_gold, make_prediction
 from tests.conftest import ROOT, require
 from tests.leaderboard.operations.processes import free_port, signals_as_from_a_terminal
 
@@ -32,42 +37,56 @@ pytestmark = pytest.mark.slow
 #: Generous: a run that is not on the page by then is lost, not slow.
 WAIT_SECONDS = 90
 
-#: Run in the site's own shell: one more run of ``team`` to the demo challenge ``slug``, its
-#: prediction generated like the demo's own (the seeded gold of the demo) without an error,
-#: so it is the team's best and has a row of its own on the board.
-SUBMIT = """
-import json
-from django.core.files.uploadedfile import SimpleUploadedFile
+#: Run once in the site's own shell: each demo challenge's test phase (its id, its condition
+#: keys and whether it asks for the declared system facts) and an upload token for each of the
+#: two teams that send the new runs, a line each.
+SETUP = """
+from leaderboard.api.services import create_token
 from leaderboard.challenges.models import Phase
-from leaderboard.submissions.services import submit
 from leaderboard.teams.models import Team
-from scoring.synth import make_gold, make_prediction
-from scoring.multiwoz22 import synth as mwz
-from scoring.dvd import synth as dvd
-
-slug, method, seed, team = {slug!r}, {method!r}, {seed}, {team!r}
-phase = Phase.objects.get(challenge__slug=slug, slug="test")
-if slug == "multiwoz22-demo":
-    data = mwz.make_prediction(mwz.make_gold(30, seed=2022), 0.0, seed)
-elif slug == "dvd-demo":
-    data = dvd.make_prediction(dvd.make_gold(30, seed=2022), 0.0, seed)
-else:
-    data = make_prediction(make_gold(), 0.0, seed=seed)
-files = {{
-    c.key: SimpleUploadedFile(c.key + ".json", json.dumps(data).encode())
-    for c in phase.conditions.all()
-}}
-team = Team.objects.get(name=team)
-# the DSTC11 demo asks which ASR system a run used (a declared system fact)
-facts = {{"asr": "Whisper"}} if phase.challenge.system_facts else None
-print(submit(team=team, phase=phase, user=team.created_by, files=files, method_name=method,
-             facts=facts).pk)
+for slug in {slugs!r}:
+    phase = Phase.objects.get(challenge__slug=slug, slug="test")
+    keys = ",".join(phase.conditions.values_list("key", flat=True))
+    print("phase", slug, phase.pk, keys, bool(phase.challenge.system_facts))
+for n, name in enumerate({teams!r}):
+    print("token", n, create_token(Team.objects.get(name=name).created_by, "fresh boards")[1])
 """
 
+TEAMS = ("Team Alpha", "Team Beta")
+
+
+def _prediction(slug: str, seed: int) -> bytes:
+    """A run generated like the demo's own (the seeded gold of the demo) without an error, so
+    it is the team's best and has a row of its own on the board."""
+    if slug == "multiwoz22-demo":
+        data = mwz.make_prediction(mwz.make_gold(30, seed=2022), 0.0, seed)
+    elif slug == "dvd-demo":
+        data = dvd.make_prediction(dvd.make_gold(30, seed=2022), 0.0, seed)
+    else:
+        data = make_prediction(make_gold(), 0.0, seed=seed)
+    return json.dumps(data).encode()
+
+
+def _upload(base: str, token: str, phase: list[str], method: str, data: bytes) -> int:
+    """One upload through the API, as a participant's script sends it; its submission's id."""
+    _, _, pk, keys, facts = phase
+    fields = {"method_name": method}
+    if facts == "True":  # the DSTC11 demo asks which ASR system a run used
+        fields["fact.asr"] = "Whisper"
+    sent = requests.post(
+        f"{base}/api/v1/phases/{pk}/submissions/", data=fields,
+        files={key: (f"{key}.json", data) for key in keys.split(",")},
+        headers={"Authorization": f"Bearer {token}"}, timeout=60,
+    )  # fmt: skip
+    assert sent.status_code == 201, sent.text
+    return int(sent.json()["id"])
+
+
+#: Each run's status and the time it was scored, a line per run, asked once at the end.
 SCORED_AT = """
 from leaderboard.submissions.models import Submission
-s = Submission.objects.get(pk={pk})
-print(s.status, s.scored_at.timestamp() if s.scored_at else "")
+for s in Submission.objects.filter(pk__in={pks}).order_by("pk"):
+    print("run", s.status, s.scored_at.timestamp() if s.scored_at else "-")
 """
 
 CHALLENGES = ("dstc11-demo", "multiwoz22-demo", "dvd-demo")
@@ -122,13 +141,14 @@ def _postgres_database(env: dict[str, str], create: bool) -> None:
             db.execute(f"CREATE DATABASE {name}")
 
 
-def _manage(env: dict[str, str], *args: str) -> str:
+def _manage(env: dict[str, str], *args: str) -> list[str]:
+    """The lines the command printed."""
     done = subprocess.run(
         [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True,
         timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    return done.stdout.strip().splitlines()[-1]
+    return done.stdout.strip().splitlines()
 
 
 @pytest.mark.parametrize("mode", ["embedded", "postgres-redis"])
@@ -150,7 +170,7 @@ def test_a_reader_with_the_board_open_sees_each_scored_run_within_seconds(tmp_pa
     def logs() -> str:
         return (tmp_path / "run.log").read_text(errors="replace")[-6000:]
 
-    waited: list[tuple[str, float]] = []
+    seen: list[tuple[int, str, float]] = []  # each run's id, challenge and time it was shown
     try:
         readers = {
             slug: Reader(f"{base}/challenges/{slug}/test/leaderboard/?fragment=1")
@@ -166,22 +186,24 @@ def test_a_reader_with_the_board_open_sees_each_scored_run_within_seconds(tmp_pa
                 if time.monotonic() > deadline or site.poll() is not None:
                     pytest.fail(f"the site did not start; its output:\n{logs()}")
                 time.sleep(0.5)
-        for round_ in range(2):
+        lines = _manage(env, "shell", "-c", SETUP.format(slugs=CHALLENGES, teams=TEAMS))
+        phases = {line.split()[1]: line.split() for line in lines if line.startswith("phase ")}
+        tokens = dict(line.split()[1:] for line in lines if line.startswith("token "))
+        for round_ in range(len(TEAMS)):
             for n, slug in enumerate(CHALLENGES):
                 method = f"Fresh run {round_}-{n}"
                 assert method not in readers[slug].refresh()
-                team = ("Team Alpha", "Team Beta")[round_]
-                script = SUBMIT.format(slug=slug, method=method, seed=900 + n, team=team)
-                pk = int(_manage(env, "shell", "-c", script))
+                data = _prediction(slug, seed=900 + n)
+                pk = _upload(base, tokens[str(round_)], phases[slug], method, data)
                 deadline = time.monotonic() + WAIT_SECONDS
                 while method not in readers[slug].refresh():
                     if time.monotonic() > deadline:
                         pytest.fail(f"{method} never reached {slug}'s page; output:\n{logs()}")
                     time.sleep(REFRESH_SECONDS)
-                seen = time.time()
-                status, scored = _manage(env, "shell", "-c", SCORED_AT.format(pk=pk)).split()
-                assert status == "scored"
-                waited.append((slug, seen - float(scored)))
+                seen.append((pk, slug, time.time()))
+        ids = [pk for pk, _, _ in seen]
+        lines = _manage(env, "shell", "-c", SCORED_AT.format(pks=ids))
+        scored = [line.split()[1:] for line in lines if line.startswith("run ")]
     finally:
         os.killpg(site.pid, 2)  # Ctrl-C, as a person stops scripts/run
         try:
@@ -192,6 +214,8 @@ def test_a_reader_with_the_board_open_sees_each_scored_run_within_seconds(tmp_pa
         log.close()
         if services:
             _postgres_database(env, create=False)
+    assert len(seen) == len(scored) == 2 * len(CHALLENGES)
+    assert [status for status, _ in scored] == ["scored"] * len(seen)
+    waited = [(slug, at - float(t)) for (_, slug, at), (_, t) in zip(seen, scored, strict=True)]
     print(f"\n{mode}: seconds from scored to shown on the open page: "
           + json.dumps([(slug, round(s, 2)) for slug, s in waited]))  # fmt: skip
-    assert len(waited) == 2 * len(CHALLENGES)
