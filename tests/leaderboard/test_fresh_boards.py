@@ -21,6 +21,7 @@ import time
 import urllib.request
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 import requests
@@ -39,17 +40,20 @@ WAIT_SECONDS = 90
 
 #: Run once in the site's own shell: each demo challenge's test phase (its id, its condition
 #: keys and whether it asks for the declared system facts) and an upload token for each of the
-#: two teams that send the new runs, a line each.
+#: two teams that send the new runs, as one line of JSON.
 SETUP = """
+import json
 from leaderboard.api.services import create_token
 from leaderboard.challenges.models import Phase
 from leaderboard.teams.models import Team
+phases = {{}}
 for slug in {slugs!r}:
     phase = Phase.objects.get(challenge__slug=slug, slug="test")
-    keys = ",".join(phase.conditions.values_list("key", flat=True))
-    print("phase", slug, phase.pk, keys, bool(phase.challenge.system_facts))
-for n, name in enumerate({teams!r}):
-    print("token", n, create_token(Team.objects.get(name=name).created_by, "fresh boards")[1])
+    phases[slug] = {{"pk": phase.pk, "keys": list(phase.conditions.values_list("key", flat=True)),
+                    "facts": bool(phase.challenge.system_facts)}}
+tokens = [create_token(Team.objects.get(name=name).created_by, "fresh boards")[1]
+          for name in {teams!r}]
+print(json.dumps({{"phases": phases, "tokens": tokens}}))
 """
 
 TEAMS = ("Team Alpha", "Team Beta")
@@ -67,26 +71,27 @@ def _prediction(slug: str, seed: int) -> bytes:
     return json.dumps(data).encode()
 
 
-def _upload(base: str, token: str, phase: list[str], method: str, data: bytes) -> int:
+def _upload(base: str, token: str, phase: dict, method: str, data: bytes) -> int:
     """One upload through the API, as a participant's script sends it; its submission's id."""
-    _, _, pk, keys, facts = phase
     fields = {"method_name": method}
-    if facts == "True":  # the DSTC11 demo asks which ASR system a run used
+    if phase["facts"]:  # the DSTC11 demo asks which ASR system a run used
         fields["fact.asr"] = "Whisper"
     sent = requests.post(
-        f"{base}/api/v1/phases/{pk}/submissions/", data=fields,
-        files={key: (f"{key}.json", data) for key in keys.split(",")},
+        f"{base}/api/v1/phases/{phase['pk']}/submissions/", data=fields,
+        files={key: (f"{key}.json", data) for key in phase["keys"]},
         headers={"Authorization": f"Bearer {token}"}, timeout=60,
     )  # fmt: skip
     assert sent.status_code == 201, sent.text
     return int(sent.json()["id"])
 
 
-#: Each run's status and the time it was scored, a line per run, asked once at the end.
+#: Each run's status and the time it was scored, in the order given, asked once at the end.
 SCORED_AT = """
+import json
 from leaderboard.submissions.models import Submission
-for s in Submission.objects.filter(pk__in={pks}).order_by("pk"):
-    print("run", s.status, s.scored_at.timestamp() if s.scored_at else "-")
+runs = Submission.objects.in_bulk({pks})
+print(json.dumps([[runs[pk].status, runs[pk].scored_at and runs[pk].scored_at.timestamp()]
+                  for pk in {pks}]))
 """
 
 CHALLENGES = ("dstc11-demo", "multiwoz22-demo", "dvd-demo")
@@ -141,14 +146,14 @@ def _postgres_database(env: dict[str, str], create: bool) -> None:
             db.execute(f"CREATE DATABASE {name}")
 
 
-def _manage(env: dict[str, str], *args: str) -> list[str]:
-    """The lines the command printed."""
+def _manage(env: dict[str, str], *args: str) -> Any:
+    """The JSON the command printed last."""
     done = subprocess.run(
         [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True,
         timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    return done.stdout.strip().splitlines()
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.parametrize("mode", ["embedded", "postgres-redis"])
@@ -186,24 +191,21 @@ def test_a_reader_with_the_board_open_sees_each_scored_run_within_seconds(tmp_pa
                 if time.monotonic() > deadline or site.poll() is not None:
                     pytest.fail(f"the site did not start; its output:\n{logs()}")
                 time.sleep(0.5)
-        lines = _manage(env, "shell", "-c", SETUP.format(slugs=CHALLENGES, teams=TEAMS))
-        phases = {line.split()[1]: line.split() for line in lines if line.startswith("phase ")}
-        tokens = dict(line.split()[1:] for line in lines if line.startswith("token "))
+        site_data = _manage(env, "shell", "-c", SETUP.format(slugs=CHALLENGES, teams=TEAMS))
+        phases, tokens = site_data["phases"], site_data["tokens"]
         for round_ in range(len(TEAMS)):
             for n, slug in enumerate(CHALLENGES):
                 method = f"Fresh run {round_}-{n}"
                 assert method not in readers[slug].refresh()
                 data = _prediction(slug, seed=900 + n)
-                pk = _upload(base, tokens[str(round_)], phases[slug], method, data)
+                pk = _upload(base, tokens[round_], phases[slug], method, data)
                 deadline = time.monotonic() + WAIT_SECONDS
                 while method not in readers[slug].refresh():
                     if time.monotonic() > deadline:
                         pytest.fail(f"{method} never reached {slug}'s page; output:\n{logs()}")
                     time.sleep(REFRESH_SECONDS)
                 seen.append((pk, slug, time.time()))
-        ids = [pk for pk, _, _ in seen]
-        lines = _manage(env, "shell", "-c", SCORED_AT.format(pks=ids))
-        scored = [line.split()[1:] for line in lines if line.startswith("run ")]
+        scored = _manage(env, "shell", "-c", SCORED_AT.format(pks=[pk for pk, _, _ in seen]))
     finally:
         os.killpg(site.pid, 2)  # Ctrl-C, as a person stops scripts/run
         try:
@@ -216,6 +218,6 @@ def test_a_reader_with_the_board_open_sees_each_scored_run_within_seconds(tmp_pa
             _postgres_database(env, create=False)
     assert len(seen) == len(scored) == 2 * len(CHALLENGES)
     assert [status for status, _ in scored] == ["scored"] * len(seen)
-    waited = [(slug, at - float(t)) for (_, slug, at), (_, t) in zip(seen, scored, strict=True)]
+    waited = [(slug, at - t) for (_, slug, at), (_, t) in zip(seen, scored, strict=True)]
     print(f"\n{mode}: seconds from scored to shown on the open page: "
           + json.dumps([(slug, round(s, 2)) for slug, s in waited]))  # fmt: skip
