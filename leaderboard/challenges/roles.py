@@ -103,14 +103,18 @@ def revoke(challenge: Any, user: Any, *, actor: Any = None, actor_name: str = ""
 
 
 def create_group(apps: Any, using: str = "default") -> None:
-    """Every app's permissions now (Django creates them only once every migration has run),
-    then the group (``sync_group``). The group's migration calls it, and so does every
-    ``migrate`` or ``flush`` afterwards (``post_migrate``), which keeps the group in line with
+    """The permissions of the apps ``PERMISSIONS`` names now (Django creates them only once
+    every migration has run, and some of these apps come after this one), then the group
+    (``sync_group``). The group's migration calls it, and so does every ``migrate`` or
+    ``flush`` afterwards (``post_migrate``), which keeps the group in line with
     ``PERMISSIONS``."""
     from django.contrib.auth.management import create_permissions
     from django.db.migrations.state import AppConfigStub
 
+    named = {app_label for app_label, _model, _actions in PERMISSIONS}
     for app_config in apps.get_app_configs():
+        if app_config.label not in named:
+            continue
         # a migration's registry has no models modules, which create_permissions wants
         stub = isinstance(app_config, AppConfigStub)
         if stub:
