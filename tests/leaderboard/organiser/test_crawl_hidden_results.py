@@ -11,7 +11,9 @@ after it, the snapshot's shake-up is on its page, its API and the exports.
 URLs come from walking the URL resolver (every route, the API's included), with each path
 parameter filled with every value that exists in the world (every submission id, team slug,
 ...); a route with a parameter this test cannot fill fails the test, so a new page is crawled
-as soon as it exists. ``admin/`` is crawled by the other challenge's organiser only: it serves
+as soon as it exists. The comparison of two submissions is asked for every pair of the
+phase's submissions on its own pages, and for one pair on any other path it is filled into.
+``admin/`` is crawled by the other challenge's organiser only: it serves
 staff. The invite link of a team names the team to whoever holds its code (a secret the team
 hands out), so the anonymous name check leaves those paths out.
 """
@@ -102,6 +104,11 @@ def _values(world) -> dict[str, list[str]]:
 
 def urls(world) -> list[str]:
     values = _values(world)
+    phase = world.phase
+    own = {
+        reverse("rankings:pairwise", args=[phase.challenge.slug, phase.slug]),
+        reverse("api:pairwise", args=[phase.pk]),
+    }
     out: list[str] = []
     for route in _routes():
         if route.startswith(SKIP_PREFIXES) or route in SKIP_ROUTES:
@@ -127,17 +134,19 @@ def urls(world) -> list[str]:
                 if path.endswith(suffix):
                     out.extend(path + q for q in queries)
             if path.endswith("/pairwise/"):
-                out.extend(path + q for q in pairs(world))
+                out.extend(path + q for q in pairs(world, every=path in own))
+    assert own <= set(out), "the phase's comparisons are crawled with every pair"
     return sorted(set(out))
 
 
-def pairs(world) -> list[str]:
+def pairs(world, every: bool) -> list[str]:
     """Every pair of the world's submissions once (B against A is A against B with the signs
-    turned), on every board."""
+    turned), on every board; or, on another phase's comparison (or a path that names no
+    phase), the first pair on every board: the submissions are not of that phase, whichever
+    pair is asked."""
     ids = sorted(s.pk for s in world.runs.values())
-    return [
-        f"?a={a}&b={b}{board}" for a, b in itertools.combinations(ids, 2) for board in BOARD_QUERIES
-    ]
+    chosen = list(itertools.combinations(ids, 2))[: None if every else 1]
+    return [f"?a={a}&b={b}{board}" for a, b in chosen for board in BOARD_QUERIES]
 
 
 def other_organiser():
