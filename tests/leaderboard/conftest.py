@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import uuid
 from collections.abc import Callable
@@ -10,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import require
+from tests.leaderboard.once import built_once
 from tests.leaderboard.workers import (  # noqa: F401  (fixtures for every test here)
     start_beat,
     start_worker,
@@ -73,6 +75,22 @@ def _isolated(settings, tmp_path_factory):
 @pytest.fixture
 def isolation(_isolated):
     return _isolated
+
+
+@pytest.fixture(scope="module")
+def _demo_once(django_db_setup, django_db_blocker, tmp_path_factory):
+    from django.core.management import call_command
+
+    with built_once(django_db_blocker, tmp_path_factory) as storages:
+        call_command("demo", verbosity=0, stdout=io.StringIO())
+        yield storages
+
+
+@pytest.fixture
+def demo(_demo_once, settings) -> None:
+    """The demo's three challenges, made once for the test module that asks for them
+    (``tests.leaderboard.once``), with their private files where this test looks."""
+    settings.STORAGES = _demo_once
 
 
 class Published(list):

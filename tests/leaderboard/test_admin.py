@@ -11,7 +11,6 @@ import json
 import pytest
 from django.contrib.auth.models import Permission
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.core.management import call_command
 from django.forms import FileField
 from django.test import RequestFactory
 from django.urls import reverse
@@ -41,8 +40,7 @@ MODELS = [
 
 
 @pytest.fixture
-def admin_client(client):
-    call_command("demo")
+def admin_client(demo, client):
     client.force_login(with_second_factor(UserFactory(is_staff=True, is_superuser=True)))
     return client
 

@@ -5,7 +5,6 @@ on the page and in the API (rows keep their ranks), and the chart of JGA against
 from __future__ import annotations
 
 import pytest
-from django.core.management import call_command
 from django.urls import reverse
 
 from leaderboard.challenges.models import Challenge
@@ -23,8 +22,7 @@ DECLARED = {
 
 
 @pytest.fixture
-def phase():
-    call_command("demo")
+def phase(demo):
     return Challenge.objects.get(slug=dstc11.SLUG).phases.get(slug="test")
 
 

@@ -15,7 +15,6 @@ from contextlib import redirect_stdout
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.core.management import call_command
 from django.test import Client
 
 from leaderboard.challenges.models import Challenge, Reference
@@ -27,11 +26,6 @@ from scoring.cli import main as score
 pytestmark = pytest.mark.django_db
 
 SLUGS = [dstc11.SLUG, other_tasks.MULTIWOZ_SLUG, other_tasks.DVD_SLUG]
-
-
-@pytest.fixture
-def demo():
-    call_command("demo", verbosity=0, stdout=io.StringIO())
 
 
 @pytest.mark.parametrize("slug", SLUGS)

@@ -12,7 +12,6 @@ from django import forms
 from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.core.files.base import ContentFile
-from django.core.management import call_command
 from django.test import RequestFactory
 from django.urls import reverse
 
@@ -28,9 +27,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def root(client):
+def root(demo, client):
     """The demo's world, a row of every admin page's model, and a superuser signed in."""
-    call_command("demo")
     phase = Phase.objects.order_by("pk").first()  # the one the walk opens
     PhaseFile.objects.create(phase=phase, title="Manifest", file=ContentFile(b"x", "m.txt"))
     AccessAttempt.objects.create(username="x", ip_address="192.0.2.1", failures_since_start=1)

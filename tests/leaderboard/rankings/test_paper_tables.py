@@ -13,12 +13,9 @@ import re
 import shutil
 import subprocess
 import sys
-import uuid
 
 import pytest
-from django.conf import settings
-from django.db import transaction
-from django.test import Client, override_settings
+from django.test import Client
 from django.urls import reverse
 
 from leaderboard.analyses.papers import TableError, render
@@ -35,6 +32,7 @@ from tests.leaderboard.factories import (
     uploads,
     with_second_factor,
 )
+from tests.leaderboard.once import built_once
 
 pytestmark = pytest.mark.django_db
 
@@ -44,24 +42,9 @@ SYSTEMS = (("AuGPT team", "augpt.json"), ("DAMD team", "damd.json"), ("LABES tea
 @pytest.fixture(scope="module")
 def _three_teams(django_db_setup, django_db_blocker, fixtures_dir, tmp_path_factory):
     """The three teams' phase, scored and built once for the module (nine real-size runs are
-    most of its time): made inside a transaction that is rolled back after the module's last
-    test, with private files, cache keys and a queue of its own. Each test runs in a savepoint
-    inside it, as Django's ``TestCase.setUpTestData`` does, so no test sees another's changes."""
-    tag = f"trackboard-test-{uuid.uuid4().hex[:10]}"
-    caches = {"default": {**settings.CACHES["default"], "KEY_PREFIX": tag}}
-    storages = {
-        **settings.STORAGES,
-        "private": {
-            "BACKEND": "leaderboard.storage.PrivateStorage",
-            "OPTIONS": {"location": str(tmp_path_factory.mktemp("paper-tables"))},
-        },
-    }
-    isolated = override_settings(STORAGES=storages, CACHES=caches, CELERY_TASK_DEFAULT_QUEUE=tag)
-    with django_db_blocker.unblock(), isolated, transaction.atomic():
-        try:
-            yield _scored_three_teams(fixtures_dir), storages
-        finally:
-            transaction.set_rollback(True)
+    most of its time; ``built_once``)."""
+    with built_once(django_db_blocker, tmp_path_factory) as storages:
+        yield _scored_three_teams(fixtures_dir), storages
 
 
 @pytest.fixture
