@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import io
 import os
-import uuid
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from tests.conftest import require
-from tests.leaderboard.once import built_once
+from tests.leaderboard.once import built_once, own_settings
 from tests.leaderboard.workers import (  # noqa: F401  (fixtures for every test here)
     start_beat,
     start_worker,
@@ -56,19 +55,12 @@ def _isolated(settings, tmp_path_factory):
     test, so a concurrent run (another worktree, the same Redis) never sees our entries."""
     from leaderboard.challenges.references import clear_reference_cache
 
-    tag = f"trackboard-test-{uuid.uuid4().hex[:10]}"
     private = tmp_path_factory.mktemp("private")
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "private": {
-            "BACKEND": "leaderboard.storage.PrivateStorage",
-            "OPTIONS": {"location": str(private)},
-        },
-    }
-    settings.CACHES = {"default": {**settings.CACHES["default"], "KEY_PREFIX": tag}}
-    settings.CELERY_TASK_DEFAULT_QUEUE = tag
+    own = own_settings(private)
+    for name, value in own.items():
+        setattr(settings, name, value)
     clear_reference_cache()
-    yield {"tag": tag, "private": private}
+    yield {"tag": own["CELERY_TASK_DEFAULT_QUEUE"], "private": private}
     clear_reference_cache()
 
 

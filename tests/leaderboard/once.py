@@ -13,6 +13,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,26 +22,33 @@ from django.db import transaction
 from django.test import override_settings
 
 
+def own_settings(private: Path) -> dict[str, Any]:
+    """Private files in ``private``; cache keys and a Celery queue (its name is the keys'
+    prefix) that no other test or concurrent run (another worktree, the same Redis) shares."""
+    tag = f"trackboard-test-{uuid.uuid4().hex[:10]}"
+    return {
+        "STORAGES": {
+            **settings.STORAGES,
+            "private": {
+                "BACKEND": "leaderboard.storage.PrivateStorage",
+                "OPTIONS": {"location": str(private)},
+            },
+        },
+        "CACHES": {"default": {**settings.CACHES["default"], "KEY_PREFIX": tag}},
+        "CELERY_TASK_DEFAULT_QUEUE": tag,
+    }
+
+
 @contextmanager
 def built_once(
     django_db_blocker: Any, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[dict[str, Any]]:
-    tag = f"trackboard-test-{uuid.uuid4().hex[:10]}"
-    storages = {
-        **settings.STORAGES,
-        "private": {
-            "BACKEND": "leaderboard.storage.PrivateStorage",
-            "OPTIONS": {"location": str(tmp_path_factory.mktemp("module-private"))},
-        },
-    }
+    own = own_settings(tmp_path_factory.mktemp("module-private"))
     isolated = override_settings(
-        STORAGES=storages,
-        CACHES={"default": {**settings.CACHES["default"], "KEY_PREFIX": tag}},
-        CELERY_TASK_DEFAULT_QUEUE=tag,
-        PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
+        **own, PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]
     )
     with django_db_blocker.unblock(), isolated, transaction.atomic():
         try:
-            yield storages
+            yield own["STORAGES"]
         finally:
             transaction.set_rollback(True)

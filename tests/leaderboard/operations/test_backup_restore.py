@@ -100,8 +100,8 @@ def _fresh_private_storage(settings, path: Path) -> None:
     clear_reference_cache()
 
 
-# Transactional: ``flush`` empties the tables for real (TRUNCATE cannot run inside the
-# test's wrapping transaction once deferred constraint checks are pending).
+# Transactional: ``flush`` empties the tables and the restore writes into them for real, with
+# their commits and deferred constraint checks, as on a new site.
 @pytest.mark.django_db(transaction=True)
 def test_backup_then_restore_into_an_empty_database_reproduces_the_leaderboard(
     challenge, settings, tmp_path

@@ -145,7 +145,9 @@ def pairs(world, every: bool) -> list[str]:
     phase), the first pair on every board: the submissions are not of that phase, whichever
     pair is asked."""
     ids = sorted(s.pk for s in world.runs.values())
-    chosen = list(itertools.combinations(ids, 2))[: None if every else 1]
+    chosen = list(itertools.combinations(ids, 2))
+    if not every:
+        chosen = chosen[:1]
     return [f"?a={a}&b={b}{board}" for a, b in chosen for board in BOARD_QUERIES]
 
 
