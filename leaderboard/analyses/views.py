@@ -143,16 +143,19 @@ def requested_errors(phase: Phase, user: Any, params: Mapping[str, str]) -> Show
     return requested_board(phase, user, params)
 
 
-def _selected(slug: str, phase: str) -> Phase:
+def _selected(slug: str, phase: str, user: Any) -> Phase:
+    """The phase with its challenge and whether ``user`` organises it, asked in the same query
+    (``Phase.objects.asked_by``: ``access`` then asks nothing more), as the board's pages load
+    it."""
     return get_object_or_404(
-        Phase.objects.select_related("challenge"), challenge__slug=slug, slug=phase
+        Phase.objects.select_related("challenge").asked_by(user), challenge__slug=slug, slug=phase
     )
 
 
 def paper_table(request: HttpRequest, slug: str, phase: str, suffix: str) -> HttpResponse:
     if suffix not in SUFFIXES:
         raise Http404
-    selected = _selected(slug, phase)
+    selected = _selected(slug, phase, request.user)
     fmt, content_type = SUFFIXES[suffix]
     try:
         text = requested_table(selected, request.user, request.GET, fmt)
@@ -190,7 +193,7 @@ def _context(selected: Phase, shown: Shown) -> dict[str, Any]:
 def pairwise(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     """Two entries of the board compared per condition (``?a=ID&b=ID``, the entries'
     submission ids): the paired test's aggregates only."""
-    selected = _selected(slug, phase)
+    selected = _selected(slug, phase, request.user)
     shown = requested_board(selected, request.user, request.GET)
     entries = _entries(shown.board)
     a, b = request.GET.get("a", ""), request.GET.get("b", "")
@@ -226,7 +229,7 @@ def pairwise(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
 def robustness(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     """Each entry's change from the first condition to every other, with its paired interval
     and a chart of the changes (aggregates only)."""
-    selected = _selected(slug, phase)
+    selected = _selected(slug, phase, request.user)
     shown = requested_board(selected, request.user, request.GET)
     metric = selected.challenge.scoring_task().metric(selected.challenge.primary)
     first, entries = changes(selected, shown.board)
@@ -249,7 +252,7 @@ def robustness(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
 
 def errors(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     """The cross-team error analysis of the board (``analyses.crossteam``)."""
-    selected = _selected(slug, phase)
+    selected = _selected(slug, phase, request.user)
     shown = requested_errors(selected, request.user, request.GET)
     found = analyse(selected, shown.board)
     context = {

@@ -72,6 +72,14 @@ class _Open(APIView):
     renderer_classes = [JSONRenderer]
 
 
+def _phase(request: Request, pk: int) -> Phase:
+    """The phase with its challenge and whether the reader organises it, asked in the same
+    query (``Phase.objects.asked_by``: ``access`` then asks nothing more)."""
+    return get_object_or_404(
+        Phase.objects.select_related("challenge").asked_by(request.user), pk=pk
+    )
+
+
 def _board(
     request: Request,
     pk: int,
@@ -79,7 +87,7 @@ def _board(
 ) -> tuple[Phase, Shown]:
     """The phase and the board the query asks for (``choose``: the pages' own choice); a 404
     for whatever this reader may not see."""
-    phase = get_object_or_404(Phase.objects.select_related("challenge"), pk=pk)
+    phase = _phase(request, pk)
     try:
         return phase, choose(phase, request.user, request.query_params)
     except Http404:
@@ -121,7 +129,7 @@ def _which(shown: Shown) -> dict[str, Any]:
 )
 class PhaseTable(_Open):
     def get(self, request: Request, pk: int) -> Response:
-        phase = get_object_or_404(Phase.objects.select_related("challenge"), pk=pk)
+        phase = _phase(request, pk)
         fmt = request.query_params.get("as") or "latex"
         try:
             text = requested_table(phase, request.user, request.query_params, fmt)
