@@ -144,12 +144,7 @@ def requested_errors(phase: Phase, user: Any, params: Mapping[str, str]) -> Show
 
 
 def _selected(slug: str, phase: str, user: Any) -> Phase:
-    """The phase with its challenge and whether ``user`` organises it, asked in the same query
-    (``Phase.objects.asked_by``: ``access`` then asks nothing more), as the board's pages load
-    it."""
-    return get_object_or_404(
-        Phase.objects.select_related("challenge").asked_by(user), challenge__slug=slug, slug=phase
-    )
+    return get_object_or_404(Phase.objects.read_by(user), challenge__slug=slug, slug=phase)
 
 
 def paper_table(request: HttpRequest, slug: str, phase: str, suffix: str) -> HttpResponse:

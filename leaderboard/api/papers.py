@@ -73,11 +73,7 @@ class _Open(APIView):
 
 
 def _phase(request: Request, pk: int) -> Phase:
-    """The phase with its challenge and whether the reader organises it, asked in the same
-    query (``Phase.objects.asked_by``: ``access`` then asks nothing more)."""
-    return get_object_or_404(
-        Phase.objects.select_related("challenge").asked_by(request.user), pk=pk
-    )
+    return get_object_or_404(Phase.objects.read_by(request.user), pk=pk)
 
 
 def _board(

@@ -120,12 +120,7 @@ class ConditionSample(APIView):
 
 
 def _phase(pk: int, user: Any = None) -> Phase:
-    """The phase with its challenge; with ``user``, whether they organise it, asked in the same
-    query (``Phase.objects.asked_by``: ``access`` then asks nothing more)."""
-    phases = Phase.objects.select_related("challenge")
-    if user is not None:
-        phases = phases.asked_by(user)
-    return get_object_or_404(phases, pk=pk)
+    return get_object_or_404(Phase.objects.read_by(user), pk=pk)
 
 
 def _row_csv(row: dict[str, Any], facts: tuple[Fact, ...]) -> dict[str, Any]:

@@ -199,6 +199,12 @@ def has_second_factor(user: User | AnonymousUser) -> bool:
 
 
 class PhaseQuerySet(models.QuerySet["Phase"]):
+    def read_by(self, user: User | AnonymousUser | None = None) -> PhaseQuerySet:
+        """Each phase with its challenge, as a page or the API shows it; with ``user``, whether
+        they organise it (``asked_by``: ``visibility.access`` then asks nothing more)."""
+        phases = self.select_related("challenge")
+        return phases if user is None else phases.asked_by(user)
+
     def asked_by(self, user: User | AnonymousUser) -> PhaseQuerySet:
         """Each phase with whether ``user`` organises its challenge, answered by the phase's
         own query (``Challenge.organised_by``) for ``Phase.is_organised_by``, with the user it

@@ -50,12 +50,7 @@ EMBED_LIMIT = 10
 
 
 def _phase(slug: str, phase: str, user: Any = None) -> Phase:
-    """The phase with its challenge; with ``user``, whether they organise it, asked in the same
-    query (``Phase.objects.asked_by``: ``access`` then asks nothing more)."""
-    phases = Phase.objects.select_related("challenge")
-    if user is not None:
-        phases = phases.asked_by(user)
-    return get_object_or_404(phases, challenge__slug=slug, slug=phase)
+    return get_object_or_404(Phase.objects.read_by(user), challenge__slug=slug, slug=phase)
 
 
 def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpResponseBase:
