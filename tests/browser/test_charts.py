@@ -27,8 +27,8 @@ def _log_in(page, username):
     page.goto("/accounts/login/")
     page.fill("input[name=login]", username)
     page.fill("input[name=password]", dstc11.PASSWORD)
-    page.click("main button[type=submit]")
-    page.wait_for_load_state()
+    with page.expect_navigation():  # the form's answer, not the page it was sent from
+        page.click("main button[type=submit]")
 
 
 def _wait_for_charts(page, count):
