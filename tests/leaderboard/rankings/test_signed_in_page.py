@@ -1,5 +1,6 @@
-"""A signed-in read of the leaderboard page: whether the reader organises the challenge is
-answered by the phase's own query (``Phase.objects.asked_by``), and the page's header
+"""A signed-in read of the leaderboard page (and of every other view that reads a phase's
+numbers): whether the reader organises the challenge is answered by the phase's own query
+(``Phase.objects.asked_by``, ``read_by``), and the page's header
 (``rankings/_header.html``) is rendered once per phase and rights and kept, so a reader of
 other rights never gets it, and the phase's dates, state and countdown are never stale."""
 
@@ -94,6 +95,39 @@ def test_a_participants_page_asks_whether_they_organise_in_the_phases_query(clie
     assert len(queries) == 4, queries
     (asked,) = [sql for sql in queries if "challenge_organisers" in sql]
     assert 'FROM "challenges_phase"' in asked and "EXISTS" in asked.upper()
+
+
+#: every other page and API view that reads a phase's numbers for a signed-in reader: the
+#: analyses, the paper tables, the shake-up and the team's own runs
+READ_BY = [
+    ("rankings:table", "slug", {"suffix": "tex"}),
+    ("rankings:pairwise", "slug", {}),
+    ("rankings:robustness", "slug", {}),
+    ("rankings:errors", "slug", {}),
+    ("submissions:mine", "slug", {}),
+    ("api:table", "pk", {}),
+    ("api:pairwise", "pk", {}),
+    ("api:robustness", "pk", {}),
+    ("api:errors", "pk", {}),
+    ("api:shakeup", "pk", {}),
+]
+
+
+@pytest.mark.parametrize(("name", "by", "extra"), READ_BY, ids=[r[0] for r in READ_BY])
+def test_every_reading_view_asks_whether_they_organise_in_the_phases_query(
+    client, phase, readers, name, by, extra
+):
+    log_in(client, readers["participant"])
+    if by == "slug":
+        url = reverse(name, kwargs={"slug": phase.challenge.slug, "phase": phase.slug, **extra})
+    else:
+        url = reverse(name, kwargs={"pk": phase.pk})
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(url).status_code < 500
+    # the question is asked, and only inside the query that loads the phase
+    asked = [q["sql"] for q in captured.captured_queries if "challenge_organisers" in q["sql"]]
+    assert asked, url
+    assert all('FROM "challenges_phase"' in sql for sql in asked), asked
 
 
 def test_an_organisers_page_costs_one_query_more_and_shows_them_as_organiser(
