@@ -13,8 +13,7 @@ import pytest
 from leaderboard.demo import dstc11
 from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Team
-from tests.browser.conftest import draw_charts
-from tests.browser.test_every_page import _log_in
+from tests.browser.conftest import draw_charts, log_in
 from tests.leaderboard.boards import built
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -75,7 +74,7 @@ def test_no_chart_text_is_cut_and_my_submissions_keeps_its_scores_on_screen(brow
             has_touch=size == "phone",
         )
         page = context.new_page()
-        _log_in(page, "bob")
+        log_in(page, "bob")
         # 3 conditions x (JGA, SER) + robustness + scatter; the changes; domains and positions
         for path, count in (
             (f"{board}/leaderboard/", 11),  # with the 3 charts against the declared size

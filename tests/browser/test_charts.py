@@ -10,7 +10,7 @@ from leaderboard.challenges.models import Phase
 from leaderboard.demo import dstc11
 from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Team
-from tests.browser.conftest import draw_charts, screenshot
+from tests.browser.conftest import draw_charts, log_in, screenshot
 from tests.leaderboard.boards import built
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -21,14 +21,6 @@ LINES = """(texts) => texts.map((t) => {
   const lines = Array.from(t.querySelectorAll("tspan.line")).map((s) => s.textContent);
   return lines.length ? lines.join(" ") : t.textContent;
 })"""
-
-
-def _log_in(page, username):
-    page.goto("/accounts/login/")
-    page.fill("input[name=login]", username)
-    page.fill("input[name=password]", dstc11.PASSWORD)
-    with page.expect_navigation():  # the form's answer, not the page it was sent from
-        page.click("main button[type=submit]")
 
 
 def _wait_for_charts(page, count):
@@ -57,7 +49,7 @@ def test_the_demo_leaderboard_and_a_result_page_draw_their_charts(page):
     submission = Submission.objects.get(
         method_name="Beta cascade + LM rescoring", phase__slug="test"
     )
-    _log_in(page, "bob")
+    log_in(page, "bob")
     page.goto(f"/submissions/{submission.pk}/")
     # One condition at a time: its domains and positions charts; per-slot errors are a table.
     _wait_for_charts(page, 2)
@@ -103,7 +95,7 @@ def test_a_team_named_like_markup_is_text_everywhere_charts_included(page):
     assert EVIL in hover
     screenshot(page, "leaderboard-hostile-name")
 
-    _log_in(page, "alice")
+    log_in(page, "alice")
     submission = Submission.objects.get(team__name=EVIL, phase__slug="test")
     page.goto(f"/submissions/{submission.pk}/")
     _wait_for_charts(page, 2)

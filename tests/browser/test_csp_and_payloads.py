@@ -10,7 +10,7 @@ from leaderboard.challenges.models import Phase
 from leaderboard.demo import dstc11
 from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Team
-from tests.browser.conftest import draw_charts
+from tests.browser.conftest import draw_charts, log_in
 from tests.leaderboard.boards import built
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -20,14 +20,6 @@ PAYLOADS = {
     "method": "</script><svg onload=alert('method')>",
     "description": "javascript:alert(1) <iframe src=javascript:alert(2)> {{7*7}} ${7*7}",
 }
-
-
-def _log_in(page, username):
-    page.goto("/accounts/login/")
-    page.fill("input[name=login]", username)
-    page.fill("input[name=password]", dstc11.PASSWORD)
-    with page.expect_navigation():  # the form's answer, not the page it was sent from
-        page.click("main button[type=submit]")
 
 
 def test_main_pages_work_under_the_csp_with_hostile_names(page):
@@ -53,7 +45,7 @@ def test_main_pages_work_under_the_csp_with_hostile_names(page):
     text = page.inner_text("main")
     assert PAYLOADS["team"] in text and PAYLOADS["method"] in text
 
-    _log_in(page, "alice")
+    log_in(page, "alice")
     team = Team.objects.get(name=PAYLOADS["team"])
     submission = Submission.objects.filter(team=team).first()
     for path in (

@@ -19,7 +19,6 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
 from allauth.account.models import EmailAddress, EmailConfirmationHMAC
@@ -31,9 +30,9 @@ from leaderboard.challenges.models import Phase
 from leaderboard.demo import dev_reference, dstc11, other_tasks
 from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Team
-from tests.browser.conftest import SCREENSHOTS, draw_charts
+from tests.browser.conftest import SCREENSHOTS, draw_charts, log_in
 from tests.leaderboard.boards import built
-from tests.leaderboard.factories import totp_code, with_second_factor
+from tests.leaderboard.factories import with_second_factor
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -93,28 +92,6 @@ OVERVIEW = """() => {
           conditions: table.querySelectorAll("thead th.condition").length,
           rows: table.tBodies[0].rows.length};
 }"""
-
-
-def _log_in(page: Any, username: str) -> None:
-    """allauth's log-in form; then, for someone with an authenticator app (the organiser),
-    the code it shows now. The code changes every 30 s and the site takes only the current
-    one, so a code read just before a change can arrive after it: a refused code is given once
-    more, as the app shows it then. Fails unless the person is signed in."""
-    page.goto("/accounts/login/")
-    page.fill("input[name=login]", username)
-    page.fill("input[name=password]", dstc11.PASSWORD)
-    with page.expect_navigation():  # the form's answer, not the page it was sent from
-        page.click("main button[type=submit]")
-    asked = reverse("mfa_authenticate")
-    for _ in range(2):
-        if urlsplit(page.url).path != asked:
-            break
-        page.fill("input[name=code]", totp_code(get_user_model().objects.get(username=username)))
-        with page.expect_navigation():
-            page.click("main button[type=submit]")
-    assert urlsplit(page.url).path not in (reverse("account_login"), asked), (
-        f"{username} is not signed in: {page.url}"
-    )
 
 
 def _pages() -> dict[str, list[tuple[str, str]]]:
@@ -218,7 +195,7 @@ def demo_site(browser, live_server) -> Iterator[dict[str, Any]]:
             contexts.append(context)
             page = context.new_page()
             if username and username not in sessions:
-                _log_in(page, username)
+                log_in(page, username)
                 sessions[username] = context.storage_state()
             pages[size, role] = page
     yield {"pages": pages, "visits": _pages()}

@@ -10,8 +10,7 @@ import pytest
 
 from leaderboard.demo import dstc11
 from leaderboard.submissions.models import Submission
-from tests.browser.conftest import draw_charts
-from tests.browser.test_every_page import _log_in
+from tests.browser.conftest import draw_charts, log_in
 from tests.leaderboard.boards import built
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -61,7 +60,7 @@ def test_tab_reaches_every_action_of_the_main_pages(page):
     board = f"/challenges/{dstc11.SLUG}/{phase.slug}/leaderboard/"
     assert _tab_through(page, board) == []
     assert _tab_through(page, f"/challenges/{dstc11.SLUG}/") == []
-    _log_in(page, "bob")
+    log_in(page, "bob")
     run = Submission.objects.filter(phase=phase, team__name="Team Beta").first()
     for path in (
         board,

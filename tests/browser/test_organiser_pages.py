@@ -14,8 +14,7 @@ from django.utils import timezone
 from leaderboard.challenges.models import Phase
 from leaderboard.challenges.services import add_reference, close_phases
 from leaderboard.demo import dstc11
-from tests.browser.conftest import draw_charts, screenshot
-from tests.browser.test_every_page import _log_in
+from tests.browser.conftest import draw_charts, log_in, screenshot
 from tests.leaderboard.boards import built
 from tests.leaderboard.factories import with_second_factor
 
@@ -44,7 +43,7 @@ def test_review_preview_and_pages_fit_the_screen(page, size):
     built(phase)
     page.set_viewport_size(dict(zip(("width", "height"), SIZES[size], strict=True)))
     with_second_factor(get_user_model().objects.get(username=dstc11.ORGANISER))
-    _log_in(page, dstc11.ORGANISER)
+    log_in(page, dstc11.ORGANISER)
     for name, path, marker in (
         ("review", f"/challenges/{challenge.slug}/organise/references/{version.pk}/", "#impact"),
         ("preview", f"/challenges/{challenge.slug}/{phase.slug}/reveal/", "[data-chart]"),

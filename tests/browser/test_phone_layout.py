@@ -11,7 +11,7 @@ import pytest
 
 from leaderboard.challenges.models import Phase
 from leaderboard.demo import dstc11
-from tests.browser.test_every_page import _log_in
+from tests.browser.conftest import log_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -28,7 +28,7 @@ def phone(browser, live_server) -> Any:
     page = context.new_page()
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    _log_in(page, "bob")
+    log_in(page, "bob")
     yield page
     context.close()
     assert errors == []
