@@ -23,6 +23,14 @@ threads of one process take turns on one core (benchmarks/README.md, "load.py": 
 per signed-in read with 6 processes of one thread, 16.2 ms with 4 of four, under the same load).
 The defaults here stay for gunicorn without nginx in front, which no deployment does.
 
+Database connections: each thread of the pools keeps its connection between requests, for
+``DATABASE_CONN_MAX_AGE`` seconds (60 here unless the operator sets it; Django's
+``CONN_MAX_AGE``), checked before each request that reuses it (``CONN_HEALTH_CHECKS``): a
+connection lost meanwhile, to a restart or a terminated backend, is opened anew, not failed on.
+Opening one per request cost more CPU than the signed-in page itself (``benchmarks/
+connections.py``: Postgres starts a backend process and fills its catalogue caches each time).
+Celery's workers and ``manage.py`` do not read this file and keep the settings' default, 0.
+
 Logs: each access line carries the request's id (the answer's ``X-Request-ID``,
 leaderboard/requestids.py); under ``LOG_FORMAT=json`` every line gunicorn writes, access lines
 included, is one JSON object (``Logger``).
@@ -44,6 +52,9 @@ from typing import Any
 from gunicorn import glogging
 
 from leaderboard.operations.logs import JsonFormatter
+
+# Read by the settings when a worker loads the app; the workers inherit the master's environment.
+os.environ.setdefault("DATABASE_CONN_MAX_AGE", "60")
 
 wsgi_app = "leaderboard.wsgi:application"
 bind = os.environ.get("TRACKBOARD_BIND", "0.0.0.0:8000")

@@ -186,6 +186,39 @@ def children_of(pid: int) -> list[int]:
     return _children().get(pid, [])
 
 
+def _socket_inodes(pid: int) -> set[str]:
+    inodes = set()
+    try:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            with contextlib.suppress(OSError):
+                target = os.readlink(fd)
+                if target.startswith("socket:["):
+                    inodes.add(target[8:-1])
+    except OSError:
+        pass
+    return inodes
+
+
+def _established_to(port: int) -> set[str]:
+    """Inodes of established TCP connections to ``port`` (any local address)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                fields = line.split()
+                remote_port = int(fields[2].rsplit(":", 1)[1], 16)
+                if remote_port == port and fields[3] == "01":
+                    inodes.add(fields[9])
+    return inodes
+
+
+def connected_to(pids: list[int], port: int) -> list[int]:
+    """Those of ``pids`` that hold an established TCP connection to ``port`` on this host
+    (Postgres's, say) right now."""
+    connected = _established_to(port)
+    return [pid for pid in pids if _socket_inodes(pid) & connected]
+
+
 def descendants(pid: int) -> list[int]:
     """The processes under ``pid``: children, theirs, and so on."""
     children = _children()

@@ -7,7 +7,8 @@ gunicorn's two pools, a Celery worker and beat, production settings, ``LOG_FORMA
   line every process of the stack writes;
 - ``/metrics`` counts the leaderboard's reads and their latencies by view under a readers' pool
   of two processes, every scrape the whole pool's figures whichever process answers it, with
-  each live process's own series.
+  each live process's own series; and each process keeps its database connection between
+  reads.
 """
 
 from __future__ import annotations
@@ -21,17 +22,25 @@ from pathlib import Path
 
 import pytest
 import requests
+from django.db import connection
 from prometheus_client.parser import text_string_to_metric_families
 
 from leaderboard.api.services import create_token
 from leaderboard.submissions.models import Submission
 from tests.leaderboard.factories import KEYS, approved_team, phase_with_references
-from tests.leaderboard.operations.processes import DEADLINE, Stack, children_of, serve
+from tests.leaderboard.operations.processes import (
+    DEADLINE,
+    Stack,
+    children_of,
+    connected_to,
+    serve,
+)
 from tests.leaderboard.web import GOLD_BYTES, PREDICTION, scored_submission
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 TOKEN = "metrics-token-of-this-test"
+PG_PORT = int(connection.settings_dict["PORT"] or 5432)
 
 
 @pytest.fixture
@@ -153,6 +162,9 @@ def test_metrics_count_the_leaderboards_reads_of_both_processes(stack):
             if _pids(scraped) == workers or reads >= 240:
                 break
     assert _pids(scraped) == workers
+    # Each has kept its database connection since its last answer (leaderboard/gunicorn.py):
+    # with one per request, none would hold one between reads.
+    assert sorted(connected_to(list(workers), PG_PORT)) == sorted(workers)
     missing = requests.get(f"{pool}/no-such-page/", timeout=10)
     assert missing.status_code == 404
 
