@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import os
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -45,14 +44,7 @@ def machine_ticks() -> int:
     return sum(fields) - fields[3] - fields[4]
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def start(conn_max_age: str | None) -> tuple[subprocess.Popen, str]:
-    port = free_port()
+def start(conn_max_age: str | None, port: int) -> tuple[subprocess.Popen, str]:
     env = {**os.environ, "TRACKBOARD_BIND": f"127.0.0.1:{port}", "WEB_CONCURRENCY": "1"}
     env |= {"WEB_THREADS": "1", "LOG_LEVEL": "WARNING"}
     env.pop("DATABASE_CONN_MAX_AGE", None)
@@ -94,6 +86,7 @@ def main() -> None:
     from tests.leaderboard import bulk
     from tests.leaderboard.boards import leaderboard
     from tests.leaderboard.factories import phase_with_references
+    from tests.leaderboard.operations.processes import free_port
 
     call_command("migrate", verbosity=0)
     phase = phase_with_references(json.dumps(make_gold(3, seed=1)).encode())
@@ -106,7 +99,7 @@ def main() -> None:
     cookie = login.cookies[settings.SESSION_COOKIE_NAME].value
     page = reverse("rankings:leaderboard", args=[phase.challenge.slug, phase.slug])
 
-    servers = {name: start(age) for name, age in SERVERS.items()}
+    servers = {name: start(age, free_port()) for name, age in SERVERS.items()}
     clients = {}
     for name, (server, base) in servers.items():
         anonymous, signed_in = requests.Session(), requests.Session()

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.utils.cache import add_never_cache_headers
 
 from leaderboard.analyses import pages
@@ -34,7 +34,7 @@ from leaderboard.analyses.papers import TableError, choice, statement, view
 from leaderboard.analyses.papers import render as render_table
 from leaderboard.analyses.robustness import changes, chart
 from leaderboard.challenges.models import Phase
-from leaderboard.challenges.visibility import access
+from leaderboard.challenges.visibility import access, phase_or_404
 from leaderboard.rankings.board import Leaderboard
 from leaderboard.rankings.boards import stored
 from leaderboard.rankings.models import Snapshot
@@ -143,14 +143,10 @@ def requested_errors(phase: Phase, user: Any, params: Mapping[str, str]) -> Show
     return requested_board(phase, user, params)
 
 
-def _selected(slug: str, phase: str, user: Any) -> Phase:
-    return get_object_or_404(Phase.objects.read_by(user), challenge__slug=slug, slug=phase)
-
-
 def paper_table(request: HttpRequest, slug: str, phase: str, suffix: str) -> HttpResponse:
     if suffix not in SUFFIXES:
         raise Http404
-    selected = _selected(slug, phase, request.user)
+    selected = phase_or_404(slug, phase, request.user)
     fmt, content_type = SUFFIXES[suffix]
     try:
         text = requested_table(selected, request.user, request.GET, fmt)
@@ -188,7 +184,7 @@ def _context(selected: Phase, shown: Shown) -> dict[str, Any]:
 def pairwise(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     """Two entries of the board compared per condition (``?a=ID&b=ID``, the entries'
     submission ids): the paired test's aggregates only."""
-    selected = _selected(slug, phase, request.user)
+    selected = phase_or_404(slug, phase, request.user)
     shown = requested_board(selected, request.user, request.GET)
     entries = _entries(shown.board)
     a, b = request.GET.get("a", ""), request.GET.get("b", "")
@@ -224,7 +220,7 @@ def pairwise(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
 def robustness(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     """Each entry's change from the first condition to every other, with its paired interval
     and a chart of the changes (aggregates only)."""
-    selected = _selected(slug, phase, request.user)
+    selected = phase_or_404(slug, phase, request.user)
     shown = requested_board(selected, request.user, request.GET)
     metric = selected.challenge.scoring_task().metric(selected.challenge.primary)
     first, entries = changes(selected, shown.board)
@@ -247,7 +243,7 @@ def robustness(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
 
 def errors(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     """The cross-team error analysis of the board (``analyses.crossteam``)."""
-    selected = _selected(slug, phase, request.user)
+    selected = phase_or_404(slug, phase, request.user)
     shown = requested_errors(selected, request.user, request.GET)
     found = analyse(selected, shown.board)
     context = {

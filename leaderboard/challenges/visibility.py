@@ -25,6 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.shortcuts import get_object_or_404
+
 from leaderboard.challenges.models import Phase, has_second_factor
 
 
@@ -39,6 +41,12 @@ class Access:
     own_full: bool
     #: the public-split numbers of the user's own team's submissions
     own_public: bool
+
+
+def phase_or_404(slug: str, phase: str, user: Any = None) -> Phase:
+    """The phase of a page's address (the challenge's slug, the phase's), with its challenge;
+    with ``user``, whether they organise it too (``Phase.objects.read_by``), for ``access``."""
+    return get_object_or_404(Phase.objects.read_by(user), challenge__slug=slug, slug=phase)
 
 
 def access(phase: Phase, user: Any) -> Access:

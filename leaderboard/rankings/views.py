@@ -30,7 +30,7 @@ from leaderboard.challenges import announcements
 from leaderboard.challenges.announcements import Announcement
 from leaderboard.challenges.factors import second_factor_required
 from leaderboard.challenges.models import Phase
-from leaderboard.challenges.visibility import Access, access
+from leaderboard.challenges.visibility import Access, access, phase_or_404
 from leaderboard.rankings import caching, pages
 from leaderboard.rankings.board import Leaderboard
 from leaderboard.rankings.boards import Stored, stored
@@ -49,10 +49,6 @@ TABLE_LIMIT = 20
 EMBED_LIMIT = 10
 
 
-def _phase(slug: str, phase: str, user: Any = None) -> Phase:
-    return get_object_or_404(Phase.objects.read_by(user), challenge__slug=slug, slug=phase)
-
-
 def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpResponseBase:
     """The page (or with ``?fragment=1`` its tables), from the stored public board; each table
     lists the first ``TABLE_LIMIT`` rows unless ``?all=1``. The fragment is the same for
@@ -60,7 +56,7 @@ def phase_leaderboard(request: HttpRequest, slug: str, phase: str) -> HttpRespon
     only for anonymous readers, whose page is kept whole in the cache per stored board
     (``caching.respond``)."""
     user = request.user
-    selected = _phase(slug, phase, user)
+    selected = phase_or_404(slug, phase, user)
     fragment = request.GET.get("fragment") == "1"
     show_all = request.GET.get("all") == "1"
     rights = access(selected, user)
@@ -88,7 +84,7 @@ def embed(request: HttpRequest, slug: str, phase: str) -> HttpResponseBase:
     (``Challenge.embed_origins``; none: ``frame-ancestors 'none'`` as everywhere else). It is
     the public board whoever asks (a framed page gets no cookies from another site anyway), so
     it goes through the same conditional GET and shared cache as the page."""
-    selected = _phase(slug, phase)
+    selected = phase_or_404(slug, phase)
     challenge = selected.challenge
     ancestors = challenge.frame_ancestors()
 
@@ -280,7 +276,7 @@ def _with_tables(context: dict[str, Any]) -> dict[str, Any]:
 def snapshots(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     """The published snapshots, newest first; before a reveal (or for whoever may not see
     them yet) the page says that nothing is published, rather than answering 404."""
-    selected = _phase(slug, phase, request.user)
+    selected = phase_or_404(slug, phase, request.user)
     published = access(selected, request.user).snapshots
     found = list(selected.snapshots.order_by("-number")) if published else []
     context = {
@@ -298,7 +294,7 @@ def snapshots(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
 
 def snapshot(request: HttpRequest, slug: str, phase: str, number: int) -> HttpResponse:
     """The permalink of one published snapshot: the same tables and charts, frozen."""
-    selected = _phase(slug, phase, request.user)
+    selected = phase_or_404(slug, phase, request.user)
     if not access(selected, request.user).snapshots:
         raise Http404
     found = get_object_or_404(selected.snapshots, number=number)
@@ -333,7 +329,7 @@ def snapshot(request: HttpRequest, slug: str, phase: str, number: int) -> HttpRe
 def reveal_phase(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     """Organisers only: the private board exactly as it would be published (GET), and its
     publication once confirmed from that preview (POST, with the preview's fingerprint)."""
-    selected = _phase(slug, phase, request.user)
+    selected = phase_or_404(slug, phase, request.user)
     if not access(selected, request.user).organiser:
         raise Http404
     if request.method == "POST":
@@ -397,12 +393,12 @@ def _announce_final_results(phase: Phase, number: int, user: Any) -> Announcemen
 
 
 def export_json(request: HttpRequest, slug: str, phase: str) -> HttpResponseBase:
-    selected = _phase(slug, phase, request.user)
+    selected = phase_or_404(slug, phase, request.user)
     return _export(request, selected, "json")
 
 
 def export_csv(request: HttpRequest, slug: str, phase: str) -> HttpResponseBase:
-    selected = _phase(slug, phase, request.user)
+    selected = phase_or_404(slug, phase, request.user)
     return _export(request, selected, "csv")
 
 
@@ -457,7 +453,7 @@ def _export(request: HttpRequest, selected: Phase, kind: str) -> HttpResponseBas
 @second_factor_required
 def export_archive(request: HttpRequest, slug: str, phase: str) -> HttpResponse:
     """Organisers only: every Result, signature and the per-dialogue correctness matrix."""
-    selected = _phase(slug, phase, request.user)
+    selected = phase_or_404(slug, phase, request.user)
     if not access(selected, request.user).organiser:
         raise Http404
     response = HttpResponse(

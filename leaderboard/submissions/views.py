@@ -20,7 +20,7 @@ from leaderboard.addresses import client_address
 from leaderboard.challenges import formats
 from leaderboard.challenges.models import Challenge, Phase
 from leaderboard.challenges.templatetags.times import when
-from leaderboard.challenges.visibility import access
+from leaderboard.challenges.visibility import access, phase_or_404
 from leaderboard.ids import row_id
 from leaderboard.rankings import history
 from leaderboard.rankings.board import Column, cell, columns
@@ -39,10 +39,6 @@ from scoring import Task
 
 #: Milliseconds between two status polls on the "my submissions" page.
 POLL_MS = 2000
-
-
-def _phase(slug: str, phase: str, user: Any = None) -> Phase:
-    return get_object_or_404(Phase.objects.read_by(user), challenge__slug=slug, slug=phase)
 
 
 def _quotas(phase: Phase, teams: list[Team]) -> list[dict[str, Any]]:
@@ -71,7 +67,7 @@ def _quotas(phase: Phase, teams: list[Team]) -> list[dict[str, Any]]:
 
 @login_required
 def submit(request: AuthenticatedHttpRequest, slug: str, phase: str) -> HttpResponse:
-    selected = _phase(slug, phase)
+    selected = phase_or_404(slug, phase)
     teams = approved_teams(request.user, selected.challenge)
     confirmed = address_confirmed(request.user)
     if not teams.exists() or not confirmed:
@@ -229,7 +225,7 @@ def _summary(challenge: Challenge) -> tuple[Column, ...]:
 
 @login_required
 def mine(request: AuthenticatedHttpRequest, slug: str, phase: str) -> HttpResponse:
-    selected = _phase(slug, phase, request.user)
+    selected = phase_or_404(slug, phase, request.user)
     prefix = selectors.score_prefix(selected, access(selected, request.user))
     part = selectors.shown_part(prefix)
     summary = _summary(selected.challenge)

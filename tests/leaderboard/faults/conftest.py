@@ -24,7 +24,7 @@ from kombu import pools as kombu_pools
 
 from leaderboard.celery import app
 from tests.conftest import require
-from tests.leaderboard.operations.processes import children_of, connected_to
+from tests.leaderboard.operations.processes import children_of, connected_to_the_database
 
 # The worker fixture and helpers are shared with the other real-worker tests.
 from tests.leaderboard.workers import (  # noqa: F401
@@ -163,10 +163,10 @@ def tally(request) -> Iterator[Tally]:
             out.write(json.dumps(found.as_dict()) + "\n")
 
 
-def pool_processes_holding_a_database_connection(master: int, port: int) -> list[int]:
+def pool_processes_holding_a_database_connection(master: int) -> list[int]:
     """The prefork pool processes of ``master`` that are inside a task right now.
 
     An idle pool process holds no database connection (CONN_MAX_AGE=0: Celery's Django fix-up
     closes it after every task), so the one connected to Postgres is the one scoring.
     """
-    return connected_to(children_of(master), port)
+    return connected_to_the_database(children_of(master))

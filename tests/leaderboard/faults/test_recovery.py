@@ -58,7 +58,6 @@ TIMES = {
 }
 GOLD = make_gold(3, seed=29)
 KEYS = ("tts-verbatim",)
-PG_PORT = int(connection.settings_dict["PORT"] or 5432)
 
 
 @pytest.fixture
@@ -113,7 +112,7 @@ def test_the_run_of_a_killed_pool_process_is_scored_again_within_a_lease(
     )
     busy: list[int] = []
     for _ in range(50):  # beat's short tasks may hold a connection for a moment too
-        busy = pool_processes_holding_a_database_connection(master.pid, PG_PORT)
+        busy = pool_processes_holding_a_database_connection(master.pid)
         if len(busy) == 1:
             break
         time.sleep(0.01)

@@ -212,10 +212,9 @@ def _established_to(port: int) -> set[str]:
     return inodes
 
 
-def connected_to(pids: list[int], port: int) -> list[int]:
-    """Those of ``pids`` that hold an established TCP connection to ``port`` on this host
-    (Postgres's, say) right now."""
-    connected = _established_to(port)
+def connected_to_the_database(pids: list[int]) -> list[int]:
+    """Those of ``pids`` that hold a connection to this test's Postgres server right now."""
+    connected = _established_to(int(connection.settings_dict["PORT"] or 5432))
     return [pid for pid in pids if _socket_inodes(pid) & connected]
 
 

@@ -22,7 +22,6 @@ from pathlib import Path
 
 import pytest
 import requests
-from django.db import connection
 from prometheus_client.parser import text_string_to_metric_families
 
 from leaderboard.api.services import create_token
@@ -32,7 +31,7 @@ from tests.leaderboard.operations.processes import (
     DEADLINE,
     Stack,
     children_of,
-    connected_to,
+    connected_to_the_database,
     serve,
 )
 from tests.leaderboard.web import GOLD_BYTES, PREDICTION, scored_submission
@@ -40,7 +39,6 @@ from tests.leaderboard.web import GOLD_BYTES, PREDICTION, scored_submission
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 TOKEN = "metrics-token-of-this-test"
-PG_PORT = int(connection.settings_dict["PORT"] or 5432)
 
 
 @pytest.fixture
@@ -153,7 +151,7 @@ def test_metrics_count_the_leaderboards_reads_of_both_processes(stack):
 
     def kept() -> bool:
         """Each process holds a database connection between its answers."""
-        return sorted(connected_to(list(workers), PG_PORT)) == sorted(workers)
+        return sorted(connected_to_the_database(list(workers))) == sorted(workers)
 
     with ThreadPoolExecutor(max_workers=6) as threads:
         # Until both processes have answered a read (each scrape is answered by either, and
