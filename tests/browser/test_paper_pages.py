@@ -47,6 +47,7 @@ def test_the_pairwise_robustness_and_errors_pages(page, size):
 
     page.goto(base + "leaderboard/")
     page.get_by_role("link", name="robustness, tested").click()
+    page.wait_for_url("**/robustness/")  # loaded: its chart data is in the page
     assert draw_charts(page) == 1
     # one trace per condition after the first
     assert page.locator("#chart-changes .scatterlayer .trace").count() == 2
