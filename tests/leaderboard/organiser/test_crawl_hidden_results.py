@@ -9,10 +9,12 @@ private board's, whose public scores are of the final selections) reaches anyone
 after it, the snapshot's shake-up is on its page, its API and the exports.
 
 URLs come from walking the URL resolver (every route, the API's included), with each path
-parameter filled with every value that exists in the world (every submission id, team slug,
-...); a route with a parameter this test cannot fill fails the test, so a new page is crawled
-as soon as it exists. The comparison of two submissions is asked for every pair of the
-phase's submissions on its own pages, and for one pair on any other path it is filled into.
+parameter filled with every value of what it names that exists in the world (every submission
+id after ``submissions/``, every team slug after ``teams/``, every phase id after
+``phases/``, ...; one that names nothing when none exists, so the route is crawled all the
+same); a route with a parameter this test cannot name fails the test, so a new page is
+crawled as soon as it exists. The comparison of two submissions is asked for every pair of the
+phase's submissions, on every board.
 ``admin/`` is crawled by the other challenge's organiser only: it serves
 staff. The invite link of a team names the team to whoever holds its code (a secret the team
 hands out), so the anonymous name check leaves those paths out.
@@ -25,15 +27,19 @@ import json
 import re
 
 import pytest
+from allauth.mfa.models import Authenticator
 from django.contrib import admin
 from django.contrib.auth.models import Group
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
-from leaderboard.challenges.models import Phase
+from leaderboard.api.models import ApiToken
+from leaderboard.challenges.announcements import Announcement
+from leaderboard.challenges.models import Challenge, Phase, PhaseFile, Reference
 from leaderboard.operations.heartbeat import beat, scheduler_beat
 from leaderboard.rankings.boards import stored
 from leaderboard.rankings.snapshots import reveal
+from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Participation, Team
 from tests.leaderboard.boards import built
 from tests.leaderboard.factories import (
@@ -84,12 +90,10 @@ def _routes(patterns=None, prefix: str = ""):
 
 
 def _values(world) -> dict[str, list[str]]:
+    """The values of the parameters named the same on every route."""
     phase = world.phase
     return {
-        "slug": [phase.challenge.slug, *(t.slug for t in world.teams.values())],
         "phase": [phase.slug],
-        "pk": [str(phase.pk), *(str(s.pk) for s in world.runs.values()),
-               *(str(p) for p in Participation.objects.values_list("pk", flat=True))],
         "number": ["1"],
         "suffix": ["tex", "md"],
         # each condition's sample and reference files: the sample holds no gold value, and
@@ -100,6 +104,36 @@ def _values(world) -> dict[str, list[str]]:
         "uidb64": ["MQ"],
         "token": ["set-password"],
     }  # fmt: skip
+
+
+#: What a ``slug`` or ``pk`` names, by the path segment before it.
+NAMED = {
+    ("challenges", "slug"): (Challenge, "slug"),
+    ("teams", "slug"): (Team, "slug"),
+    ("phases", "pk"): (Phase, "pk"),
+    ("submissions", "pk"): (Submission, "pk"),
+    ("registrations", "pk"): (Participation, "pk"),
+    ("announcements", "pk"): (Announcement, "pk"),
+    ("references", "pk"): (Reference, "pk"),
+    ("files", "pk"): (PhaseFile, "pk"),
+    ("tokens", "pk"): (ApiToken, "pk"),
+    ("keys", "pk"): (Authenticator, "pk"),
+}
+#: A value no row has: a route whose kind has no row yet is crawled with it.
+NOTHING = {"slug": "no-such-thing", "pk": "999999"}
+
+
+def _named(route: str, name: str, values: dict[str, list[str]]) -> list[str]:
+    """Every value of parameter ``name`` of ``route``: of its name, or of every row of what
+    the segment before it names."""
+    if name in values:
+        return values[name]
+    before = re.split(r"<(?:\w+:)?" + name + ">", route)[0]
+    segment = before.rstrip("/").rsplit("/", 1)[-1]
+    assert (segment, name) in NAMED, f"the crawler cannot fill {name} in {route}"
+    model, field = NAMED[segment, name]
+    found = [str(v) for v in model.objects.order_by(field).values_list(field, flat=True)]
+    return found or [NOTHING[name]]
 
 
 def urls(world) -> list[str]:
@@ -120,9 +154,7 @@ def urls(world) -> list[str]:
             out.append("/api/v1/no-such-endpoint/")
             continue
         names = [m.group(2) for m in PARAM.finditer(route)]
-        missing = [n for n in names if n not in values]
-        assert not missing, f"the crawler cannot fill {missing} in {route}"
-        for combo in itertools.product(*(values[n] for n in names)):
+        for combo in itertools.product(*(_named(route, n, values) for n in names)):
             filled = route
             for name, value in zip(names, combo, strict=True):
                 filled = PARAM.sub(
@@ -134,21 +166,17 @@ def urls(world) -> list[str]:
                 if path.endswith(suffix):
                     out.extend(path + q for q in queries)
             if path.endswith("/pairwise/"):
-                out.extend(path + q for q in pairs(world, every=path in own))
+                out.extend(path + q for q in pairs(world))
     assert own <= set(out), "the phase's comparisons are crawled with every pair"
     return sorted(set(out))
 
 
-def pairs(world, every: bool) -> list[str]:
+def pairs(world) -> list[str]:
     """Every pair of the world's submissions once (B against A is A against B with the signs
-    turned), on every board; or, on another phase's comparison (or a path that names no
-    phase), the first pair on every board: the submissions are not of that phase, whichever
-    pair is asked."""
+    turned), on every board."""
     ids = sorted(s.pk for s in world.runs.values())
-    chosen = list(itertools.combinations(ids, 2))
-    if not every:
-        chosen = chosen[:1]
-    return [f"?a={a}&b={b}{board}" for a, b in chosen for board in BOARD_QUERIES]
+    return [f"?a={a}&b={b}{board}" for a, b in itertools.combinations(ids, 2)
+            for board in BOARD_QUERIES]  # fmt: skip
 
 
 def other_organiser():
