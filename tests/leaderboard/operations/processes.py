@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -252,6 +253,9 @@ class Stack:
     dir: Path
     #: what the script itself printed
     out: Path
+    #: the stack's Celery queue and cache prefix, and its private files
+    tag: str
+    private: Path
 
     @property
     def logs(self) -> Path:
@@ -343,7 +347,7 @@ def serve(*, redis_url: str, tag: str, private: Path, tmp: Path, **extra: str) -
                                    stderr=subprocess.STDOUT,
                                    preexec_fn=signals_as_from_a_terminal)  # fmt: skip
     stack = Stack(f"http://127.0.0.1:{front}", ("127.0.0.1", front), (front, web, uploads),
-                  process, tmp / "serve", out)  # fmt: skip
+                  process, tmp / "serve", out, tag, private)  # fmt: skip
     try:
         deadline = time.monotonic() + DEADLINE
         while True:
@@ -360,3 +364,36 @@ def serve(*, redis_url: str, tag: str, private: Path, tmp: Path, **extra: str) -
         yield stack
     finally:
         stack.stop(signal.SIGTERM)
+
+
+@contextmanager
+def module_stack(tmp: Path, **extra: str) -> Iterator[Stack]:
+    """``serve`` once for a whole test module, on PostgreSQL and Redis, with a queue and cache
+    prefix of its own and its private files under ``tmp``; each of the module's tests works on
+    them (``on_the_stacks_storage``)."""
+    from tests.leaderboard.conftest import require_postgres, require_redis
+
+    require_postgres()
+    private = tmp / "private"
+    private.mkdir()
+    tag = f"trackboard-test-{uuid.uuid4().hex[:10]}"
+    with serve(redis_url=require_redis(), tag=tag, private=private, tmp=tmp, **extra) as stack:
+        yield stack
+
+
+@pytest.fixture
+def on_the_stacks_storage(stack: Stack, isolation, settings) -> Iterator[None]:
+    """This test's references, cache entries and tasks are its module's stack's: its private
+    files, its cache prefix and its queue (after the per-test ones of
+    tests/leaderboard/conftest.py)."""
+    from leaderboard.challenges.references import clear_reference_cache
+
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "private": {**settings.STORAGES["private"], "OPTIONS": {"location": str(stack.private)}},
+    }
+    settings.CACHES = {"default": {**settings.CACHES["default"], "KEY_PREFIX": stack.tag}}
+    settings.CELERY_TASK_DEFAULT_QUEUE = stack.tag
+    clear_reference_cache()
+    yield
+    clear_reference_cache()

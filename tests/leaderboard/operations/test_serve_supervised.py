@@ -29,7 +29,6 @@ import socket
 import stat
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 
 import pytest
@@ -43,12 +42,10 @@ from urllib3 import encode_multipart_formdata
 
 from leaderboard.api.services import create_token
 from leaderboard.challenges.models import Challenge
-from leaderboard.challenges.references import clear_reference_cache
 from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Participation
 from leaderboard.teams.services import register, set_participation_status
 from tests.leaderboard.accounts.conftest import Inbox, free_port
-from tests.leaderboard.conftest import require_postgres, require_redis
 from tests.leaderboard.factories import (
     KEYS,
     ChallengeFactory,
@@ -64,12 +61,17 @@ from tests.leaderboard.operations.processes import (
     alive,
     descendants,
     listening,
-    serve,
+    module_stack,
+    on_the_stacks_storage,  # noqa: F401 - the tests' fixture
 )
 from tests.leaderboard.slow_worker import DELAY_VARIABLE
 from tests.leaderboard.web import GOLD_BYTES, PREDICTION
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("on_the_stacks_storage"),
+]
 
 #: Seconds each scoring run holds its claim before it scores: long enough to kill the worker
 #: mid-scoring, and to stop the stack while the worker still holds one.
@@ -78,8 +80,6 @@ SCORE_DELAY = 5
 RESTART_DEADLINE = 30
 PASSWORD = "a right password, 2 b sure"
 SITE = "https://trackboard.example.org"
-#: The stack's queue and cache prefix, this module's alone.
-TAG = f"trackboard-test-{uuid.uuid4().hex[:10]}"
 
 
 @pytest.fixture(scope="module")
@@ -96,8 +96,6 @@ def mail_server() -> Iterator[Controller]:
 def stack(django_db_setup, tmp_path_factory, mail_server) -> Iterator[Stack]:
     """``scripts/serve`` for the whole module, its scoring lease at the minimum (3 s) and its
     reaper every second, so a run killed mid-scoring is given back within seconds."""
-    require_postgres()
-    redis_url = require_redis()
     tmp = tmp_path_factory.mktemp("stack")
     # The stack's python, but a Celery worker it starts holds each claim SCORE_DELAY seconds.
     python = tmp / "python"
@@ -111,13 +109,8 @@ def stack(django_db_setup, tmp_path_factory, mail_server) -> Iterator[Stack]:
         f'exec {real} "$@"\n'
     )
     python.chmod(python.stat().st_mode | stat.S_IXUSR)
-    private = tmp / "private"
-    private.mkdir()
-    with serve(
-        redis_url=redis_url,
-        tag=TAG,
-        private=private,
-        tmp=tmp,
+    with module_stack(
+        tmp,
         TRACKBOARD_PYTHON=str(python),
         TRACKBOARD_SCORING_LEASE_SECONDS="3",
         EMAIL_HOST="127.0.0.1",
@@ -127,22 +120,6 @@ def stack(django_db_setup, tmp_path_factory, mail_server) -> Iterator[Stack]:
         **{DELAY_VARIABLE: str(SCORE_DELAY)},
     ) as found:
         yield found
-
-
-@pytest.fixture(autouse=True)
-def _on_the_stacks_storage(stack, isolation, settings):
-    """This test's references, cache entries and tasks are the stack's: its private files, its
-    cache prefix and its queue (after the per-test ones of tests/leaderboard/conftest.py)."""
-    private = stack.dir.parent / "private"
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "private": {**settings.STORAGES["private"], "OPTIONS": {"location": str(private)}},
-    }
-    settings.CACHES = {"default": {**settings.CACHES["default"], "KEY_PREFIX": TAG}}
-    settings.CELERY_TASK_DEFAULT_QUEUE = TAG
-    clear_reference_cache()
-    yield
-    clear_reference_cache()
 
 
 def _upload(stack: Stack, phase_pk: int, token: str, method: str) -> int:
