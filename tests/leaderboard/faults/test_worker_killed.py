@@ -72,7 +72,10 @@ def test_twenty_kills_mid_scoring_leave_every_submission_scored_once_or_failed(
         # Spare pool processes take the next message at once: Celery replaces a killed one
         # on its pool-maintenance tick (up to 5 s later).
         concurrency=6,
-        TRACKBOARD_TEST_SCORE_DELAY="0.4",
+        # Long enough that the claimant still holds its claim when it is found and killed
+        # under a loaded machine (with 0.4 s it had once finished: another process was
+        # killed, and the run was scored at its first attempt).
+        TRACKBOARD_TEST_SCORE_DELAY="1",
         TRACKBOARD_SCORING_MAX_ATTEMPTS=str(MAX_ATTEMPTS),
         TRACKBOARD_RESCORE_QUEUE=rebuilds,
     )
