@@ -24,10 +24,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings")
 # worker process would only compete with the other workers for the cores.
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
-# Django's system checks run with every ``manage.py migrate``, which each way of running the
-# site runs before it starts a worker; Celery's Django fixup would run them again at each start
-# of a worker and of beat (a fifth of a worker's start-up: they load every URL and view).
-os.environ.setdefault("CELERY_SKIP_CHECKS", "true")
 
 #: The folders of kombu's filesystem transport (the embedded mode's broker). kombu creates
 #: none of them but the control folder, and that one only inside an existing parent.
