@@ -370,7 +370,7 @@ def serve(*, redis_url: str, tag: str, private: Path, tmp: Path, **extra: str) -
 def module_stack(tmp: Path, **extra: str) -> Iterator[Stack]:
     """``serve`` once for a whole test module, on PostgreSQL and Redis, with a queue and cache
     prefix of its own and its private files under ``tmp``; each of the module's tests works on
-    them (``on_the_stacks_storage``)."""
+    them (``on_the_stacks_storage``, in this folder's conftest)."""
     from tests.leaderboard.conftest import require_postgres, require_redis
 
     require_postgres()
@@ -379,21 +379,3 @@ def module_stack(tmp: Path, **extra: str) -> Iterator[Stack]:
     tag = f"trackboard-test-{uuid.uuid4().hex[:10]}"
     with serve(redis_url=require_redis(), tag=tag, private=private, tmp=tmp, **extra) as stack:
         yield stack
-
-
-@pytest.fixture
-def on_the_stacks_storage(stack: Stack, isolation, settings) -> Iterator[None]:
-    """This test's references, cache entries and tasks are its module's stack's: its private
-    files, its cache prefix and its queue (after the per-test ones of
-    tests/leaderboard/conftest.py)."""
-    from leaderboard.challenges.references import clear_reference_cache
-
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "private": {**settings.STORAGES["private"], "OPTIONS": {"location": str(stack.private)}},
-    }
-    settings.CACHES = {"default": {**settings.CACHES["default"], "KEY_PREFIX": stack.tag}}
-    settings.CELERY_TASK_DEFAULT_QUEUE = stack.tag
-    clear_reference_cache()
-    yield
-    clear_reference_cache()

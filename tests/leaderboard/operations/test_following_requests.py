@@ -36,7 +36,6 @@ from tests.leaderboard.operations.processes import (
     children_of,
     connected_to_the_database,
     module_stack,
-    on_the_stacks_storage,  # noqa: F401 - the tests' fixture
 )
 from tests.leaderboard.web import GOLD_BYTES, PREDICTION, scored_submission
 

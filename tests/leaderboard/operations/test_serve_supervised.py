@@ -62,7 +62,6 @@ from tests.leaderboard.operations.processes import (
     descendants,
     listening,
     module_stack,
-    on_the_stacks_storage,  # noqa: F401 - the tests' fixture
 )
 from tests.leaderboard.slow_worker import DELAY_VARIABLE
 from tests.leaderboard.web import GOLD_BYTES, PREDICTION

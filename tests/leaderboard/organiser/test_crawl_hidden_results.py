@@ -106,18 +106,18 @@ def _values(world) -> dict[str, list[str]]:
     }  # fmt: skip
 
 
-#: What a ``slug`` or ``pk`` names, by the path segment before it.
+#: What a ``slug`` or ``pk`` names (the field of that name), by the path segment before it.
 NAMED = {
-    ("challenges", "slug"): (Challenge, "slug"),
-    ("teams", "slug"): (Team, "slug"),
-    ("phases", "pk"): (Phase, "pk"),
-    ("submissions", "pk"): (Submission, "pk"),
-    ("registrations", "pk"): (Participation, "pk"),
-    ("announcements", "pk"): (Announcement, "pk"),
-    ("references", "pk"): (Reference, "pk"),
-    ("files", "pk"): (PhaseFile, "pk"),
-    ("tokens", "pk"): (ApiToken, "pk"),
-    ("keys", "pk"): (Authenticator, "pk"),
+    ("challenges", "slug"): Challenge,
+    ("teams", "slug"): Team,
+    ("phases", "pk"): Phase,
+    ("submissions", "pk"): Submission,
+    ("registrations", "pk"): Participation,
+    ("announcements", "pk"): Announcement,
+    ("references", "pk"): Reference,
+    ("files", "pk"): PhaseFile,
+    ("tokens", "pk"): ApiToken,
+    ("keys", "pk"): Authenticator,
 }
 #: A value no row has: a route whose kind has no row yet is crawled with it.
 NOTHING = {"slug": "no-such-thing", "pk": "999999"}
@@ -131,8 +131,8 @@ def _named(route: str, name: str, values: dict[str, list[str]]) -> list[str]:
     before = re.split(r"<(?:\w+:)?" + name + ">", route)[0]
     segment = before.rstrip("/").rsplit("/", 1)[-1]
     assert (segment, name) in NAMED, f"the crawler cannot fill {name} in {route}"
-    model, field = NAMED[segment, name]
-    found = [str(v) for v in model.objects.order_by(field).values_list(field, flat=True)]
+    rows = NAMED[segment, name].objects.order_by(name)
+    found = [str(v) for v in rows.values_list(name, flat=True)]
     return found or [NOTHING[name]]
 
 
