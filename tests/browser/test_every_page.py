@@ -6,7 +6,7 @@ description on every page, no serious
 or critical accessibility violation (axe-core, from the ``axe-playwright-python`` package, which
 carries ``axe.min.js``: nothing is downloaded); the overview shows every condition's primary
 metric with its interval and the secondary metric without sideways scrolling on the desktop.
-Screenshots of the leaderboard, result and challenge pages at both sizes go to
+Screenshots (JPEG) of the leaderboard, result and challenge pages at both sizes go to
 ``artifacts/screenshots/pages/``.
 
 One browser for the session, one context per role and size (logged in once), one page per
@@ -30,7 +30,7 @@ from leaderboard.challenges.models import Phase
 from leaderboard.demo import dev_reference, dstc11, other_tasks
 from leaderboard.submissions.models import Submission
 from leaderboard.teams.models import Team
-from tests.browser.conftest import SCREENSHOTS, draw_charts, log_in
+from tests.browser.conftest import SCREENSHOT, SCREENSHOTS, draw_charts, log_in
 from tests.leaderboard.boards import built
 from tests.leaderboard.factories import with_second_factor
 
@@ -265,7 +265,7 @@ def test_every_page_fits_the_screen_with_no_error_and_no_serious_accessibility_i
             if size == "phone" and page.locator(".modebar").count():
                 problems.append(f"{size} {role} {path}: a chart toolbar on a touch screen")
             if kind.startswith(SHOWN):
-                page.screenshot(path=str(folder / f"{kind}-{size}.png"), full_page=True)
+                page.screenshot(path=str(folder / f"{kind}-{size}.jpg"), **SCREENSHOT)
             if size == "desktop" and overview is not None:
                 overviews += 1
                 problems += [f"{role} {path}: {p}" for p in _overview_problems(overview)]
@@ -278,7 +278,7 @@ def test_every_page_fits_the_screen_with_no_error_and_no_serious_accessibility_i
     for task in SLUGS:
         for size in SIZES:
             for kind in SHOWN:
-                assert any(folder.glob(f"{kind}-{task}*-{size}.png")), (kind, task, size)
+                assert any(folder.glob(f"{kind}-{task}*-{size}.jpg")), (kind, task, size)
 
 
 def _overview_problems(overview: dict[str, Any]) -> list[str]:

@@ -240,12 +240,17 @@ def leaks(pages: dict[str, str], forbidden: set[str]) -> list[tuple[str, str]]:
     """Where a forbidden figure appears as the start of a number: not inside a longer number
     and not as the seconds of a time stamp ("05:18:18.181818" shows no score "18.18"), but
     a full-precision float ("18.181818...") does count."""
-    patterns = {s: re.compile(r"(?<![\d.:])" + re.escape(s)) for s in forbidden}
+    if not forbidden:
+        return []
+    # one pass over each page for all of them; the longest first, so that where one is the
+    # start of another, the longer is the one named
+    found = re.compile(
+        r"(?<![\d.:])(?:" + "|".join(map(re.escape, sorted(forbidden, key=len, reverse=True))) + ")"
+    )
     return [
         (path, s)
         for path, text in pages.items()
-        for s, pattern in patterns.items()
-        if pattern.search(text)
+        for s in sorted({match.group() for match in found.finditer(text)})
     ]
 
 
